@@ -1,0 +1,269 @@
+"""House rules: one frozen, validated object with every rule of RULES.md and its default.
+
+Load rules from keyword arguments, a mapping (JSON / the referee file), a TOML file or a
+named preset. Unknown keys and impossible settings raise :class:`RulesError` naming the key
+and the bad value; nothing is half-applied.
+
+>>> Rules().cards_per_hand, Rules().all_out
+(3, 'reante')
+>>> rules_from_mapping({"preset": "indonesian"}).declaration
+'sequential'
+>>> rules_from_mapping({"ante": 0})
+Traceback (most recent call last):
+...
+gutskit.rules.RulesError: ante: must be at least 1 (got 0)
+>>> rules_from_mapping({"antes": 1})
+Traceback (most recent call last):
+...
+gutskit.rules.RulesError: unknown house rule 'antes' (known: ace_low_straight, all_out, ante, ...)
+"""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from collections.abc import Mapping
+from functools import cached_property
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+
+from gutskit.evaluation import Ranking
+
+
+class RulesError(ValueError):
+    """Invalid house rules: unknown key, wrong type, impossible value or combination."""
+
+
+class Rules(BaseModel):
+    """Every house rule of RULES.md with the default gutskit ships.
+
+    All fields are keyword-only, validated strictly (``"1"`` is not an ante, ``1.5`` is not a
+    chip count) and frozen. Chips are integers.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+
+    cards_per_hand: Literal[2, 3] = Field(
+        3, description="Cards dealt to each player: 2 (two-card Guts) or 3 (three-card Guts).")
+    ante: int = Field(
+        1, description="Chips each player puts into the pot when a game starts.")
+    ante_every_round: bool = Field(
+        False, description="Everyone antes every round, not only when a new game starts.")
+    declaration: Literal["simultaneous", "sequential", "drop"] = Field(
+        "simultaneous",
+        description="simultaneous: sealed, revealed at once; sequential: from the dealer's "
+        "left, each sees earlier calls (Indonesian seed); drop: 1-2-3 drop (plays as "
+        "simultaneous).")
+    all_out: Literal["reante", "carry", "best_pays_antes"] = Field(
+        "reante",
+        description="When nobody is in: reante = everyone antes again (German/French); "
+        "carry = the pot stays, no ante (Indonesian, pagat); best_pays_antes = the best hand "
+        "pays every player's ante (Estonian).")
+    ace_low_straight: bool = Field(
+        True, description="Three cards: A-2-3 is the lowest straight.")
+    suit_tiebreak: Literal["none", "high_card", "always"] = Field(
+        "high_card",
+        description="Rank-equal hands: none = tie; high_card = among high-card hands the "
+        "better suit of the top card wins; always = every tie broken by suits "
+        "(spades > hearts > diamonds > clubs).")
+    odd_chip: Literal["carry", "first_left_of_dealer"] = Field(
+        "carry",
+        description="A split pot's remainder stays in the pot (carry) or goes to the first "
+        "tied winner clockwise from the dealer.")
+    pot_cap: int | None = Field(
+        None, description="Largest pot (chips), or none. The German seed suggests 50.")
+    pot_cap_mode: Literal["match", "reserve"] = Field(
+        "match",
+        description="match: each loser pays the pot or the cap, whichever is less; "
+        "reserve: losers pay in full, the excess over the cap goes to a reserve that "
+        "refills the pot when a new game starts (Estonian).")
+    shortfall: Literal["eliminate", "table_stakes", "debt"] = Field(
+        "eliminate",
+        description="A loser who cannot match: eliminate = out for the session, keeps the "
+        "chips; table_stakes = pays all they have and stays; debt = pays in full, the "
+        "stack goes negative.")
+    require_cover: bool = Field(
+        False, description="A player may declare in only with enough chips to match the pot.")
+    end_on_uncontested: bool = Field(
+        False,
+        description="The session stops at the first uncontested win after matched rounds "
+        "(otherwise a new game starts).")
+
+    @field_validator("pot_cap", mode="before")
+    @classmethod
+    def _no_cap(cls, value: Any) -> Any:
+        return None if isinstance(value, str) and value.lower() in ("none", "off") else value
+
+    @model_validator(mode="after")
+    def _check(self) -> Rules:
+        if self.ante < 1:
+            raise ValueError(f"ante: must be at least 1 (got {self.ante})")
+        if self.pot_cap is not None and self.pot_cap < self.ante:
+            raise ValueError(
+                f"pot_cap: a cap of {self.pot_cap} is below the ante of {self.ante}")
+        return self
+
+    @cached_property
+    def ranking(self) -> Ranking:
+        """The hand-ranking part of these rules."""
+        return Ranking(
+            cards_per_hand=self.cards_per_hand,
+            ace_low_straight=self.ace_low_straight,
+            suit_tiebreak=self.suit_tiebreak,
+        )
+
+    def replace(self, **changes: Any) -> Rules:
+        """A copy with ``changes`` applied and validated.
+
+        Raises:
+            RulesError: a change is unknown or invalid.
+        """
+        return rules_from_mapping({**self.model_dump(), **changes})
+
+    def to_dict(self) -> dict[str, Any]:
+        """Every rule and its value, JSON-ready."""
+        return self.model_dump()
+
+
+DEFAULT_RULES = Rules()
+
+PRESETS: dict[str, tuple[str, dict[str, Any]]] = {
+    "default": ("gutskit defaults: the German/French rule book, three cards", {}),
+    "german-3card": ("German rule book, three-card Guts", {"cards_per_hand": 3}),
+    "german-2card": ("German rule book, two-card Guts", {"cards_per_hand": 2}),
+    "french-3card": ("French rule book (same text as the German), three cards",
+                     {"cards_per_hand": 3}),
+    "french-2card": ("French rule book (same text as the German), two cards",
+                     {"cards_per_hand": 2}),
+    "indonesian": (
+        "Indonesian rule book / pagat: two cards, sequential declaration, the pot carries "
+        "when nobody is in, rank-equal hands tie",
+        {"cards_per_hand": 2, "declaration": "sequential", "all_out": "carry",
+         "suit_tiebreak": "none"},
+    ),
+    "pagat": (
+        "pagat.com's Guts (as the Indonesian rule book)",
+        {"cards_per_hand": 2, "declaration": "sequential", "all_out": "carry",
+         "suit_tiebreak": "none"},
+    ),
+    "estonian": (
+        "Estonian rule book: chips in the fist, pot capped at an agreed value with the "
+        "excess to a reserve",
+        {"cards_per_hand": 2, "pot_cap": 50, "pot_cap_mode": "reserve"},
+    ),
+    "social": (
+        "German seed's advice for social play: pot capped at 50, each loser matches at "
+        "most the cap",
+        {"pot_cap": 50, "pot_cap_mode": "match"},
+    ),
+}
+"""Named presets: name -> (description, house rules that differ from the defaults)."""
+
+
+def _format_validation_error(error: ValidationError) -> str:
+    messages = []
+    for item in error.errors():
+        loc = ".".join(str(part) for part in item["loc"])
+        value = item.get("input")
+        if item["type"] == "extra_forbidden":
+            known = ", ".join(sorted(Rules.model_fields))
+            if len(known) > 40:
+                known = ", ".join(sorted(Rules.model_fields)[:3]) + ", ..."
+            messages.append(f"unknown house rule {loc!r} (known: {known})")
+        elif item["type"] == "value_error":
+            messages.append(str(item["msg"]).removeprefix("Value error, "))
+        else:
+            messages.append(f"{loc}: {item['msg'].lower()} (got {json.dumps(value)})")
+    return "; ".join(messages)
+
+
+def preset(name: str) -> Rules:
+    """The rules of the named preset (see :data:`PRESETS`).
+
+    Raises:
+        RulesError: no preset has that name.
+    """
+    try:
+        overrides = PRESETS[name][1]
+    except KeyError:
+        raise RulesError(
+            f"unknown preset {name!r} (known: {', '.join(PRESETS)})") from None
+    return Rules(**overrides)
+
+
+def rules_from_mapping(mapping: Mapping[str, Any], *, base: Rules | None = None) -> Rules:
+    """Rules from house-rule names and values, e.g. parsed JSON or TOML.
+
+    Args:
+        mapping: house rules; the optional key ``"preset"`` names a preset to start from
+            (its rules are then overridden by the other keys).
+        base: rules to start from when there is no ``"preset"`` key (default: the
+            defaults).
+
+    Raises:
+        RulesError: an unknown key, a value of the wrong type, or an impossible setting.
+    """
+    if not isinstance(mapping, Mapping):
+        raise RulesError(f"rules must be a table of house rules, not {mapping!r}")
+    values = dict(mapping)
+    start = base
+    if "preset" in values:
+        name = values.pop("preset")
+        if not isinstance(name, str):
+            raise RulesError(f"preset must be a name, not {name!r}")
+        start = preset(name)
+    merged = {**(start.model_dump() if start is not None else {}), **values}
+    try:
+        return Rules(**merged)
+    except ValidationError as error:
+        raise RulesError(_format_validation_error(error)) from None
+
+
+def load_rules(path: str | Path) -> Rules:
+    """Rules from a TOML file of ``key = value`` house rules (``preset = "..."`` allowed).
+
+    Raises:
+        RulesError: the file cannot be read, is not TOML, or holds invalid rules.
+    """
+    file = Path(path)
+    try:
+        data = tomllib.loads(file.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise RulesError(f"cannot read rules file {str(file)!r}: {error.strerror}") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+        raise RulesError(f"rules file {str(file)!r} is not valid TOML: {error}") from None
+    if "rules" in data and isinstance(data["rules"], dict) and len(data) == 1:
+        data = data["rules"]
+    return rules_from_mapping(data)
+
+
+def parse_rule_assignment(text: str) -> tuple[str, Any]:
+    """Parse ``KEY=VALUE`` from the command line; VALUE is a TOML/JSON literal or a bare word.
+
+    >>> parse_rule_assignment("pot_cap=50")
+    ('pot_cap', 50)
+    >>> parse_rule_assignment("suit_tiebreak=none")
+    ('suit_tiebreak', 'none')
+
+    Raises:
+        RulesError: there is no ``=``.
+    """
+    key, sep, raw = text.partition("=")
+    if not sep or not key.strip():
+        raise RulesError(f"expected KEY=VALUE, got {text!r}")
+    raw = raw.strip()
+    value: Any
+    try:
+        value = tomllib.loads(f"v = {raw}")["v"]
+    except tomllib.TOMLDecodeError:
+        value = raw
+    return key.strip(), value
