@@ -1,0 +1,135 @@
+"""The money rules of a round, as pure functions on integers (RULES.md "Antes, declaration,
+resolution" and "Money, limits, ending").
+
+Every function here takes chips as ``int`` and returns new amounts; nothing is mutated.
+The engine (:mod:`gutskit.engine`) calls these and records the results as events.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from gutskit.rules import Rules
+
+
+def clockwise_from(start: int, n_seats: int) -> list[int]:
+    """Seats clockwise starting *after* ``start``: ``start + 1, ..., start`` (mod n).
+
+    >>> clockwise_from(2, 4)
+    [3, 0, 1, 2]
+    """
+    return [(start + i) % n_seats for i in range(1, n_seats + 1)]
+
+
+def ante_amount(stack: int, rules: Rules) -> int:
+    """Chips a player with ``stack`` puts in as ante.
+
+    The full ante, except that a player with fewer chips than the ante pays what they have
+    (``shortfall = "debt"``: always the full ante, the stack may go negative).
+    """
+    if rules.shortfall == "debt":
+        return rules.ante
+    return min(rules.ante, max(stack, 0))
+
+
+def reserve_refill(pot: int, reserve: int, rules: Rules) -> int:
+    """Chips moved from the reserve into an empty pot when a new game starts.
+
+    ``pot_cap_mode = "reserve"`` (Estonian seed): the reserve refills the pot up to the cap
+    before the antes; otherwise nothing moves.
+    """
+    if rules.pot_cap is None or rules.pot_cap_mode != "reserve" or pot != 0:
+        return 0
+    return min(reserve, rules.pot_cap)
+
+
+def match_amount(pot: int, rules: Rules) -> int:
+    """What a losing player owes: the pot, or the cap when ``pot_cap_mode = "match"`` and
+    the pot is above it (the seeds' per-round stake limit).
+
+    >>> match_amount(80, Rules(pot_cap=50))
+    50
+    >>> match_amount(80, Rules(pot_cap=50, pot_cap_mode="reserve"))
+    80
+    """
+    if rules.pot_cap is not None and rules.pot_cap_mode == "match":
+        return min(pot, rules.pot_cap)
+    return pot
+
+
+def can_cover(stack: int, pot: int, rules: Rules) -> bool:
+    """``require_cover``: may a player with ``stack`` declare in against ``pot``?"""
+    return not rules.require_cover or stack >= match_amount(pot, rules)
+
+
+def split_pot(pot: int, winners: Sequence[int], dealer: int, n_seats: int,
+              rules: Rules) -> tuple[dict[int, int], int]:
+    """Split ``pot`` evenly among ``winners`` (seat indices).
+
+    Returns:
+        ``(shares, carry)``: chips per winning seat and the remainder that stays in the pot.
+        With ``odd_chip = "first_left_of_dealer"`` the remainder goes to the first tied
+        winner clockwise from the dealer instead (RULES.md ``odd_chip``; the Indonesian
+        seed's "flavor" is the default carry).
+
+    >>> split_pot(25, [1, 3], 0, 4, Rules())
+    ({1: 12, 3: 12}, 1)
+    >>> split_pot(25, [1, 3], 2, 4, Rules(odd_chip="first_left_of_dealer"))
+    ({1: 12, 3: 13}, 0)
+    """
+    share, remainder = divmod(pot, len(winners))
+    shares = dict.fromkeys(winners, share)
+    if remainder and rules.odd_chip == "first_left_of_dealer":
+        first = next(s for s in clockwise_from(dealer, n_seats) if s in shares)
+        shares[first] += remainder
+        remainder = 0
+    return shares, remainder
+
+
+def pay_match(stack: int, owed: int, rules: Rules) -> tuple[int, bool]:
+    """What a loser who owes ``owed`` pays, and whether they are eliminated (``shortfall``).
+
+    * ``eliminate``: a player who cannot pay in full pays nothing and leaves the session,
+      keeping their chips (German/French seed);
+    * ``table_stakes``: pays all they have, at most ``owed``, and stays;
+    * ``debt``: pays ``owed`` in full; the stack may go negative (an IOU).
+
+    >>> pay_match(5, 8, Rules())
+    (0, True)
+    >>> pay_match(5, 8, Rules(shortfall="table_stakes"))
+    (5, False)
+    >>> pay_match(5, 8, Rules(shortfall="debt"))
+    (8, False)
+    """
+    if stack >= owed or rules.shortfall == "debt":
+        return owed, False
+    if rules.shortfall == "table_stakes":
+        return max(stack, 0), False
+    return 0, True
+
+
+def cap_pot(pot: int, rules: Rules) -> tuple[int, int]:
+    """Apply ``pot_cap_mode = "reserve"``: ``(pot kept, excess moved to the reserve)``.
+
+    >>> cap_pot(75, Rules(pot_cap=50, pot_cap_mode="reserve"))
+    (50, 25)
+    """
+    if rules.pot_cap is None or rules.pot_cap_mode != "reserve" or pot <= rules.pot_cap:
+        return pot, 0
+    return rules.pot_cap, pot - rules.pot_cap
+
+
+def share_evenly(amount: int, seats: Sequence[int], dealer: int, n_seats: int) -> dict[int, int]:
+    """Share ``amount`` evenly among ``seats``; odd chips one each clockwise from the
+    dealer's left (used for the reserve at session end and shared costs).
+
+    >>> share_evenly(7, [0, 1, 2], 0, 3)
+    {0: 2, 1: 3, 2: 2}
+    """
+    if not seats:
+        return {}
+    base, extra = divmod(amount, len(seats))
+    shares = dict.fromkeys(seats, base)
+    for seat in [s for s in clockwise_from(dealer, n_seats) if s in shares][:extra]:
+        shares[seat] += 1
+    return shares
