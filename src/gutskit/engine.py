@@ -25,12 +25,14 @@ applied automatically when the last seat has declared.
 from __future__ import annotations
 
 import enum
+import random
+import secrets
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from gutskit import settlement
-from gutskit.cards import Card, format_cards, shuffled_deck
+from gutskit.cards import DECK, Card, format_cards, shuffled_deck
 from gutskit.evaluation import strength_table
 from gutskit.events import (
     AntesPosted,
@@ -177,6 +179,9 @@ class GameState:
             if self.declarations[seat] is None:
                 return seat
         return None
+
+
+_SYSTEM_RANDOM = secrets.SystemRandom()
 
 
 def _with(state: GameState, **changes: Any) -> GameState:
@@ -453,13 +458,20 @@ def can_declare(state: GameState, seat: int, declaration: Declaration) -> str | 
         return f"cannot declare now: the session is in the {state.phase.value} phase"
     if not (0 <= seat < state.n_seats) or state.hands[seat] is None:
         return f"seat {seat!r} was not dealt in"
-    name = state.names[seat]
     if state.declarations[seat] is not None:
-        return f"{name!r} has already declared"
+        return f"{state.names[seat]!r} has already declared"
     if state.rules.declaration == "sequential":
         turn = state.next_to_declare()
         if turn is not None and turn != seat:
-            return f"it is {state.names[turn]!r}'s turn to declare, not {name!r}'s"
+            return f"it is {state.names[turn]!r}'s turn to declare, not {state.names[seat]!r}'s"
+    return _declaration_problem(state, seat, declaration)
+
+
+def _declaration_problem(state: GameState, seat: int, declaration: Declaration) -> str | None:
+    """The checks on the declaration itself (hand known, ``require_cover``)."""
+    name = state.names[seat]
+    if not isinstance(declaration, Declaration):
+        return f"declaration of {name!r} must be in or out, not {declaration!r}"
     if declaration is Declaration.IN and not state.hands[seat]:
         return f"{name!r} declared in, but their hand is unknown: an in player needs a hand"
     if declaration is Declaration.IN and not settlement.can_cover(state.stacks[seat],
@@ -484,32 +496,53 @@ def declare(state: GameState, seat: int,
     events: list[Event] = [Declared(seat, declaration)]
     if all(d is not None or h is None for d, h in zip(state.declarations, state.hands,
                                                        strict=True)):
-        state, more = _resolve(state)
+        reveal = DeclarationsRevealed(state.declarations)
+        state = evolve(state, reveal)
+        state, more = _apply(state, [_resolve(state)])
+        events.append(reveal)
         events.extend(more)
     return state, events
 
 
 def declare_all(state: GameState, declarations: Mapping[int, Declaration]
                 ) -> tuple[GameState, list[Event]]:
-    """Every dealt-in seat declares at once (a simultaneous joint action); applied in
-    declaration order, so it is also valid under sequential declaration.
+    """Every dealt-in seat declares at once: the simultaneous joint action. One
+    :class:`DeclarationsRevealed` event records it (the fists open together), then the
+    round resolves. Also valid under sequential declaration (same result: each call is
+    checked in declaration order).
+
+    Args:
+        declarations: seat -> IN/OUT for exactly the seats dealt in.
 
     Raises:
         IllegalActionError: a dealt-in seat is missing, an extra seat is given, or a
-            declaration is illegal; nothing is applied then.
+            declaration is illegal (see :func:`can_declare`); nothing is applied then.
     """
-    order = state.declaration_order()
-    missing = [state.names[s] for s in order if s not in declarations]
-    extra = [s for s in declarations if s not in order]
-    if state.phase is Phase.DECLARE and (missing or extra):
-        what = (f"no declaration for {', '.join(map(repr, missing))}" if missing
-                else f"seat {extra[0]!r} was not dealt in")
-        raise IllegalActionError(what)
-    events: list[Event] = []
-    for seat in order:
-        state, new = declare(state, seat, declarations[seat])
-        events.extend(new)
-    return state, events
+    if state.phase is not Phase.DECLARE:
+        raise IllegalActionError(
+            f"cannot declare now: the session is in the {state.phase.value} phase")
+    decls = list(state.declarations)
+    for seat, hand in enumerate(state.hands):
+        if hand is None:
+            if seat in declarations:
+                raise IllegalActionError(f"seat {seat!r} was not dealt in")
+            continue
+        choice = declarations.get(seat)
+        if choice is None:
+            raise IllegalActionError(f"no declaration for {state.names[seat]!r}")
+        if decls[seat] is None:
+            problem = _declaration_problem(state, seat, choice)
+            if problem is not None:
+                raise IllegalActionError(problem)
+            decls[seat] = choice
+    if len(declarations) > sum(h is not None for h in state.hands):
+        extra = next(s for s in declarations
+                     if not (isinstance(s, int) and 0 <= s < state.n_seats))
+        raise IllegalActionError(f"seat {extra!r} is not at the table")
+    reveal = DeclarationsRevealed(tuple(decls))
+    state = evolve(state, reveal)
+    resolved = _resolve(state)
+    return evolve(state, resolved), [reveal, resolved]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -523,11 +556,11 @@ def _next_dealer(state: GameState, stacks: Sequence[int], eliminated: Sequence[b
     return state.dealer
 
 
-def _resolve(state: GameState) -> tuple[GameState, list[Event]]:
+def _resolve(state: GameState) -> RoundResolved:
+    """Settle the round once every declaration is revealed."""
     rules = state.rules
     n = state.n_seats
     decls = state.declarations
-    events: list[Event] = [DeclarationsRevealed(decls)]
     in_seats = [s for s in range(n) if decls[s] is Declaration.IN]
     won = [0] * n
     matched = [0] * n
@@ -577,12 +610,11 @@ def _resolve(state: GameState) -> tuple[GameState, list[Event]]:
     players_left = sum(1 for s in range(n) if not out_flags[s] and stacks[s] > 0)
     session_over = players_left < 2 or (
         outcome is Outcome.UNCONTESTED and rules.end_on_uncontested and state.game_matched)
-    events.append(RoundResolved(
+    return RoundResolved(
         outcome=outcome, shown=tuple(shown), winners=winners, won=tuple(won),
         matched=tuple(matched), eliminated=tuple(eliminated), to_reserve=to_reserve,
         pot_after=pot_after, next_dealer=next_dealer, session_over=session_over,
-    ))
-    return _apply(state, events)
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -598,9 +630,9 @@ def end_session(state: GameState, reason: str = "the table agreed to stop"
 
     Ending an ended session is allowed when chips remain and is a no-op otherwise.
     """
-    if state.phase is Phase.OVER and state.pot == 0 and state.reserve == 0:
-        if state.end_reason is not None:
-            return state, []
+    if (state.phase is Phase.OVER and state.pot == 0 and state.reserve == 0
+            and state.end_reason is not None):
+        return state, []
     seated = [s for s in range(state.n_seats) if not state.eliminated[s]]
     if not seated:
         seated = list(range(state.n_seats))
@@ -611,6 +643,14 @@ def end_session(state: GameState, reason: str = "the table agreed to stop"
     return _apply(state, [SessionEnded(reason=reason, payouts=payouts)])
 
 
-def deal_from_rng(state: GameState, rng: Any = None) -> tuple[GameState, list[Event]]:
-    """Shuffle a fresh deck with ``rng`` (default: the OS CSPRNG) and :func:`deal` it."""
-    return deal(state, hands_from_deck(state, shuffled_deck(rng)))
+def deal_from_rng(state: GameState, rng: random.Random | None = None
+                  ) -> tuple[GameState, list[Event]]:
+    """Shuffle a fresh deck with ``rng`` (default: the OS CSPRNG) and :func:`deal` it.
+
+    Only the cards that are dealt are drawn: ``rng.sample`` of the 52 cards gives the top
+    cards of a uniformly shuffled deck, in order, with the same distribution as a full
+    shuffle, at a fraction of the cost.
+    """
+    source = rng if rng is not None else _SYSTEM_RANDOM
+    needed = state.rules.cards_per_hand * len(state.seats_in_play)
+    return deal(state, hands_from_deck(state, source.sample(DECK, needed)))

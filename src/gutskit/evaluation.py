@@ -29,7 +29,7 @@ import enum
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from typing import Literal
 
 from gutskit.cards import (
@@ -236,7 +236,7 @@ def compare(first: Sequence[Card], second: Sequence[Card],
     return (a > b) - (a < b)
 
 
-@lru_cache(maxsize=None)
+@cache
 def strength_table(ranking: Ranking = DEFAULT_RANKING) -> tuple[int, ...]:
     """Strength keys of every ordered hand, for fast evaluation.
 

@@ -33,8 +33,8 @@ from gutskit.engine import (
     GameState,
     IllegalActionError,
     Phase,
-    declare_all,
     deal,
+    declare_all,
     new_session,
 )
 from gutskit.events import AntesPosted, Declaration, Hand, RoundResolved
