@@ -23,7 +23,7 @@ import itertools
 import math
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from typing import Protocol, runtime_checkable
 
@@ -116,6 +116,15 @@ class RuleOfThumbBot:
 
     style: float = 0.0
     name: str = "rule-of-thumb"
+    _tables: dict[Ranking, tuple[tuple[float, ...], float]] = field(
+        default_factory=dict, init=False, repr=False, compare=False)
+
+    def _lookup(self, ranking: Ranking) -> tuple[tuple[float, ...], float]:
+        cached = self._tables.get(ranking)
+        if cached is None:
+            cached = self._tables[ranking] = (percentile_by_index(ranking),
+                                              _rule_percentile(ranking))
+        return cached
 
     def threshold(self, view: SeatView) -> float:
         """The percentile a hand must reach to go in."""
@@ -123,9 +132,11 @@ class RuleOfThumbBot:
         if view.pot <= 2 * rules.ante:
             base = 0.5  # "with a 1-2 chip pot a coin-flip hand may be worth it"
         else:
-            base = _rule_percentile(rules.ranking)
-            base += 0.015 * math.log2(max(1.0, view.pot / (rules.ante * max(1, len(view.names)))))
-        base += 0.01 * max(0, view.opponents - 3)
+            base = self._lookup(rules.ranking)[1]
+            base += 0.015 * math.log2(max(1.0, view.pot / (rules.ante * len(view.names))))
+        opponents = sum(view.dealt_in) - 1
+        if opponents > 3:
+            base += 0.01 * (opponents - 3)
         return min(0.999, max(0.0, base + self.style))
 
     def declare(self, view: SeatView, rng: random.Random) -> Declaration:
@@ -133,9 +144,13 @@ class RuleOfThumbBot:
         hand = view.hand
         if hand is None:
             return Declaration.OUT
-        if view.rules.require_cover and view.stacks[view.seat] < view.owed:
+        rules = view.rules
+        if rules.require_cover and view.stacks[view.seat] < view.owed:
             return Declaration.OUT
-        strong = hand_percentile(hand, view.rules.ranking) >= self.threshold(view)
+        index = 0
+        for card in hand:
+            index = index * 52 + card
+        strong = self._lookup(rules.ranking)[0][index] >= self.threshold(view)
         return Declaration.IN if strong else Declaration.OUT
 
 

@@ -369,13 +369,19 @@ def hands_from_deck(state: GameState, deck: Sequence[Card]) -> tuple[Hand | None
     Returns:
         Per-seat hands (``None`` for seats not dealt in).
     """
-    order = [s for s in settlement.clockwise_from(state.dealer, state.n_seats)
-             if state.in_play(s)]
-    k = state.rules.cards_per_hand
+    n_seats = state.n_seats
+    stacks = state.stacks
+    eliminated = state.eliminated
+    dealer = state.dealer
+    order = [s for s in ((dealer + i) % n_seats for i in range(1, n_seats + 1))
+             if stacks[s] > 0 and not eliminated[s]]
     n = len(order)
-    hands: list[Hand | None] = [None] * state.n_seats
+    end = n * state.rules.cards_per_hand
+    if len(deck) < end:
+        raise IllegalActionError(f"a deck of {len(deck)} cards cannot deal {end}")
+    hands: list[Hand | None] = [None] * n_seats
     for i, seat in enumerate(order):
-        hands[seat] = tuple(deck[i + j * n] for j in range(k))
+        hands[seat] = tuple(deck[i:end:n])
     return tuple(hands)
 
 
@@ -434,6 +440,11 @@ def deal(state: GameState, hands: Sequence[Hand | None]) -> tuple[GameState, lis
     problem = can_deal(state, hands)
     if problem is not None:
         raise IllegalActionError(problem)
+    return _deal(state, tuple(None if h is None else tuple(h) for h in hands))
+
+
+def _deal(state: GameState, hands: tuple[Hand | None, ...]) -> tuple[GameState, list[Event]]:
+    """:func:`deal` without checking ``hands`` (they are legal by construction)."""
     events: list[Event] = []
     if state.antes_due:
         rules = state.rules
@@ -442,7 +453,7 @@ def deal(state: GameState, hands: Sequence[Hand | None]) -> tuple[GameState, lis
         new_game = state.pot == 0
         refill = settlement.reserve_refill(state.pot, state.reserve, rules)
         events.append(AntesPosted(amounts=amounts, refill=refill, new_game=new_game))
-    events.append(CardsDealt(hands=tuple(None if h is None else tuple(h) for h in hands)))
+    events.append(CardsDealt(hands=hands))
     return _apply(state, events)
 
 
@@ -651,6 +662,9 @@ def deal_from_rng(state: GameState, rng: random.Random | None = None
     cards of a uniformly shuffled deck, in order, with the same distribution as a full
     shuffle, at a fraction of the cost.
     """
+    problem = can_deal(state)
+    if problem is not None:
+        raise IllegalActionError(problem)
     source = rng if rng is not None else _SYSTEM_RANDOM
     needed = state.rules.cards_per_hand * len(state.seats_in_play)
-    return deal(state, hands_from_deck(state, source.sample(DECK, needed)))
+    return _deal(state, hands_from_deck(state, source.sample(DECK, needed)))
