@@ -1,0 +1,62 @@
+"""The session ledger: each player's buy-in, final stack and net (RULES.md "Money, limits,
+ending": "A ledger shows each player's buy-ins, final stack and net").
+
+A pure function of a :class:`~gutskit.engine.GameState`; call it after
+:func:`gutskit.engine.end_session` so the pot and any reserve have been shared out and the
+nets add up to zero (for a table that started with an empty pot). Chips are integers.
+
+>>> from gutskit.engine import end_session, new_session
+>>> state, _ = end_session(new_session(["Ana", "Ben"], [30, 20]))
+>>> for line in ledger(state):
+...     print(line.name, line.buy_in, line.stack, line.net)
+Ana 30 30 0
+Ben 20 20 0
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gutskit.engine import GameState
+
+__all__ = ["LedgerLine", "ledger", "session_winners"]
+
+
+@dataclass(frozen=True, slots=True)
+class LedgerLine:
+    """One player's line of the ledger.
+
+    Attributes:
+        seat: the player's seat (clockwise, 0-based).
+        name: the player's name.
+        buy_in: chips brought to the table.
+        stack: chips in front of the player now (negative only under ``shortfall = "debt"``:
+            an IOU to settle from the ledger).
+        net: ``stack - buy_in``: won (+) or lost (-) over the session.
+        eliminated: the player was eliminated (``shortfall = "eliminate"``).
+    """
+
+    seat: int
+    name: str
+    buy_in: int
+    stack: int
+    net: int
+    eliminated: bool
+
+
+def ledger(state: GameState) -> list[LedgerLine]:
+    """The ledger of ``state``, one line per seat in seat order."""
+    return [
+        LedgerLine(seat=seat, name=name, buy_in=buy_in, stack=stack, net=stack - buy_in,
+                   eliminated=out)
+        for seat, (name, buy_in, stack, out) in enumerate(
+            zip(state.names, state.buy_ins, state.stacks, state.eliminated, strict=True))
+    ]
+
+
+def session_winners(state: GameState) -> list[str]:
+    """The session winners: the player(s) with the most chips (RULES.md "Session winner: the
+    most chips")."""
+    best = max(state.stacks)
+    return [name for name, stack in zip(state.names, state.stacks, strict=True)
+            if stack == best]

@@ -1,0 +1,431 @@
+"""The terminal game (``guts play``) and the narration of a hand history.
+
+:func:`play_session` seats you (seat 0) against bots (:func:`gutskit.bots.bot_table`) and
+runs the engine round after round: it deals (a CSPRNG shuffle unless a seeded
+``random.Random`` is given), asks for your declaration, lets the bots decide from their own
+views only (:mod:`gutskit.view`), and narrates every event with :class:`Narrator`. Every
+round's events are saved to a :class:`gutskit.storage.Store` as soon as the round is
+resolved. When the session ends (the rules end it, you type ``quit``, the input ends or you
+press Ctrl-C) the session is ended with :func:`gutskit.engine.end_session`, the last events
+are saved and the ledger is printed.
+
+:class:`Narrator` turns events into readable lines and tables; ``guts history`` uses it too.
+It shows a seat only what that seat may know when ``me`` is set (own cards; others' cards
+only at a showdown).
+"""
+
+from __future__ import annotations
+
+import random
+import secrets
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from rich.console import Console
+from rich.markup import escape
+from rich.rule import Rule
+from rich.table import Table
+
+from gutskit import settlement
+from gutskit.bots import Strategy, bot_table
+from gutskit.cards import pretty_cards
+from gutskit.engine import (
+    GameState,
+    Phase,
+    can_declare,
+    deal_from_rng,
+    declare,
+    declare_all,
+    end_session,
+    evolve,
+    start_event,
+)
+from gutskit.evaluation import evaluate
+from gutskit.events import (
+    AntesPosted,
+    CardsDealt,
+    Declaration,
+    DeclarationsRevealed,
+    Declared,
+    Event,
+    Hand,
+    Outcome,
+    RoundResolved,
+    SessionEnded,
+    SessionStarted,
+)
+from gutskit.ledger import ledger, session_winners
+from gutskit.rules import Rules
+from gutskit.storage import Store
+from gutskit.view import joint_views, view_for
+
+__all__ = ["ME", "Narrator", "PlayResult", "ask_declaration", "play_session", "rules_summary",
+           "show_ledger"]
+
+ME = 0
+"""Your seat in ``guts play``."""
+
+ANSWERS: dict[str, Declaration | None] = {
+    "i": Declaration.IN, "in": Declaration.IN,
+    "o": Declaration.OUT, "out": Declaration.OUT,
+    "q": None, "quit": None,
+}
+"""Typed answers (case-insensitive); ``None`` means quit."""
+
+HINT = "Type [bold]in[/] (i), [bold]out[/] (o) or [bold]quit[/] (q)."
+
+
+def rules_summary(rules: Rules) -> str:
+    """A one-line summary of the house rules that matter most at the table."""
+    parts = [f"{rules.cards_per_hand}-card Guts", f"ante {rules.ante}",
+             f"{rules.declaration} declaration", f"all out: {rules.all_out}"]
+    if rules.pot_cap is not None:
+        parts.append(f"pot cap {rules.pot_cap} ({rules.pot_cap_mode})")
+    parts.append(f"shortfall: {rules.shortfall}")
+    if rules.require_cover:
+        parts.append("in only with cover")
+    if rules.ante_every_round:
+        parts.append("ante every round")
+    if rules.end_on_uncontested:
+        parts.append("ends on an uncontested win")
+    return ", ".join(parts)
+
+
+def _hand_text(hand: Hand, rules: Rules) -> str:
+    return f"{pretty_cards(hand)}  ({evaluate(hand, rules.ranking).description})"
+
+
+class Narrator:
+    """Prints a session's events as they happen.
+
+    Args:
+        console: where to print.
+        me: the seat whose eyes we look through (only its own cards are shown before a
+            showdown), or ``None`` for the full record (every dealt hand).
+    """
+
+    def __init__(self, console: Console, me: int | None = None) -> None:
+        self.console = console
+        self.me = me
+        self._last: Event | None = None
+
+    def name(self, state: GameState, seat: int) -> str:
+        """A seat's display name (markup-escaped)."""
+        return escape(state.names[seat])
+
+    def subject(self, state: GameState, seat: int, verb: str, you_verb: str) -> str:
+        """``"Ava is"`` / ``"You are"``: a seat as the subject of a sentence."""
+        if seat == self.me:
+            return f"You {you_verb}"
+        return f"{self.name(state, seat)} {verb}"
+
+    def event(self, before: GameState | None, event: Event, after: GameState) -> None:
+        """Narrate ``event``, which took ``before`` to ``after``."""
+        out = self.console.print
+        if isinstance(event, SessionStarted):
+            stacks = ", ".join(f"{escape(n)} {s}" for n, s in zip(after.names, after.stacks,
+                                                                    strict=True))
+            out(f"Table: {stacks}. Dealer: {self.name(after, after.dealer)}.")
+            if after.pot:
+                out(f"The pot holds {after.pot} from a game in progress.")
+        elif isinstance(event, AntesPosted):
+            assert before is not None
+            self._header(before)
+            self._antes(before, event, after)
+        elif isinstance(event, CardsDealt):
+            assert before is not None
+            if not isinstance(self._last, AntesPosted):
+                self._header(before)
+            self._dealt(event, after)
+        elif isinstance(event, Declared):
+            if after.rules.declaration == "sequential":
+                call = event.declaration.value.upper()
+                out(f"  {self.subject(after, event.seat, 'declares', 'declare')} "
+                    f"[bold]{call}[/].")
+        elif isinstance(event, DeclarationsRevealed):
+            calls = [f"{self.name(after, s)} " + ("[bold green]IN[/]" if d is Declaration.IN
+                                                  else "[dim]out[/]")
+                     for s, d in enumerate(event.declarations) if d is not None]
+            out("Reveal: " + " · ".join(calls))
+        elif isinstance(event, RoundResolved):
+            assert before is not None
+            self._resolved(before, event, after)
+        elif isinstance(event, SessionEnded):
+            out(Rule("Session over"))
+            out(f"The session ends: {escape(event.reason)}.")
+            if any(event.payouts):
+                shares = ", ".join(f"{self.name(after, s)} +{p}"
+                                   for s, p in enumerate(event.payouts) if p)
+                out(f"What was left in the pot and reserve is shared: {shares}.")
+        self._last = event
+
+    def _header(self, state: GameState) -> None:
+        game = state.game_number + (1 if state.pot == 0 else 0)
+        self.console.print(Rule(f"Round {state.round_number + 1} · game {game} · "
+                                f"dealer {self.name(state, state.dealer)}"))
+
+    def _antes(self, before: GameState, event: AntesPosted, after: GameState) -> None:
+        paid = [a for a in event.amounts if a]
+        if paid and min(paid) == max(paid):
+            who = f"everyone in play antes {paid[0]}"
+        else:
+            who = "antes: " + ", ".join(f"{self.name(after, s)} {a}"
+                                        for s, a in enumerate(event.amounts) if a)
+        if event.new_game:
+            lead = "[bold]A new game starts[/]: "
+        elif before.reante_due:
+            lead = "Re-ante after the void round: "
+        else:
+            lead = "Antes (every round): "
+        refill = (f" The reserve refills the pot with {event.refill}."
+                  if event.refill else "")
+        self.console.print(f"{lead}{who}.{refill} Pot: [bold]{after.pot}[/].")
+
+    def _dealt(self, event: CardsDealt, after: GameState) -> None:
+        rules = after.rules
+        if self.me is None:
+            for seat, hand in enumerate(event.hands):
+                if hand:
+                    self.console.print(f"  {self.name(after, seat)}: "
+                                       f"{_hand_text(hand, rules)}")
+            return
+        hand = event.hands[self.me]
+        if hand is None:
+            self.console.print("You are not dealt in.")
+        elif hand:
+            self.console.print(f"Your cards: [bold]{pretty_cards(hand)}[/]  "
+                               f"({evaluate(hand, rules.ranking).description})")
+
+    def _resolved(self, before: GameState, event: RoundResolved, after: GameState) -> None:
+        out = self.console.print
+        rules = after.rules
+        pot = before.pot
+        if event.outcome is Outcome.VOID:
+            then = {"reante": "everyone antes again and the pot grows",
+                    "carry": "the pot stays as it is",
+                    "best_pays_antes": "the best hand pays everyone's ante"}[rules.all_out]
+            out(f"Nobody is in: the round is void; {then}. "
+                f"{self.subject(after, after.dealer, 'deals', 'deal')} again.")
+        elif event.outcome is Outcome.UNCONTESTED:
+            winner = event.winners[0]
+            who = self.subject(after, winner, "is", "are")
+            takes = "take" if winner == self.me else "takes"
+            out(f"[bold]{who}[/] the only one in and {takes} the pot of {pot} uncontested.")
+        else:
+            table = Table(title=f"Showdown for a pot of {pot}", title_justify="left")
+            table.add_column("Player")
+            table.add_column("Cards")
+            table.add_column("Hand")
+            table.add_column("Result")
+            for seat, hand in enumerate(event.shown):
+                if hand is None:
+                    continue
+                if seat in event.winners:
+                    share = event.won[seat]
+                    result = f"[bold green]wins {share}[/]"
+                elif seat in event.eliminated:
+                    result = ("[red]cannot match: eliminated[/]" if not event.matched[seat]
+                              else f"[red]pays {event.matched[seat]}, eliminated[/]")
+                else:
+                    result = f"matches {event.matched[seat]}"
+                table.add_row(self.name(after, seat), pretty_cards(hand),
+                              evaluate(hand, rules.ranking).description, result)
+            out(table)
+            if len(event.winners) > 1:
+                names = " and ".join(self.name(after, s) for s in event.winners)
+                out(f"Tie: {names} split the pot.")
+            extra = f", {event.to_reserve} to the reserve" if event.to_reserve else ""
+            out(f"Next pot: [bold]{event.pot_after}[/]{extra}.")
+        for seat in event.eliminated:
+            if event.outcome is not Outcome.SHOWDOWN:
+                out(f"{self.subject(after, seat, 'is', 'are')} eliminated.")
+        if event.outcome is not Outcome.VOID and event.pot_after == 0 and not event.session_over:
+            out("The pot is empty: the next round starts a new game.")
+        self._stacks(after)
+        if event.session_over:
+            out(f"[bold]The session is over[/]: {escape(after.end_reason or '')}.")
+
+    def _stacks(self, state: GameState) -> None:
+        parts = []
+        for seat, stack in enumerate(state.stacks):
+            text = f"{self.name(state, seat)} {stack}"
+            if state.eliminated[seat]:
+                text += " (out)"
+            parts.append(text)
+        self.console.print("Stacks: " + " · ".join(parts))
+
+
+def show_ledger(console: Console, state: GameState) -> None:
+    """Print the ledger of ``state`` (buy-in, final stack, net per player) and the session
+    winner."""
+    table = Table(title="Ledger", title_justify="left")
+    table.add_column("Player")
+    table.add_column("Buy-in", justify="right")
+    table.add_column("Final stack", justify="right")
+    table.add_column("Net", justify="right")
+    for line in ledger(state):
+        style = "green" if line.net > 0 else "red" if line.net < 0 else ""
+        name = escape(line.name) + (" (eliminated)" if line.eliminated else "")
+        table.add_row(name, str(line.buy_in), str(line.stack),
+                      f"[{style}]{line.net:+d}[/]" if style else "0")
+    console.print(table)
+    winners = session_winners(state)
+    console.print(f"Most chips: {', '.join(escape(w) for w in winners)}.")
+
+
+@dataclass(frozen=True, slots=True)
+class PlayResult:
+    """How a terminal game ended.
+
+    Attributes:
+        state: the final state (after :func:`gutskit.engine.end_session`).
+        session_id: the saved session's id.
+        reason: why play stopped.
+        interrupted: Ctrl-C was pressed.
+    """
+
+    state: GameState
+    session_id: int
+    reason: str
+    interrupted: bool
+
+
+class _Quit(Exception):
+    """The player typed quit."""
+
+
+def ask_declaration(console: Console, read: Callable[[str], str], state: GameState,
+                    seat: int, *, echo: bool) -> Declaration:
+    """Ask ``seat`` for in or out until the answer is valid and legal.
+
+    Args:
+        read: reads one line after printing the prompt (raises EOFError at end of input).
+        echo: print the answer (when the input is not a terminal, so a transcript reads
+            well).
+
+    Raises:
+        EOFError: the input ended.
+        _Quit: the player typed quit.
+    """
+    owed = settlement.match_amount(state.pot, state.rules)
+    console.print(f"Pot {state.pot} · if you go in and lose you match {owed} · "
+                  f"your stack {state.stacks[seat]}")
+    while True:
+        answer = read("In or out? \\[i/o/q] ").strip().lower()
+        if echo:
+            console.print(answer)
+        if answer not in ANSWERS:
+            console.print(f"[yellow]Sorry, {escape(answer)!r} is not an answer.[/] {HINT}")
+            continue
+        choice = ANSWERS[answer]
+        if choice is None:
+            raise _Quit
+        problem = can_declare(state, seat, choice)
+        if problem is not None:
+            console.print(f"[yellow]{escape(problem)}[/]")
+            continue
+        return choice
+
+
+def play_session(*, console: Console, read: Callable[[str], str], store: Store,
+                 rules: Rules, players: int = 5, chips: int = 100,
+                 rng: random.Random | None = None, name: str = "You",
+                 echo: bool = False) -> PlayResult:
+    """Play one session in the terminal: ``name`` in seat 0 against ``players - 1`` bots.
+
+    Args:
+        console: where the table is shown.
+        read: prints a prompt and returns one typed line (``EOFError`` at end of input).
+        store: where the hand history is saved (one transaction per round).
+        rules: the house rules.
+        players: seats at the table, 2 to 10.
+        chips: everyone's buy-in.
+        rng: a seeded generator for reproducible games; ``None`` shuffles with the OS
+            CSPRNG.
+        name: your name.
+        echo: print typed answers (input from a pipe).
+
+    Returns:
+        The final state, the session id and why play stopped.
+
+    Raises:
+        IllegalActionError: a bad table (seat count, chips, a name clash with a bot).
+        StorageError: the hand history cannot be saved.
+    """
+    bots: list[Strategy] = bot_table(players - 1)
+    names = [name, *(bot.name.partition(" (")[0] for bot in bots)]
+    picker = rng if rng is not None else random.Random(secrets.randbits(64))
+    start = start_event(names, chips, dealer=picker.randrange(players), rules=rules)
+    state = evolve(None, start)
+    session_id = store.create_session("play", start)
+    narrator = Narrator(console, me=ME)
+    console.print(f"[bold]Guts[/] — {rules_summary(rules)}.")
+    console.print("Opponents: " + ", ".join(escape(b.name) for b in bots) + ".")
+    console.print(HINT)
+    narrator.event(None, start, state)
+    pending: list[Event] = []
+    reason = ""
+    interrupted = False
+
+    def apply(step: tuple[GameState, list[Event]], before: GameState) -> GameState:
+        new, events = step
+        current = before
+        for event in events:
+            nxt = evolve(current, event)
+            narrator.event(current, event, nxt)
+            current = nxt
+        pending.extend(events)
+        return new
+
+    try:
+        while state.phase is not Phase.OVER:
+            if not state.in_play(ME):
+                why = "eliminated" if state.eliminated[ME] else "out of chips"
+                reason = f"{name} is {why}"
+                break
+            state = apply(deal_from_rng(state, rng), state)
+            if rules.declaration == "sequential":
+                for seat in state.declaration_order():
+                    if seat == ME:
+                        choice = ask_declaration(console, read, state, ME, echo=echo)
+                    else:
+                        choice = bots[seat - 1].declare(view_for(state, seat), picker)
+                    state = apply(declare(state, seat, choice), state)
+            else:
+                mine = ask_declaration(console, read, state, ME, echo=echo)
+                views = joint_views(state)
+                calls = {seat: bots[seat - 1].declare(view, picker)
+                         for seat, view in views.items() if seat != ME}
+                calls[ME] = mine
+                state = apply(declare_all(state, calls), state)
+            store.append(session_id, pending)
+            pending.clear()
+    except _Quit:
+        reason = f"{name} quit"
+    except EOFError:
+        console.print()
+        reason = "end of input"
+    except KeyboardInterrupt:
+        console.print()
+        reason = "interrupted (Ctrl-C)"
+        interrupted = True
+    final, ended = end_session(state, reason or "the table agreed to stop")
+    for event in ended:
+        narrator.event(state, event, final)
+    if not ended:
+        console.print(Rule("Session over"))
+    store.append(session_id, [*pending, *ended], end_reason=final.end_reason or reason)
+    show_ledger(console, final)
+    return PlayResult(final, session_id, final.end_reason or reason, interrupted)
+
+
+def narrate_history(console: Console, events: Sequence[Event], me: int | None = None
+                    ) -> GameState | None:
+    """Narrate a whole saved hand history; returns the final state (``None`` if empty)."""
+    narrator = Narrator(console, me=me)
+    state: GameState | None = None
+    for event in events:
+        new = evolve(state, event)
+        narrator.event(state, event, new)
+        state = new
+    return state

@@ -1,0 +1,293 @@
+"""Saved hand histories: sessions and their events in a database (SQLAlchemy 2).
+
+An embedded SQLite file is the default (:func:`default_db_path`, in the user's data
+folder); any SQLAlchemy URL works (``postgresql+psycopg://...``). Two tables:
+
+* ``sessions``: one row per session: ``id``, ``created_at`` (UTC), ``source`` (who played it:
+  ``"play"``, ``"sim"``, ...), ``rules`` (the house rules, JSON), ``players`` (names, JSON),
+  ``status`` (``"playing"`` or ``"finished"``) and ``end_reason``;
+* ``events``: the hand history: ``session_id``, ``seq`` (0, 1, 2, ...), ``type`` (the event
+  class name) and ``payload`` (the event as :func:`gutskit.history.event_to_dict` writes it).
+
+Events are appended as they happen, one transaction per call (the terminal game calls it once
+per round), so a session interrupted at any point keeps every finished round, and
+:func:`gutskit.engine.replay` of :meth:`Store.events` rebuilds the state.
+
+To add tables (e.g. rooms for the server), subclass :class:`Base` in another module and
+call ``Base.metadata.create_all`` (or migrate with Alembic); :func:`open_store` creates the
+tables it knows about.
+
+>>> from gutskit.engine import end_session, evolve, replay, start_event
+>>> store = open_store("sqlite://")  # in memory
+>>> start = start_event(["Ana", "Ben"], 10)
+>>> session_id = store.create_session("play", start)
+>>> state = evolve(None, start)
+>>> state, events = end_session(state)
+>>> store.append(session_id, events)
+>>> replay(store.events(session_id)) == state
+True
+>>> store.session(session_id).status
+'finished'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from platformdirs import user_data_dir
+from sqlalchemy import JSON, DateTime, ForeignKey, Integer, String, create_engine, func, select
+from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.exc import ArgumentError, SQLAlchemyError
+from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
+
+from gutskit.events import CardsDealt, Event, SessionEnded, SessionStarted
+from gutskit.history import event_from_dict, event_to_dict
+
+__all__ = [
+    "Base",
+    "EventRecord",
+    "SessionInfo",
+    "SessionRecord",
+    "StorageError",
+    "Store",
+    "default_db_path",
+    "open_store",
+]
+
+
+class StorageError(ValueError):
+    """The database cannot be opened or read, or a session does not exist; the message
+    names the database or the session."""
+
+
+class Base(DeclarativeBase):
+    """Declarative base of every gutskit table."""
+
+
+class SessionRecord(Base):
+    """A saved session."""
+
+    __tablename__ = "sessions"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    source: Mapped[str] = mapped_column(String(32))
+    rules: Mapped[dict[str, Any]] = mapped_column(JSON)
+    players: Mapped[list[str]] = mapped_column(JSON)
+    status: Mapped[str] = mapped_column(String(16), default="playing")
+    end_reason: Mapped[str | None] = mapped_column(String(200), default=None)
+
+
+class EventRecord(Base):
+    """One hand-history event of a session."""
+
+    __tablename__ = "events"
+
+    session_id: Mapped[int] = mapped_column(ForeignKey("sessions.id", ondelete="CASCADE"),
+                                            primary_key=True)
+    seq: Mapped[int] = mapped_column(Integer, primary_key=True)
+    type: Mapped[str] = mapped_column(String(40))
+    payload: Mapped[dict[str, Any]] = mapped_column(JSON)
+
+
+@dataclass(frozen=True, slots=True)
+class SessionInfo:
+    """A saved session's summary.
+
+    Attributes:
+        id: the session id (``guts history ID``).
+        created_at: when it started (UTC).
+        source: ``"play"``, ``"sim"``, ...
+        rules: the house rules (JSON object).
+        players: names in seat order.
+        status: ``"playing"`` (not ended, e.g. interrupted) or ``"finished"``.
+        end_reason: why it ended.
+        events: number of saved events.
+        rounds: number of rounds dealt.
+    """
+
+    id: int
+    created_at: datetime
+    source: str
+    rules: dict[str, Any]
+    players: list[str]
+    status: str
+    end_reason: str | None
+    events: int
+    rounds: int
+
+
+def default_db_path() -> Path:
+    """``gutskit.db`` in the user's data folder (``platformdirs.user_data_dir("gutskit")``,
+    e.g. ``~/.local/share/gutskit/gutskit.db`` on Linux)."""
+    return Path(user_data_dir("gutskit")) / "gutskit.db"
+
+
+def _url(url_or_path: str | Path) -> str:
+    text = str(url_or_path)
+    if "://" in text:
+        return text
+    path = Path(text).expanduser()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise StorageError(f"cannot create the folder of database {text!r}: "
+                           f"{error.strerror}") from None
+    return f"sqlite:///{path.resolve()}"
+
+
+def open_store(url_or_path: str | Path | None = None) -> Store:
+    """Open (and create if needed) the store at a SQLAlchemy URL or a SQLite file path
+    (default: :func:`default_db_path`). Missing tables are created.
+
+    Raises:
+        StorageError: the URL is malformed or the database cannot be opened (e.g. the file
+            is not a SQLite database).
+    """
+    target = default_db_path() if url_or_path is None else url_or_path
+    url = _url(target)
+    try:
+        engine = create_engine(make_url(url))
+        Base.metadata.create_all(engine)
+    except ArgumentError as error:
+        raise StorageError(f"bad database URL {str(target)!r}: {error}") from None
+    except SQLAlchemyError as error:
+        raise StorageError(f"cannot open database {str(target)!r}: "
+                           f"{_reason(error)}") from None
+    return Store(engine, str(target))
+
+
+def _reason(error: SQLAlchemyError) -> str:
+    orig = getattr(error, "orig", None)
+    return str(orig) if orig is not None else str(error).splitlines()[0]
+
+
+class Store:
+    """Saved sessions in one database. Create with :func:`open_store`.
+
+    Attributes:
+        engine: the SQLAlchemy engine.
+        location: the path or URL it was opened with (for messages).
+    """
+
+    def __init__(self, engine: Engine, location: str) -> None:
+        self.engine = engine
+        self.location = location
+        self._sessions = sessionmaker(engine, expire_on_commit=False)
+
+    def _db(self) -> Session:
+        return self._sessions()
+
+    def create_session(self, source: str, start: SessionStarted) -> int:
+        """Save a new session and its :class:`~gutskit.events.SessionStarted` event.
+
+        Args:
+            source: who plays it (``"play"``, ``"sim"``, ...).
+            start: the session's first event (:func:`gutskit.engine.start_event`).
+
+        Returns:
+            The new session's id.
+
+        Raises:
+            StorageError: the database cannot be written.
+        """
+        record = SessionRecord(created_at=datetime.now(UTC), source=source,
+                               rules=start.rules.to_dict(), players=list(start.names),
+                               status="playing", end_reason=None)
+        try:
+            with self._db() as db, db.begin():
+                db.add(record)
+                db.flush()
+                db.add(EventRecord(session_id=record.id, seq=0, type="SessionStarted",
+                                   payload=event_to_dict(start)))
+        except SQLAlchemyError as error:
+            raise StorageError(f"cannot save to {self.location!r}: {_reason(error)}") from None
+        return record.id
+
+    def append(self, session_id: int, events: Sequence[Event], *,
+               end_reason: str | None = None) -> None:
+        """Append ``events`` to a session's history in one transaction.
+
+        The session becomes ``"finished"`` when ``events`` hold a
+        :class:`~gutskit.events.SessionEnded` or ``end_reason`` is given (a session that
+        ended with nothing left to share has no SessionEnded event).
+
+        Raises:
+            StorageError: no such session, or the database cannot be written.
+        """
+        try:
+            with self._db() as db, db.begin():
+                record = db.get(SessionRecord, session_id)
+                if record is None:
+                    raise StorageError(f"no session {session_id} in {self.location!r}")
+                seq = db.scalar(select(func.count()).select_from(EventRecord)
+                                .where(EventRecord.session_id == session_id)) or 0
+                for offset, event in enumerate(events):
+                    payload = event_to_dict(event)
+                    db.add(EventRecord(session_id=session_id, seq=seq + offset,
+                                       type=payload["type"], payload=payload))
+                    if isinstance(event, SessionEnded):
+                        record.status = "finished"
+                        record.end_reason = event.reason
+                if end_reason is not None:
+                    record.status = "finished"
+                    record.end_reason = record.end_reason or end_reason
+        except SQLAlchemyError as error:
+            raise StorageError(f"cannot save to {self.location!r}: {_reason(error)}") from None
+
+    def events(self, session_id: int) -> list[Event]:
+        """A session's hand history, in order.
+
+        Raises:
+            StorageError: no such session, or a stored event cannot be read.
+        """
+        try:
+            with self._db() as db:
+                if db.get(SessionRecord, session_id) is None:
+                    raise StorageError(f"no session {session_id} in {self.location!r}")
+                payloads = db.scalars(select(EventRecord.payload)
+                                      .where(EventRecord.session_id == session_id)
+                                      .order_by(EventRecord.seq)).all()
+        except SQLAlchemyError as error:
+            raise StorageError(f"cannot read {self.location!r}: {_reason(error)}") from None
+        return [event_from_dict(dict(p)) for p in payloads]
+
+    def sessions(self) -> list[SessionInfo]:
+        """Every saved session, oldest first."""
+        return self._infos(None)
+
+    def session(self, session_id: int) -> SessionInfo:
+        """One session's summary.
+
+        Raises:
+            StorageError: no such session.
+        """
+        infos = self._infos(session_id)
+        if not infos:
+            raise StorageError(f"no session {session_id} in {self.location!r}")
+        return infos[0]
+
+    def _infos(self, session_id: int | None) -> list[SessionInfo]:
+        counts = (select(EventRecord.session_id,
+                         func.count().label("events"),
+                         func.count().filter(EventRecord.type == CardsDealt.__name__)
+                         .label("rounds"))
+                  .group_by(EventRecord.session_id).subquery())
+        query = (select(SessionRecord, counts.c.events, counts.c.rounds)
+                 .outerjoin(counts, counts.c.session_id == SessionRecord.id)
+                 .order_by(SessionRecord.id))
+        if session_id is not None:
+            query = query.where(SessionRecord.id == session_id)
+        try:
+            with self._db() as db:
+                rows = db.execute(query).all()
+        except SQLAlchemyError as error:
+            raise StorageError(f"cannot read {self.location!r}: {_reason(error)}") from None
+        return [SessionInfo(id=r.id, created_at=r.created_at, source=r.source,
+                            rules=dict(r.rules), players=list(r.players), status=r.status,
+                            end_reason=r.end_reason, events=events or 0, rounds=rounds or 0)
+                for r, events, rounds in rows]
