@@ -1,0 +1,94 @@
+"""The ``guts serve`` and ``guts verify`` commands (registered in :mod:`gutskit.cli`)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from gutskit.server.fairness import FairnessError, deck_names, verify_commitment
+
+__all__ = ["serve", "verify"]
+
+
+def serve(
+    host: Annotated[str, typer.Option(help="Address to listen on (0.0.0.0 for your LAN).")]
+    = "127.0.0.1",
+    port: Annotated[int, typer.Option(min=1, max=65535, help="TCP port.")] = 8000,
+    db: Annotated[str | None, typer.Option(
+        "--db", metavar="PATH|URL", envvar="GUTSKIT_DB", show_envvar=True,
+        help="SQLite file or SQLAlchemy URL, e.g. postgresql+psycopg://user:pw@host/db "
+             "[default: gutskit.db in your data folder].")] = None,
+    allow_origin: Annotated[list[str] | None, typer.Option(
+        "--allow-origin", metavar="URL",
+        help="Another browser origin allowed to open the WebSocket (repeatable).")] = None,
+    bot_delay: Annotated[float, typer.Option(
+        min=0.0, help="Bots think for up to this many seconds.")] = 1.8,
+) -> None:
+    """Run the server: rooms by link, the browser table, WebSocket play.
+
+    The database is migrated to the newest schema at start and every room in it is
+    rebuilt from its events (a restart loses nothing).
+    """
+    import uvicorn
+
+    from gutskit.server.app import create_app
+    from gutskit.server.rooms import ServerConfig
+    from gutskit.server.store import open_room_store
+
+    store = open_room_store(db)  # fail early (exit 2) on a bad database
+    config = ServerConfig(bot_delay=(min(0.6, bot_delay), bot_delay))
+    app = create_app(store=store, config=config, allowed_origins=allow_origin or ())
+    typer.echo(f"gutskit server on http://{host}:{port}/ (database: {store.location})",
+               err=True)
+    uvicorn.run(app, host=host, port=port, ws_max_size=65536, log_level="warning")
+
+
+def verify(
+    fairness_file: Annotated[Path | None, typer.Argument(
+        metavar="[FAIRNESS.json]",
+        help="The room's fairness.json (from /api/rooms/<id>/fairness.json).")] = None,
+    history: Annotated[Path | None, typer.Option(
+        "--history", metavar="FILE",
+        help="Your hand history (history.jsonl): also check every card you saw.")] = None,
+    commitment: Annotated[str | None, typer.Option(
+        help="Check one round: the published commitment (with --seed).")] = None,
+    seed: Annotated[str | None, typer.Option(
+        help="Check one round: the revealed seed (hex, with --commitment).")] = None,
+) -> None:
+    """Verify the provably fair deal: recompute each deck from its revealed seed, check it
+    against the commitment published before the deal, and (with --history) check the cards
+    you saw. Exit status 1 when a check fails, 2 for unreadable input.
+    """
+    from gutskit.server.verify import load_visible_history, verify_rounds
+
+    try:
+        if commitment is not None or seed is not None:
+            if commitment is None or seed is None or fairness_file is not None:
+                raise FairnessError("give --commitment and --seed together, without a file")
+            deck = verify_commitment(commitment, seed)
+            typer.echo("ok: the commitment matches; deck (top first): "
+                       + " ".join(deck_names(deck)))
+            return
+        if fairness_file is None:
+            raise FairnessError("give a fairness.json file, or --commitment and --seed")
+        try:
+            data = json.loads(fairness_file.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as error:
+            raise FairnessError(f"{fairness_file} is not JSON: {error}") from None
+        events = load_visible_history(history) if history is not None else None
+        checks = verify_rounds(data, events)
+    except FairnessError as error:
+        sys.stderr.write(f"FAILED: {error}\n")
+        raise SystemExit(1) from None
+    ok = [c for c in checks if c.status == "ok"]
+    for check in checks:
+        if check.status == "ok":
+            extra = f", {check.cards_checked} cards of the history match" if history else ""
+            typer.echo(f"round {check.round}: ok (deck starts {check.top_cards}{extra})")
+        else:
+            typer.echo(f"round {check.round}: seed not revealed yet")
+    typer.echo(f"{len(ok)} of {len(checks)} rounds verified")

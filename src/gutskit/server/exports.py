@@ -1,0 +1,84 @@
+"""Room exports: the ledger as CSV, the hand history as JSON Lines, the fairness records.
+
+Pure functions of a room's state and events; the HTTP handlers in :mod:`gutskit.server.app`
+only pick the recipient (a seat token, or a spectator) and return the text.
+
+>>> print(ledger_csv(["Ana", "Ben", "Cleo"], [20, 20, 20], [35, 5, 20], final=True), end="")
+seat,name,buy_in,cash_out,net
+0,Ana,20,35,15
+1,Ben,20,5,-15
+2,Cleo,20,20,0
+<BLANKLINE>
+payer,payee,chips
+Ben,Ana,15
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Sequence
+from typing import Any
+
+__all__ = ["history_jsonl", "ledger_csv", "who_pays_whom"]
+
+
+def who_pays_whom(names: Sequence[str], nets: Sequence[int]) -> list[tuple[str, str, int]]:
+    """Transfers that settle the nets: each loser pays winners, largest amounts first
+    (at most ``players - 1`` transfers). Chips are integers; the nets must add up to 0.
+
+    >>> who_pays_whom(["A", "B", "C", "D"], [10, -4, -7, 1])
+    [('C', 'A', 7), ('B', 'A', 3), ('B', 'D', 1)]
+
+    Raises:
+        ValueError: the nets do not add up to zero (the session is not settled).
+    """
+    if sum(nets) != 0:
+        raise ValueError(f"nets {list(nets)} add up to {sum(nets)}, not 0")
+    owe = sorted(((-n, i) for i, n in enumerate(nets) if n < 0), key=lambda x: (-x[0], x[1]))
+    get = sorted(((n, i) for i, n in enumerate(nets) if n > 0), key=lambda x: (-x[0], x[1]))
+    debts = [[amount, i] for amount, i in owe]
+    credits = [[amount, i] for amount, i in get]
+    transfers = []
+    d = c = 0
+    while d < len(debts) and c < len(credits):
+        amount = min(debts[d][0], credits[c][0])
+        transfers.append((names[debts[d][1]], names[credits[c][1]], amount))
+        debts[d][0] -= amount
+        credits[c][0] -= amount
+        if debts[d][0] == 0:
+            d += 1
+        if credits[c][0] == 0:
+            c += 1
+    return transfers
+
+
+def ledger_csv(names: Sequence[str], buy_ins: Sequence[int], stacks: Sequence[int], *,
+               final: bool, pot: int = 0, reserve: int = 0) -> str:
+    """The ledger as CSV (written with :mod:`csv`): one line per seat (seat, name, buy-in,
+    cash-out = the stack, net), then a blank line and the settlement ("who pays whom").
+
+    While the session is in play (``final`` false) the settlement section holds one line
+    saying so, with the chips still in the pot and reserve.
+    """
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["seat", "name", "buy_in", "cash_out", "net"])
+    nets = [s - b for s, b in zip(stacks, buy_ins, strict=True)]
+    for seat, (name, buy_in, stack, net) in enumerate(zip(names, buy_ins, stacks, nets,
+                                                          strict=True)):
+        writer.writerow([seat, name, buy_in, stack, net])
+    writer.writerow([])
+    writer.writerow(["payer", "payee", "chips"])
+    if final:
+        for payer, payee, chips in who_pays_whom(names, nets):
+            writer.writerow([payer, payee, chips])
+    else:
+        writer.writerow(["(session in play)", f"pot {pot}, reserve {reserve}", ""])
+    return out.getvalue()
+
+
+def history_jsonl(events: Sequence[dict[str, Any]]) -> str:
+    """Events (already filtered for the recipient) as JSON Lines."""
+    return "".join(json.dumps(e, separators=(",", ":")) + "\n" for e in events)

@@ -1,0 +1,501 @@
+"""The WebSocket JSON protocol between ``guts serve`` and its clients (version 1).
+
+Every message is one JSON object (a WebSocket text frame) with a ``"type"`` field naming
+one of the models below. Clients send :data:`ClientMessage` (validated strictly: unknown
+fields, wrong types and unknown types are refused with an :class:`Error` of code
+``bad_message``); the server sends :data:`ServerMessage`. The full reference with examples,
+the connection and reconnect flow and the error codes is in ``docs/protocol.md``.
+
+Cards are written as in hand histories (:mod:`gutskit.history`): ``"As"``, ``"Td"``, ``"2c"``;
+a hand is a list of card names. Chips are integers. Seats are 0-based, clockwise.
+
+What a client receives is always built from :func:`gutskit.view.view_for` /
+:func:`gutskit.view.visible_events` for its own seat (or the public view for a spectator):
+never another player's cards before a showdown, never an out player's cards, never a sealed
+declaration before the reveal.
+
+>>> parse_client_message('{"type": "declare", "round": 3, "action_id": "a1", '
+...                      '"declaration": "in"}')
+Declare(type='declare', round=3, action_id='a1', declaration='in')
+>>> parse_client_message('{"type": "fold"}')
+Traceback (most recent call last):
+...
+gutskit.server.protocol.ProtocolError: bad_message: unknown message type 'fold'
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+PROTOCOL_VERSION = 1
+"""The protocol version a client states in :class:`Hello` and the server in
+:class:`Welcome`. Incompatible changes bump it."""
+
+MAX_MESSAGE_BYTES = 4096
+"""Largest client message the server reads; a larger frame is refused (``too_large``)."""
+
+__all__ = [
+    "ERROR_CODES",
+    "MAX_MESSAGE_BYTES",
+    "PROTOCOL_VERSION",
+    "Ack",
+    "AddBot",
+    "ClientMessage",
+    "CreateRoom",
+    "CreatedRoom",
+    "Declare",
+    "EndSession",
+    "Error",
+    "EventMessage",
+    "FairnessCommitment",
+    "FairnessReveal",
+    "Hello",
+    "Join",
+    "Kick",
+    "Kicked",
+    "Leave",
+    "LobbySeat",
+    "Pause",
+    "Ping",
+    "Pong",
+    "ProtocolError",
+    "Resume",
+    "RoomInfo",
+    "RoomUpdate",
+    "Seated",
+    "ServerMessage",
+    "Start",
+    "TableState",
+    "TableView",
+    "Welcome",
+    "parse_client_message",
+]
+
+ERROR_CODES: dict[str, str] = {
+    "bad_message": "not JSON, unknown type, missing or wrong field (the message says which)",
+    "too_large": f"the frame is larger than {MAX_MESSAGE_BYTES} bytes",
+    "unsupported_version": "hello.protocol is not a version this server speaks",
+    "hello_required": "the first message must be hello",
+    "no_room": "no room has this id (the connection is then closed, code 4404)",
+    "rate_limited": "too many messages; slow down (the message is dropped, nothing changes)",
+    "bad_token": "the seat token is unknown, revoked (kicked) or belongs to another room",
+    "not_host": "only the host may do this",
+    "not_seated": "a spectator cannot act; join first",
+    "already_seated": "this connection already holds a seat",
+    "room_full": "all 10 seats are taken",
+    "name_taken": "another seat has this name",
+    "bad_name": "a name must be 1 to 24 printable characters",
+    "not_in_lobby": "seats can change only before the session starts",
+    "not_playing": "the session has not started or is over",
+    "stale_round": "the action names a round that is not the one being declared",
+    "paused": "the host paused the table",
+    "illegal_action": "the rules do not allow this now (the message says why)",
+    "bad_rules": "the house rules are invalid (the message names the rule)",
+}
+"""Every :class:`Error` code and what it means."""
+
+
+class ProtocolError(ValueError):
+    """A client message that cannot be accepted. ``code`` is one of :data:`ERROR_CODES`."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+
+
+class _Message(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# HTTP bodies (the lobby page creates a room over HTTP, then opens the WebSocket).
+
+
+class CreateRoom(_Message):
+    """``POST /api/rooms``: the host creates a room and takes seat 0.
+
+    Attributes:
+        host_name: the host's player name (1-24 characters).
+        rules: house rules (``{"preset": "german-2card", "pot_cap": 50}``; every key of
+            :class:`gutskit.rules.Rules` or ``"preset"``); empty = the defaults.
+        buy_in: chips each player brings (every seat starts with the same stack).
+        decision_seconds: the declaration timer; a seat silent when it ends counts as out.
+        reveal_seconds: pause after a round is resolved before the next deal (the reveal).
+        seed_reveal: when the server seeds of the deals are revealed: ``"round"`` (after
+            each round; anyone can then compute every hand of that round, including the
+            cards of players who were out) or ``"session"`` (when the session ends).
+    """
+
+    host_name: str
+    rules: dict[str, Any] = Field(default_factory=dict)
+    buy_in: int = Field(100, ge=1, le=1_000_000)
+    decision_seconds: float = Field(30.0, gt=0, le=600)
+    reveal_seconds: float = Field(3.0, ge=0, le=60)
+    seed_reveal: Literal["round", "session"] = "round"
+
+
+class CreatedRoom(_Message):
+    """Answer to ``POST /api/rooms``.
+
+    Attributes:
+        room_id: the room's id (URL-safe).
+        url: the invite link, ``http://HOST:PORT/r/<room_id>``.
+        seat: the host's seat (0).
+        token: the host's secret seat token (send it in :class:`Hello` to take the seat;
+            keep it in the browser's storage to reconnect).
+    """
+
+    room_id: str
+    url: str
+    seat: int
+    token: str
+
+
+# ---------------------------------------------------------------------------------------------
+# Client -> server.
+
+
+class Hello(_Message):
+    """First message on a connection to ``/ws/<room_id>``.
+
+    Attributes:
+        protocol: the client's protocol version (:data:`PROTOCOL_VERSION`).
+        token: a seat token (from :class:`CreatedRoom` or :class:`Seated`) to take (or take
+            back, after a reconnect) that seat; ``None`` to watch as a spectator.
+    """
+
+    type: Literal["hello"] = "hello"
+    protocol: int
+    token: str | None = None
+
+
+class Join(_Message):
+    """Take a free seat (only before the session starts). Answered by :class:`Seated`."""
+
+    type: Literal["join"] = "join"
+    name: str
+
+
+class Leave(_Message):
+    """Give up one's seat (only before the session starts); the connection stays as a
+    spectator."""
+
+    type: Literal["leave"] = "leave"
+
+
+class Declare(_Message):
+    """Declare in or out for round ``round`` (:attr:`TableView.round`).
+
+    ``action_id`` is chosen by the client (unique per action, at most 64 characters): a
+    repeated ``action_id`` is acknowledged again and applied once; a ``round`` that is not
+    the one being declared is refused (``stale_round``).
+    """
+
+    type: Literal["declare"] = "declare"
+    round: int
+    action_id: str = Field(min_length=1, max_length=64)
+    declaration: Literal["in", "out"]
+
+
+class AddBot(_Message):
+    """Host: seat a bot (before the session starts). ``style``: a
+    :data:`gutskit.bots.STYLES` name."""
+
+    type: Literal["add_bot"] = "add_bot"
+    style: Literal["cautious", "standard", "loose"] = "standard"
+
+
+class Kick(_Message):
+    """Host: remove a seat. Before the session: the seat is freed. During the session: the
+    seat's token is revoked and the seat declares out every round until the end (its chips
+    stay its own in the ledger)."""
+
+    type: Literal["kick"] = "kick"
+    seat: int
+
+
+class Start(_Message):
+    """Host: start the session with the seated players (2 to 10) and deal the first round."""
+
+    type: Literal["start"] = "start"
+
+
+class Pause(_Message):
+    """Host: stop the clock; no new deal until :class:`Resume`. Declarations already
+    made stay sealed; seats may still declare."""
+
+    type: Literal["pause"] = "pause"
+
+
+class Resume(_Message):
+    """Host: restart the clock (the declaration timer restarts in full)."""
+
+    type: Literal["resume"] = "resume"
+
+
+class EndSession(_Message):
+    """Host: end the session now (the pot and any reserve are shared out,
+    :func:`gutskit.engine.end_session`); the ledger is final."""
+
+    type: Literal["end_session"] = "end_session"
+
+
+class Ping(_Message):
+    """Keep-alive; answered by :class:`Pong`."""
+
+    type: Literal["ping"] = "ping"
+
+
+ClientMessage = Annotated[
+    Hello | Join | Leave | Declare | AddBot | Kick | Start | Pause | Resume | EndSession
+    | Ping,
+    Field(discriminator="type"),
+]
+"""Any message a client may send."""
+
+_CLIENT = TypeAdapter[ClientMessage](ClientMessage)
+
+
+def parse_client_message(data: str | bytes) -> ClientMessage:
+    """Validate one client frame.
+
+    Raises:
+        ProtocolError: ``too_large`` (over :data:`MAX_MESSAGE_BYTES`) or ``bad_message``
+            (not JSON, not an object, unknown type, bad field; the message says which).
+    """
+    if len(data) > MAX_MESSAGE_BYTES:
+        raise ProtocolError("too_large", f"message of {len(data)} bytes; the limit is "
+                            f"{MAX_MESSAGE_BYTES}")
+    try:
+        raw = json.loads(data)
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        raise ProtocolError("bad_message", f"not JSON: {error}") from None
+    if not isinstance(raw, dict):
+        raise ProtocolError("bad_message", "a message must be a JSON object")
+    try:
+        return _CLIENT.validate_python(raw)
+    except ValidationError as error:
+        raise ProtocolError("bad_message", _describe(error, raw)) from None
+
+
+def _describe(error: ValidationError, raw: dict[str, Any]) -> str:
+    parts = []
+    for item in error.errors():
+        if item["type"] == "union_tag_invalid":
+            return f"unknown message type {raw.get('type')!r}"
+        if item["type"] == "union_tag_not_found":
+            return "a message needs a \"type\" field"
+        loc = ".".join(str(p) for p in item["loc"])
+        msg = str(item["msg"]).lower()
+        if item["type"] == "missing":
+            parts.append(f"{loc}: field required")
+        else:
+            got = item.get("input")
+            parts.append(f"{loc}: {msg} (got {json.dumps(got, default=str)[:40]})")
+    return "; ".join(parts)
+
+
+# ---------------------------------------------------------------------------------------------
+# Server -> client.
+
+
+class LobbySeat(_Message):
+    """A seat as everyone sees it: name, bot or human, host, connected, kicked."""
+
+    seat: int
+    name: str
+    bot: bool
+    host: bool
+    connected: bool
+    kicked: bool
+
+
+class RoomInfo(_Message):
+    """The public facts of a room (same for every recipient).
+
+    Attributes:
+        room_id: the room id.
+        status: ``"lobby"`` (seats open), ``"playing"``, ``"over"``.
+        paused: the host paused the table.
+        seats: the seats in order.
+        rules: every house rule and its value (:meth:`gutskit.rules.Rules.to_dict`).
+        buy_in: each seat's starting stack.
+        decision_seconds, reveal_seconds, seed_reveal: see :class:`CreateRoom`.
+        spectators: number of connected spectators.
+    """
+
+    room_id: str
+    status: Literal["lobby", "playing", "over"]
+    paused: bool
+    seats: list[LobbySeat]
+    rules: dict[str, Any]
+    buy_in: int
+    decision_seconds: float
+    reveal_seconds: float
+    seed_reveal: Literal["round", "session"]
+    spectators: int
+
+
+class TableView(_Message):
+    """One recipient's view of the table, from :func:`gutskit.view.view_for` (seat
+    ``seat``) or the public view (``seat = -1``, spectators).
+
+    Attributes:
+        seat: whose view (-1 = spectator).
+        names, stacks, eliminated: per seat.
+        dealer: the dealer's seat.
+        pot, reserve: chips.
+        phase: ``"deal"`` (between rounds), ``"declare"``, ``"over"``.
+        round: the round being declared (or the last one dealt); the ``round`` a
+            :class:`Declare` must carry.
+        game: games started so far.
+        hand: the recipient's own cards this round (``None`` for spectators, seats not
+            dealt in, and between rounds).
+        declarations: per seat ``"in"``/``"out"``/``None``: the recipient's own as soon as
+            made, the others' only when revealed (or as made under sequential declaration).
+        declared: per seat: has declared this round (not what).
+        dealt_in: per seat: holds cards this round.
+        owed: what a loser would pay to match the current pot.
+        my_turn: the recipient may declare now.
+        last_result: the last round's settlement as in the hand history
+            (:func:`gutskit.history.event_to_dict` of ``RoundResolved``; hands are shown
+            only for a showdown's in players).
+        time_left: seconds left on the declaration timer (``None`` when not declaring or
+            paused).
+    """
+
+    seat: int
+    names: list[str]
+    stacks: list[int]
+    eliminated: list[bool]
+    dealer: int
+    pot: int
+    reserve: int
+    phase: Literal["deal", "declare", "over"]
+    round: int
+    game: int
+    hand: list[str] | None
+    declarations: list[Literal["in", "out"] | None]
+    declared: list[bool]
+    dealt_in: list[bool]
+    owed: int
+    my_turn: bool
+    last_result: dict[str, Any] | None
+    time_left: float | None
+
+
+class Welcome(_Message):
+    """Answer to :class:`Hello`: who you are here and the room.
+
+    Attributes:
+        protocol: the server's protocol version.
+        seat: your seat, or ``None`` for a spectator.
+        host: you are the host.
+        room: the room.
+        table: your view of the table (``None`` in the lobby).
+    """
+
+    type: Literal["welcome"] = "welcome"
+    protocol: int
+    seat: int | None
+    host: bool
+    room: RoomInfo
+    table: TableView | None
+
+
+class Seated(_Message):
+    """Answer to :class:`Join` (to that client only): your seat and its secret token."""
+
+    type: Literal["seated"] = "seated"
+    seat: int
+    token: str
+
+
+class RoomUpdate(_Message):
+    """The room changed (a seat, connection, pause, status); sent to everyone."""
+
+    type: Literal["room"] = "room"
+    room: RoomInfo
+
+
+class TableState(_Message):
+    """Your view of the table after a change (sent after the events that caused it)."""
+
+    type: Literal["state"] = "state"
+    table: TableView
+
+
+class EventMessage(_Message):
+    """One hand-history event as you may see it (:func:`gutskit.view.visible_events`):
+    other seats' dealt cards are ``""`` (dealt, unseen), another seat's sealed declaration
+    is ``{"type": "DeclarationSealed", "seat": 2}``. ``seq`` numbers the room's events
+    from 0 (``SessionStarted``)."""
+
+    type: Literal["event"] = "event"
+    seq: int
+    event: dict[str, Any]
+
+
+class FairnessCommitment(_Message):
+    """Published before round ``round`` is dealt: ``commitment`` = SHA-256 (hex) of the
+    deck and the server seed (``docs/protocol.md``, "Provably fair deal")."""
+
+    type: Literal["commitment"] = "commitment"
+    round: int
+    commitment: str
+
+
+class FairnessReveal(_Message):
+    """The server seed of round ``round`` (hex), revealed after the round (or at the end
+    of the session, see :attr:`CreateRoom.seed_reveal`); ``guts verify`` checks it."""
+
+    type: Literal["reveal"] = "reveal"
+    round: int
+    commitment: str
+    seed: str
+
+
+class Ack(_Message):
+    """An action was accepted (``duplicate``: it had been applied already, nothing new)."""
+
+    type: Literal["ack"] = "ack"
+    action_id: str
+    duplicate: bool = False
+
+
+class Error(_Message):
+    """A refused message: nothing changed. ``code`` is one of :data:`ERROR_CODES`;
+    ``action_id`` echoes the refused :class:`Declare`'s id."""
+
+    type: Literal["error"] = "error"
+    code: str
+    message: str
+    action_id: str | None = None
+
+
+class Kicked(_Message):
+    """The host removed you from your seat; you stay connected as a spectator."""
+
+    type: Literal["kicked"] = "kicked"
+    seat: int
+
+
+class Pong(_Message):
+    """Answer to :class:`Ping`."""
+
+    type: Literal["pong"] = "pong"
+
+
+ServerMessage = Annotated[
+    Welcome | Seated | RoomUpdate | TableState | EventMessage | FairnessCommitment
+    | FairnessReveal | Ack | Error | Kicked | Pong,
+    Field(discriminator="type"),
+]
+"""Any message the server sends."""
+
+SERVER_ADAPTER = TypeAdapter[ServerMessage](ServerMessage)
+"""Validates server messages (tests and Python clients)."""

@@ -1,0 +1,790 @@
+"""Rooms: one authority per room that applies actions one at a time.
+
+A :class:`Room` owns the room's :class:`~gutskit.engine.GameState` and its hand history.
+Every change goes through the engine (the single source of truth) under the room's
+:class:`asyncio.Lock`; the resulting events are written to the database (one transaction)
+*before* any message about them is queued to a client. What a client receives is built
+only from :func:`gutskit.view.view_for` / :func:`gutskit.view.visible_events` for its seat,
+or from the public view (:func:`public_view`) for spectators.
+
+A restarted server rebuilds every room from the database (:meth:`RoomManager.load`):
+the state is :func:`gutskit.engine.replay` of the stored events, so no chip is lost; a
+round in progress continues with the same cards, its timer restarted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import secrets
+import time
+import unicodedata
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from gutskit import engine
+from gutskit.bots import BOT_NAMES, STYLES, RuleOfThumbBot
+from gutskit.cards import card_name
+from gutskit.engine import GameState, Phase
+from gutskit.events import Declaration, Event, RoundResolved, SessionStarted
+from gutskit.history import event_to_dict
+from gutskit.rules import Rules, RulesError, rules_from_mapping
+from gutskit.server import fairness
+from gutskit.server.protocol import (
+    PROTOCOL_VERSION,
+    Ack,
+    AddBot,
+    ClientMessage,
+    CreateRoom,
+    Declare,
+    EndSession,
+    EventMessage,
+    FairnessCommitment,
+    FairnessReveal,
+    Hello,
+    Join,
+    Kick,
+    Kicked,
+    Leave,
+    LobbySeat,
+    Pause,
+    Ping,
+    Pong,
+    ProtocolError,
+    Resume,
+    RoomInfo,
+    RoomUpdate,
+    Seated,
+    Start,
+    TableState,
+    TableView,
+    Welcome,
+)
+from gutskit.server.store import DealRow, LoadedRoom, RoomStore, SeatRow, hash_token
+from gutskit.view import SeatView, view_for, visible_events
+
+__all__ = ["Client", "Room", "RoomManager", "ServerConfig", "public_view", "table_view"]
+
+MAX_SEATS = 10
+MAX_NAME = 24
+
+
+class Client(Protocol):
+    """A connection as a room sees it: its seat (``None`` = spectator) and a non-blocking
+    :meth:`send` that queues one message."""
+
+    seat: int | None
+
+    def send(self, message: Any) -> None:
+        """Queue ``message`` (a protocol model) for this connection."""
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    """Knobs of the server (not stored with rooms).
+
+    Attributes:
+        bot_delay: a bot declares after a uniform random delay in this range (seconds).
+        base_url: the ``http://HOST:PORT`` of invite links (empty: the address the
+            request came to).
+    """
+
+    bot_delay: tuple[float, float] = (0.6, 1.8)
+    base_url: str = ""
+
+
+@dataclass(frozen=True)
+class RoomSettings:
+    """A room's settings (stored as JSON)."""
+
+    rules: Rules
+    buy_in: int
+    decision_seconds: float
+    reveal_seconds: float
+    seed_reveal: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"rules": self.rules.to_dict(), "buy_in": self.buy_in,
+                "decision_seconds": self.decision_seconds,
+                "reveal_seconds": self.reveal_seconds, "seed_reveal": self.seed_reveal}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> RoomSettings:
+        return cls(rules=rules_from_mapping(data["rules"]), buy_in=int(data["buy_in"]),
+                   decision_seconds=float(data["decision_seconds"]),
+                   reveal_seconds=float(data["reveal_seconds"]),
+                   seed_reveal=str(data["seed_reveal"]))
+
+
+def _fail(code: str, message: str) -> ProtocolError:
+    return ProtocolError(code, message)
+
+
+def clean_name(name: str) -> str:
+    """A player name, stripped; 1 to 24 printable characters.
+
+    Raises:
+        ProtocolError: ``bad_name``.
+    """
+    text = name.strip()
+    if not 1 <= len(text) <= MAX_NAME or any(
+            unicodedata.category(ch).startswith("C") for ch in text):
+        raise _fail("bad_name", f"name {name[:40]!r} must be 1 to {MAX_NAME} printable "
+                    "characters")
+    return text
+
+
+def public_view(state: GameState) -> SeatView:
+    """What a spectator may know: a seat's view with no hand and, under sealed declaration,
+    no declarations before the reveal (under sequential declaration every call is public as
+    it is made, so seat 0's view shows them all)."""
+    view = view_for(state, 0)
+    decls = view.declarations
+    if state.rules.declaration != "sequential" or state.phase is not Phase.DECLARE:
+        decls = (None,) * state.n_seats
+    return view._replace(seat=-1, hand=None, declarations=decls)
+
+
+def table_view(view: SeatView, time_left: float | None) -> TableView:
+    """The protocol form of a :class:`~gutskit.view.SeatView`."""
+    return TableView(
+        seat=view.seat, names=list(view.names), stacks=list(view.stacks),
+        eliminated=list(view.eliminated), dealer=view.dealer, pot=view.pot,
+        reserve=view.reserve, phase=view.phase.value, round=view.round_number,  # type: ignore[arg-type]
+        game=view.game_number,
+        hand=None if view.hand is None else [card_name(c) for c in view.hand],
+        declarations=[None if d is None else ("in" if d is Declaration.IN else "out")
+                      for d in view.declarations],
+        declared=list(view.declared), dealt_in=list(view.dealt_in), owed=view.owed,
+        my_turn=view.seat >= 0 and view.my_turn,
+        last_result=None if view.last_result is None else event_to_dict(view.last_result),
+        time_left=time_left,
+    )
+
+
+class Room:
+    """One room and its authority. Create with :meth:`RoomManager.create` or
+    :meth:`RoomManager.load`; all public coroutines take the room's lock."""
+
+    def __init__(self, manager: RoomManager, room_id: str, settings: RoomSettings,
+                 seats: list[SeatRow]) -> None:
+        self.manager = manager
+        self.store: RoomStore = manager.store
+        self.room_id = room_id
+        self.settings = settings
+        self.seats = seats
+        self.status = "lobby"
+        self.paused = False
+        self.session_id: int | None = None
+        self.events: list[Event] = []
+        self.state: GameState | None = None
+        self.deals: dict[int, DealRow] = {}
+        self.actions: dict[str, tuple[int, int]] = {}
+        self.clients: set[Client] = set()
+        self.lock = asyncio.Lock()
+        self.deadline: float | None = None
+        self._timer: asyncio.Task[None] | None = None
+        self._next_deal: asyncio.Task[None] | None = None
+        self._bot_tasks: dict[int, asyncio.Task[None]] = {}
+        self._rng = random.Random()
+
+    # -- public facts --------------------------------------------------------------------
+
+    def info(self) -> RoomInfo:
+        """The public room description."""
+        connected = {c.seat for c in self.clients if c.seat is not None}
+        return RoomInfo(
+            room_id=self.room_id, status=self.status, paused=self.paused,  # type: ignore[arg-type]
+            seats=[LobbySeat(seat=s.seat, name=s.name, bot=s.bot_style is not None,
+                             host=s.host, connected=s.seat in connected or s.bot_style is not None,
+                             kicked=s.kicked) for s in self.seats],
+            rules=self.settings.rules.to_dict(), buy_in=self.settings.buy_in,
+            decision_seconds=self.settings.decision_seconds,
+            reveal_seconds=self.settings.reveal_seconds,
+            seed_reveal=self.settings.seed_reveal,  # type: ignore[arg-type]
+            spectators=sum(1 for c in self.clients if c.seat is None),
+        )
+
+    def view_of(self, seat: int | None) -> TableView | None:
+        """The table as ``seat`` (``None`` = spectator) may see it; ``None`` in the lobby."""
+        if self.state is None:
+            return None
+        if seat is None or not 0 <= seat < self.state.n_seats:
+            view = public_view(self.state)
+        else:
+            view = view_for(self.state, seat)
+        return table_view(view, self._time_left())
+
+    def visible(self, events: Sequence[Event], seat: int | None) -> list[dict[str, Any]]:
+        """``events`` as ``seat`` may see them (JSON objects)."""
+        if not self.events:
+            return []
+        start = self.events[0]
+        target = -1 if seat is None else seat
+        shown = visible_events([start, *events], target)
+        return [event_to_dict(e) for e in shown[1:]]  # type: ignore[arg-type]
+
+    def history_for(self, seat: int | None) -> list[dict[str, Any]]:
+        """The whole hand history as ``seat`` may see it."""
+        target = -1 if seat is None else seat
+        return [event_to_dict(e)  # type: ignore[arg-type]
+                for e in visible_events(self.events, target)]
+
+    def seat_of_token(self, token: str) -> SeatRow | None:
+        """The (not kicked) seat whose token is ``token``."""
+        digest = hash_token(token)
+        for seat in self.seats:
+            if seat.token_hash is not None and secrets.compare_digest(seat.token_hash, digest):
+                return seat
+        return None
+
+    def _time_left(self) -> float | None:
+        if self.deadline is None or self.paused:
+            return None
+        return max(0.0, round(self.deadline - time.monotonic(), 3))
+
+    # -- connections ----------------------------------------------------------------------
+
+    async def attach(self, client: Client, hello: Hello) -> None:
+        """Take the connection in (as its token's seat, or as a spectator) and send it a
+        :class:`Welcome`.
+
+        Raises:
+            ProtocolError: ``unsupported_version`` or ``bad_token``; nothing changes.
+        """
+        if hello.protocol != PROTOCOL_VERSION:
+            raise _fail("unsupported_version", f"protocol {hello.protocol} is not supported; "
+                        f"this server speaks {PROTOCOL_VERSION}")
+        async with self.lock:
+            seat: SeatRow | None = None
+            if hello.token is not None:
+                seat = self.seat_of_token(hello.token)
+                if seat is None:
+                    raise _fail("bad_token", "this seat token is not valid in this room")
+            client.seat = None if seat is None else seat.seat
+            self.clients.add(client)
+            client.send(Welcome(protocol=PROTOCOL_VERSION, seat=client.seat,
+                                host=seat is not None and seat.host, room=self.info(),
+                                table=self.view_of(client.seat)))
+            for deal in self.deals.values():
+                client.send(FairnessCommitment(round=deal.round, commitment=deal.commitment))
+                if deal.revealed:
+                    client.send(FairnessReveal(round=deal.round, commitment=deal.commitment,
+                                               seed=deal.seed))
+            self._broadcast_room(exclude=client)
+
+    async def detach(self, client: Client) -> None:
+        """Forget a closed connection."""
+        async with self.lock:
+            self.clients.discard(client)
+            self._broadcast_room()
+
+    async def handle(self, client: Client, message: ClientMessage) -> None:
+        """Apply one client message (after :meth:`attach`).
+
+        Raises:
+            ProtocolError: the message is refused; nothing changed.
+        """
+        if isinstance(message, Ping):
+            client.send(Pong())
+            return
+        if isinstance(message, Hello):
+            raise _fail("bad_message", "hello was already received on this connection")
+        async with self.lock:
+            if isinstance(message, Declare):
+                self._declare(client, message)
+            elif isinstance(message, Join):
+                self._join(client, message)
+            elif isinstance(message, Leave):
+                self._leave(client)
+            else:
+                self._host_command(client, message)
+
+    # -- lobby ---------------------------------------------------------------------------
+
+    def _join(self, client: Client, message: Join) -> None:
+        if client.seat is not None:
+            raise _fail("already_seated", f"this connection already holds seat {client.seat}")
+        if self.status != "lobby":
+            raise _fail("not_in_lobby", "the session has started; you can watch")
+        name = clean_name(message.name)
+        self._check_name_free(name)
+        if len(self.seats) >= MAX_SEATS:
+            raise _fail("room_full", f"all {MAX_SEATS} seats are taken")
+        token = secrets.token_urlsafe(24)
+        seat = SeatRow(seat=len(self.seats), name=name, token_hash=hash_token(token),
+                       bot_style=None, host=False, kicked=False)
+        self.store.put_seat(self.room_id, seat)
+        self.seats.append(seat)
+        client.seat = seat.seat
+        client.send(Seated(seat=seat.seat, token=token))
+        self._broadcast_room()
+
+    def _check_name_free(self, name: str) -> None:
+        if any(s.name.casefold() == name.casefold() for s in self.seats):
+            raise _fail("name_taken", f"another seat is called {name!r}")
+
+    def _leave(self, client: Client) -> None:
+        if client.seat is None:
+            raise _fail("not_seated", "a spectator holds no seat")
+        if self.status != "lobby":
+            raise _fail("not_in_lobby", "the session has started: ask the host to kick you")
+        if self.seats[client.seat].host:
+            raise _fail("illegal_action", "the host cannot leave the table")
+        self._remove_lobby_seat(client.seat)
+
+    def _remove_lobby_seat(self, number: int) -> None:
+        old = self.seats
+        kept = [s for s in old if s.seat != number]
+        renumber = {s.seat: i for i, s in enumerate(kept)}
+        self.seats = [SeatRow(seat=i, name=s.name, token_hash=s.token_hash,
+                              bot_style=s.bot_style, host=s.host, kicked=s.kicked)
+                      for i, s in enumerate(kept)]
+        self.store.delete_seats(self.room_id, self.seats)
+        for client in self.clients:
+            if client.seat == number:
+                client.seat = None
+                client.send(Kicked(seat=number))
+            elif client.seat is not None and renumber[client.seat] != client.seat:
+                client.seat = renumber[client.seat]
+                client.send(Welcome(protocol=PROTOCOL_VERSION, seat=client.seat,
+                                    host=self.seats[client.seat].host, room=self.info(),
+                                    table=None))
+        self._broadcast_room()
+
+    # -- host commands -------------------------------------------------------------------
+
+    def _host_command(self, client: Client, message: ClientMessage) -> None:
+        if client.seat is None or not self.seats[client.seat].host:
+            raise _fail("not_host", f"only the host may {message.type.replace('_', ' ')}")
+        if isinstance(message, AddBot):
+            self._add_bot(message.style)
+        elif isinstance(message, Kick):
+            self._kick(message.seat)
+        elif isinstance(message, Start):
+            self._start()
+        elif isinstance(message, Pause | Resume):
+            self._pause(isinstance(message, Pause))
+        elif isinstance(message, EndSession):
+            self._end("the host ended the session")
+
+    def _add_bot(self, style: str) -> None:
+        if self.status != "lobby":
+            raise _fail("not_in_lobby", "bots can join only before the session starts")
+        if len(self.seats) >= MAX_SEATS:
+            raise _fail("room_full", f"all {MAX_SEATS} seats are taken")
+        taken = {s.name.casefold() for s in self.seats}
+        name = next((f"{n} (bot)" for n in BOT_NAMES if f"{n} (bot)".casefold() not in taken),
+                    f"Bot {len(self.seats)}")
+        seat = SeatRow(seat=len(self.seats), name=name, token_hash=None, bot_style=style,
+                       host=False, kicked=False)
+        self.store.put_seat(self.room_id, seat)
+        self.seats.append(seat)
+        self._broadcast_room()
+
+    def _kick(self, number: int) -> None:
+        if not 0 <= number < len(self.seats):
+            raise _fail("illegal_action", f"there is no seat {number}")
+        target = self.seats[number]
+        if target.host:
+            raise _fail("illegal_action", "the host cannot kick themself")
+        if target.kicked:
+            raise _fail("illegal_action", f"seat {number} ({target.name!r}) was already kicked")
+        if self.status == "lobby":
+            self._remove_lobby_seat(number)
+            return
+        target.kicked = True
+        target.token_hash = None
+        self.store.put_seat(self.room_id, target)
+        for client in self.clients:
+            if client.seat == number:
+                client.seat = None
+                client.send(Kicked(seat=number))
+        if self.state is not None and self.state.phase is Phase.DECLARE:
+            self._apply([], action=None)  # the kicked seat now declares out
+        else:
+            self._broadcast_room()
+
+    def _pause(self, pause: bool) -> None:
+        if self.status != "playing":
+            raise _fail("not_playing", "only a session in play can be paused or resumed")
+        if pause == self.paused:
+            raise _fail("illegal_action", "the table is already "
+                        + ("paused" if pause else "running"))
+        self.paused = pause
+        self.store.set_paused(self.room_id, pause)
+        if pause:
+            self._cancel(self._timer)
+            self._cancel(self._next_deal)
+            self.deadline = None
+        else:
+            self._resume_play()
+        self._broadcast_room()
+        self._broadcast_state()
+
+    # -- play ----------------------------------------------------------------------------
+
+    def _start(self) -> None:
+        if self.status != "lobby":
+            raise _fail("not_in_lobby", "the session has already started")
+        if len(self.seats) < 2:
+            raise _fail("illegal_action", "Guts needs at least 2 seated players")
+        start = engine.start_event([s.name for s in self.seats], self.settings.buy_in,
+                                   dealer=secrets.randbelow(len(self.seats)),
+                                   rules=self.settings.rules)
+        self.session_id = self.store.start_session(self.room_id, start)
+        self.events = [start]
+        self.state = engine.evolve(None, start)
+        self.status = "playing"
+        self._broadcast_room()
+        self._broadcast_events([start])
+        self._deal()
+
+    def _deal(self) -> None:
+        """Deal the next round (commitment first), or end the session if it cannot go on."""
+        state = self.state
+        assert state is not None and self.session_id is not None
+        if self.status != "playing" or self.paused or state.phase is not Phase.DEAL:
+            return
+        if engine.can_deal(state) is not None:
+            self._end("fewer than two players left with chips")
+            return
+        seed = fairness.new_seed()
+        deck = fairness.deck_from_seed(seed)
+        commitment = fairness.commitment(seed, deck)
+        new, events = engine.deal(state, engine.hands_from_deck(state, deck))
+        deal = DealRow(round=new.round_number, commitment=commitment, seed=seed.hex(),
+                       revealed=False)
+        self.store.append(self.room_id, self.session_id, len(self.events), events, deal=deal)
+        self.deals[deal.round] = deal
+        self._commit(new, events)
+        self._send_all(FairnessCommitment(round=deal.round, commitment=commitment))
+        self._broadcast_events(events)
+        self._after_change()
+
+    def _declare(self, client: Client, message: Declare) -> None:
+        if client.seat is None:
+            raise _fail("not_seated", "a spectator cannot declare")
+        key = f"{client.seat}:{message.action_id}"
+        if key in self.actions:
+            client.send(Ack(action_id=message.action_id, duplicate=True))
+            return
+        state = self.state
+        if self.status != "playing" or state is None:
+            raise _fail("not_playing", "the session is not in play")
+        if state.phase is not Phase.DECLARE or message.round != state.round_number:
+            current = (f"round {state.round_number} is being declared"
+                       if state.phase is Phase.DECLARE else "no round is being declared now")
+            raise _fail("stale_round", f"round {message.round} is not open: {current}")
+        decl = Declaration(message.declaration)
+        problem = engine.can_declare(state, client.seat, decl)
+        if problem is not None:
+            raise _fail("illegal_action", problem)
+        self.actions[key] = (client.seat, message.round)
+        client.send(Ack(action_id=message.action_id))
+        self._apply([(client.seat, decl)], action=(key, client.seat, message.round))
+
+    def _apply(self, declarations: list[tuple[int, Declaration]],
+               action: tuple[str, int, int] | None) -> None:
+        """Apply declarations (then kicked seats' automatic outs), persist, broadcast."""
+        state = self.state
+        assert state is not None and self.session_id is not None
+        events: list[Event] = []
+        for seat, decl in declarations:
+            state, more = engine.declare(state, seat, decl)
+            events.extend(more)
+        state, more = self._auto_outs(state)
+        events.extend(more)
+        self._persist_and_send(state, events, action)
+
+    def _auto_outs(self, state: GameState) -> tuple[GameState, list[Event]]:
+        """Kicked seats declare out as soon as they may."""
+        events: list[Event] = []
+        progress = True
+        while progress and state.phase is Phase.DECLARE:
+            progress = False
+            for seat in self.seats:
+                if seat.kicked and engine.can_declare(state, seat.seat, Declaration.OUT) is None:
+                    state, more = engine.declare(state, seat.seat, Declaration.OUT)
+                    events.extend(more)
+                    progress = True
+        return state, events
+
+    def _persist_and_send(self, state: GameState, events: list[Event],
+                          action: tuple[str, int, int] | None) -> None:
+        assert self.session_id is not None
+        resolved = [e for e in events if isinstance(e, RoundResolved)]
+        end_events: list[Event] = []
+        if resolved and resolved[-1].session_over:
+            state, end_events = engine.end_session(state)
+        events = events + end_events
+        reveal: list[int] = []
+        if resolved and self.settings.seed_reveal == "round":
+            reveal.append(state.round_number)
+        if state.phase is Phase.OVER:
+            reveal = [r for r, d in self.deals.items() if not d.revealed]
+        self.store.append(self.room_id, self.session_id, len(self.events), events,
+                          action=action, reveal=reveal)
+        if state.phase is Phase.OVER and not end_events:
+            self.store.set_status(self.room_id, "over")
+        self._commit(state, events)
+        self._broadcast_events(events)
+        for number in reveal:
+            deal = self.deals[number]
+            deal.revealed = True
+            self._send_all(FairnessReveal(round=number, commitment=deal.commitment,
+                                          seed=deal.seed))
+        if state.phase is Phase.OVER:
+            self.status = "over"
+            self._broadcast_room()
+        self._after_change()
+
+    def _commit(self, state: GameState, events: Sequence[Event]) -> None:
+        self.state = state
+        self.events.extend(events)
+
+    def _end(self, reason: str) -> None:
+        if self.status != "playing" or self.state is None:
+            raise _fail("not_playing", "the session is not in play")
+        state, events = engine.end_session(self.state, reason)
+        self._persist_and_send(state, events, None)
+        if self.status != "over":
+            self.status = "over"
+            self.store.set_status(self.room_id, "over")
+            self._broadcast_room()
+            self._broadcast_state()
+
+    def _after_change(self) -> None:
+        """Timers, bots and the next deal after any change of the state."""
+        state = self.state
+        assert state is not None
+        if state.phase is Phase.OVER or self.status != "playing":
+            self._cancel(self._timer)
+            self._cancel(self._next_deal)
+            self.deadline = None
+            self._broadcast_state()
+            return
+        if state.phase is Phase.DECLARE:
+            sequential = state.rules.declaration == "sequential"
+            if self._timer is None or self._timer.done() or sequential:
+                self._start_timer(state.round_number, state.next_to_declare()
+                                  if sequential else None)
+            self._schedule_bots()
+        else:
+            self.deadline = None
+            self._cancel(self._timer)
+            self._schedule_deal()
+        self._broadcast_state()
+
+    def _resume_play(self) -> None:
+        state = self.state
+        if state is None or self.status != "playing" or self.paused:
+            return
+        if state.phase is Phase.DECLARE:
+            sequential = state.rules.declaration == "sequential"
+            self._start_timer(state.round_number,
+                              state.next_to_declare() if sequential else None)
+            self._schedule_bots()
+        elif state.phase is Phase.DEAL:
+            self._schedule_deal()
+
+    def _start_timer(self, round_number: int, turn: int | None) -> None:
+        self._cancel(self._timer)
+        if self.paused:
+            self.deadline = None
+            return
+        seconds = self.settings.decision_seconds
+        self.deadline = time.monotonic() + seconds
+        self._timer = asyncio.get_running_loop().create_task(
+            self._timeout(round_number, turn, seconds))
+
+    async def _timeout(self, round_number: int, turn: int | None, seconds: float) -> None:
+        await asyncio.sleep(seconds)
+        async with self.lock:
+            state = self.state
+            if (state is None or self.paused or self.status != "playing"
+                    or state.phase is not Phase.DECLARE or state.round_number != round_number):
+                return
+            self._timer = None
+            silent = [s for s in state.declaration_order() if state.declarations[s] is None]
+            if turn is not None:
+                silent = silent[:1]
+            self._apply([(s, Declaration.OUT) for s in silent], action=None)
+
+    def _schedule_bots(self) -> None:
+        state = self.state
+        assert state is not None
+        for seat in self.seats:
+            if seat.bot_style is None or seat.kicked:
+                continue
+            if engine.can_declare(state, seat.seat, Declaration.OUT) is not None:
+                continue
+            task = self._bot_tasks.get(seat.seat)
+            if task is not None and not task.done():
+                continue
+            low, high = self.manager.config.bot_delay
+            delay = self._rng.uniform(low, high)
+            self._bot_tasks[seat.seat] = asyncio.get_running_loop().create_task(
+                self._bot_declare(seat.seat, seat.bot_style, state.round_number, delay))
+
+    async def _bot_declare(self, seat: int, style: str, round_number: int,
+                           delay: float) -> None:
+        await asyncio.sleep(delay)
+        async with self.lock:
+            state = self.state
+            self._bot_tasks.pop(seat, None)
+            if state is None or self.status != "playing" or state.round_number != round_number:
+                return
+            view = view_for(state, seat)
+            if engine.can_declare(state, seat, Declaration.OUT) is not None:
+                return
+            bot = RuleOfThumbBot(style=STYLES.get(style, 0.0), name=self.seats[seat].name)
+            choice = bot.declare(view, self._rng)
+            if engine.can_declare(state, seat, choice) is not None:
+                choice = Declaration.OUT
+            self._apply([(seat, choice)], action=None)
+
+    def _schedule_deal(self) -> None:
+        if self.paused or self.status != "playing":
+            return
+        if self._next_deal is not None and not self._next_deal.done():
+            return
+        self._next_deal = asyncio.get_running_loop().create_task(
+            self._deal_later(self.settings.reveal_seconds))
+
+    async def _deal_later(self, delay: float) -> None:
+        await asyncio.sleep(delay)
+        async with self.lock:
+            self._next_deal = None
+            self._deal()
+
+    @staticmethod
+    def _cancel(task: asyncio.Task[None] | None) -> None:
+        if task is not None and not task.done() and task is not asyncio.current_task():
+            task.cancel()
+
+    def close(self) -> None:
+        """Cancel the room's timers and bot tasks (server shutdown)."""
+        self._cancel(self._timer)
+        self._cancel(self._next_deal)
+        for task in self._bot_tasks.values():
+            self._cancel(task)
+
+    # -- sending -------------------------------------------------------------------------
+
+    def _send_all(self, message: Any) -> None:
+        for client in self.clients:
+            client.send(message)
+
+    def _broadcast_room(self, exclude: Client | None = None) -> None:
+        update = RoomUpdate(room=self.info())
+        for client in self.clients:
+            if client is not exclude:
+                client.send(update)
+
+    def _broadcast_events(self, events: Sequence[Event]) -> None:
+        first = len(self.events) - len(events)
+        cache: dict[int | None, list[dict[str, Any]]] = {}
+        for client in self.clients:
+            seat = client.seat
+            if seat not in cache:
+                if isinstance(events[0], SessionStarted):
+                    cache[seat] = self.history_for(seat)[first:first + len(events)]
+                else:
+                    cache[seat] = self.visible(events, seat)
+            for offset, data in enumerate(cache[seat]):
+                client.send(EventMessage(seq=first + offset, event=data))
+
+    def _broadcast_state(self) -> None:
+        cache: dict[int | None, TableView | None] = {}
+        for client in self.clients:
+            if client.seat not in cache:
+                cache[client.seat] = self.view_of(client.seat)
+            view = cache[client.seat]
+            if view is not None:
+                client.send(TableState(table=view))
+
+    # -- restore -------------------------------------------------------------------------
+
+    def restore(self, loaded: LoadedRoom) -> None:
+        """Take the stored facts (:meth:`RoomManager.load`)."""
+        self.status = loaded.status
+        self.paused = loaded.paused
+        self.session_id = loaded.session_id
+        self.events = list(loaded.events)
+        self.state = engine.replay(self.events) if self.events else None
+        self.deals = {d.round: d for d in loaded.deals}
+        self.actions = {key: value for key, value in loaded.actions.items()}
+        if self.state is not None and self.state.phase is Phase.OVER:
+            self.status = "over"
+
+    async def resume_after_restart(self) -> None:
+        """Restart the clock of a room in play (a round in progress keeps its cards)."""
+        async with self.lock:
+            if self.state is None or self.status != "playing":
+                return
+            if self.state.phase is Phase.DECLARE:
+                state, events = self._auto_outs(self.state)
+                if events:
+                    self._persist_and_send(state, events, None)
+                    return
+            self._resume_play()
+
+
+def _room_id() -> str:
+    return secrets.token_urlsafe(8).replace("-", "x").replace("_", "y")
+
+
+class RoomManager:
+    """Every room of a server, with the store they persist to."""
+
+    def __init__(self, store: RoomStore, config: ServerConfig | None = None) -> None:
+        self.store = store
+        self.config = config or ServerConfig()
+        self.rooms: dict[str, Room] = {}
+        self.clock: Callable[[], float] = time.monotonic
+
+    def create(self, request: CreateRoom) -> tuple[Room, str]:
+        """A new room from ``request`` with its host in seat 0.
+
+        Returns:
+            The room and the host's secret seat token.
+
+        Raises:
+            ProtocolError: ``bad_rules`` or ``bad_name``.
+        """
+        try:
+            rules = rules_from_mapping(request.rules)
+        except RulesError as error:
+            raise _fail("bad_rules", str(error)) from None
+        name = clean_name(request.host_name)
+        settings = RoomSettings(rules=rules, buy_in=request.buy_in,
+                                decision_seconds=request.decision_seconds,
+                                reveal_seconds=request.reveal_seconds,
+                                seed_reveal=request.seed_reveal)
+        token = secrets.token_urlsafe(24)
+        host = SeatRow(seat=0, name=name, token_hash=hash_token(token), bot_style=None,
+                       host=True, kicked=False)
+        room_id = _room_id()
+        self.store.create_room(room_id, settings.to_json(), host)
+        room = Room(self, room_id, settings, [host])
+        self.rooms[room_id] = room
+        return room, token
+
+    def load(self) -> list[Room]:
+        """Rebuild every stored room (call :meth:`Room.resume_after_restart` on each once
+        the event loop runs)."""
+        rooms = []
+        for loaded in self.store.load_rooms():
+            room = Room(self, loaded.room_id, RoomSettings.from_json(loaded.settings),
+                        loaded.seats)
+            room.restore(loaded)
+            self.rooms[room.room_id] = room
+            rooms.append(room)
+        return rooms
+
+    def close(self) -> None:
+        """Stop every room's tasks."""
+        for room in self.rooms.values():
+            room.close()

@@ -1,0 +1,369 @@
+"""Persistence of the server's rooms, on the tables of :mod:`gutskit.storage`.
+
+A room's game is a session of :mod:`gutskit.storage` (``sessions`` / ``events``, source
+``"server"``): the hand history *is* the room's state, and :func:`gutskit.engine.replay`
+rebuilds it after a restart. Four more tables hold what is not a game event:
+
+* ``rooms``: id, settings (JSON: rules, buy-in, timers), status, paused, session id;
+* ``room_seats``: name, bot style, host flag, kicked flag and the SHA-256 of the secret seat
+  token (the token itself is never stored);
+* ``room_deals``: per round, the fairness commitment, the server seed (secret until
+  ``revealed``);
+* ``room_actions``: client action ids already applied (duplicates are acknowledged, not
+  applied again, also after a restart).
+
+Every write is one transaction; the room authority (:mod:`gutskit.server.rooms`) writes the
+events of an action *before* it sends anything about them. The schema is created and
+upgraded by Alembic (:func:`upgrade`, migrations in ``gutskit/server/migrations``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    DateTime,
+    ForeignKey,
+    Integer,
+    String,
+    create_engine,
+    event,
+    select,
+)
+from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.exc import ArgumentError, SQLAlchemyError
+from sqlalchemy.orm import Mapped, Session, mapped_column, sessionmaker
+
+from gutskit.events import Event, SessionEnded, SessionStarted
+from gutskit.history import event_from_dict, event_to_dict
+from gutskit.storage import Base, EventRecord, SessionRecord, StorageError, default_db_path
+
+__all__ = [
+    "DealRow",
+    "LoadedRoom",
+    "RoomStore",
+    "SeatRow",
+    "hash_token",
+    "open_room_store",
+    "upgrade",
+]
+
+MIGRATIONS = Path(__file__).parent / "migrations"
+
+
+class RoomRecord(Base):
+    """A room."""
+
+    __tablename__ = "rooms"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    settings: Mapped[dict[str, Any]] = mapped_column(JSON)
+    status: Mapped[str] = mapped_column(String(16))
+    paused: Mapped[bool] = mapped_column(Boolean, default=False)
+    session_id: Mapped[int | None] = mapped_column(
+        ForeignKey("sessions.id", ondelete="SET NULL"), default=None)
+
+
+class SeatRecord(Base):
+    """A seat of a room."""
+
+    __tablename__ = "room_seats"
+
+    room_id: Mapped[str] = mapped_column(ForeignKey("rooms.id", ondelete="CASCADE"),
+                                         primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(64))
+    token_hash: Mapped[str | None] = mapped_column(String(64), default=None, index=True)
+    bot_style: Mapped[str | None] = mapped_column(String(16), default=None)
+    host: Mapped[bool] = mapped_column(Boolean, default=False)
+    kicked: Mapped[bool] = mapped_column(Boolean, default=False)
+
+
+class DealRecord(Base):
+    """The fairness record of one round of a room."""
+
+    __tablename__ = "room_deals"
+
+    room_id: Mapped[str] = mapped_column(ForeignKey("rooms.id", ondelete="CASCADE"),
+                                         primary_key=True)
+    round: Mapped[int] = mapped_column(Integer, primary_key=True)
+    commitment: Mapped[str] = mapped_column(String(64))
+    seed: Mapped[str] = mapped_column(String(64))
+    revealed: Mapped[bool] = mapped_column(Boolean, default=False)
+
+
+class ActionRecord(Base):
+    """A client action applied in a room (for duplicate detection)."""
+
+    __tablename__ = "room_actions"
+
+    room_id: Mapped[str] = mapped_column(ForeignKey("rooms.id", ondelete="CASCADE"),
+                                         primary_key=True)
+    action_id: Mapped[str] = mapped_column(String(80), primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer)
+    round: Mapped[int] = mapped_column(Integer)
+
+
+def hash_token(token: str) -> str:
+    """SHA-256 (hex) of a seat token: what the database keeps."""
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+@dataclass
+class SeatRow:
+    """A seat as stored."""
+
+    seat: int
+    name: str
+    token_hash: str | None
+    bot_style: str | None
+    host: bool
+    kicked: bool
+
+
+@dataclass
+class DealRow:
+    """A round's fairness record as stored."""
+
+    round: int
+    commitment: str
+    seed: str
+    revealed: bool
+
+
+@dataclass
+class LoadedRoom:
+    """Everything stored about a room: enough to rebuild it."""
+
+    room_id: str
+    settings: dict[str, Any]
+    status: str
+    paused: bool
+    session_id: int | None
+    seats: list[SeatRow]
+    events: list[Event] = field(default_factory=list)
+    deals: list[DealRow] = field(default_factory=list)
+    actions: dict[str, tuple[int, int]] = field(default_factory=dict)
+
+
+def _url(target: str | Path) -> str:
+    text = str(target)
+    if "://" in text:
+        return text
+    path = Path(text).expanduser()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return f"sqlite:///{path.resolve()}"
+
+
+def upgrade(engine: Engine) -> None:
+    """Bring the database to the newest schema (``alembic upgrade head``)."""
+    from alembic import command
+    from alembic.config import Config
+
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.upgrade(config, "head")
+
+
+def open_room_store(target: str | Path | None = None) -> RoomStore:
+    """Open the database at a SQLAlchemy URL or SQLite path (default:
+    :func:`gutskit.storage.default_db_path`) and migrate it to the newest schema.
+
+    Raises:
+        StorageError: bad URL, or the database cannot be opened or migrated.
+    """
+    location = default_db_path() if target is None else target
+    try:
+        url = make_url(_url(location))
+        engine = create_engine(url)
+        if url.get_backend_name() == "sqlite":
+            event.listen(engine, "connect", _sqlite_pragmas)
+        upgrade(engine)
+    except ArgumentError as error:
+        raise StorageError(f"bad database URL {str(location)!r}: {error}") from None
+    except (SQLAlchemyError, OSError) as error:
+        reason = getattr(error, "orig", None) or error
+        raise StorageError(f"cannot open database {str(location)!r}: {reason}") from None
+    return RoomStore(engine, str(location))
+
+
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.close()
+
+
+class RoomStore:
+    """Rooms in one database. Every method is one transaction.
+
+    Raises (every method):
+        StorageError: the database cannot be read or written.
+    """
+
+    def __init__(self, engine: Engine, location: str) -> None:
+        self.engine = engine
+        self.location = location
+        self._sessions = sessionmaker(engine, expire_on_commit=False)
+
+    def _db(self) -> Session:
+        return self._sessions()
+
+    def _fail(self, error: SQLAlchemyError) -> StorageError:
+        reason = getattr(error, "orig", None) or str(error).splitlines()[0]
+        return StorageError(f"cannot write {self.location!r}: {reason}")
+
+    def create_room(self, room_id: str, settings: dict[str, Any], host: SeatRow) -> None:
+        """Save a new room (status ``"lobby"``) with its host's seat."""
+        try:
+            with self._db() as db, db.begin():
+                db.add(RoomRecord(id=room_id, created_at=datetime.now(UTC), settings=settings,
+                                  status="lobby", paused=False, session_id=None))
+                db.flush()
+                db.add(SeatRecord(room_id=room_id, **vars(host)))
+        except SQLAlchemyError as error:
+            raise self._fail(error) from None
+
+    def put_seat(self, room_id: str, seat: SeatRow) -> None:
+        """Insert or replace a seat."""
+        try:
+            with self._db() as db, db.begin():
+                db.merge(SeatRecord(room_id=room_id, **vars(seat)))
+        except SQLAlchemyError as error:
+            raise self._fail(error) from None
+
+    def delete_seats(self, room_id: str, seats: Sequence[SeatRow]) -> None:
+        """Replace the room's seats by ``seats`` (renumbered seats after a leave/kick in
+        the lobby)."""
+        try:
+            with self._db() as db, db.begin():
+                for record in db.scalars(select(SeatRecord)
+                                         .where(SeatRecord.room_id == room_id)).all():
+                    db.delete(record)
+                db.flush()
+                for seat in seats:
+                    db.add(SeatRecord(room_id=room_id, **vars(seat)))
+        except SQLAlchemyError as error:
+            raise self._fail(error) from None
+
+    def set_paused(self, room_id: str, paused: bool) -> None:
+        """Record the pause flag."""
+        try:
+            with self._db() as db, db.begin():
+                record = db.get(RoomRecord, room_id)
+                assert record is not None
+                record.paused = paused
+        except SQLAlchemyError as error:
+            raise self._fail(error) from None
+
+    def start_session(self, room_id: str, start: SessionStarted) -> int:
+        """Create the room's session with its ``SessionStarted`` event (seq 0); the room
+        becomes ``"playing"``. Returns the session id."""
+        try:
+            with self._db() as db, db.begin():
+                session = SessionRecord(created_at=datetime.now(UTC), source="server",
+                                        rules=start.rules.to_dict(), players=list(start.names),
+                                        status="playing", end_reason=None)
+                db.add(session)
+                db.flush()
+                db.add(EventRecord(session_id=session.id, seq=0, type="SessionStarted",
+                                   payload=event_to_dict(start)))
+                room = db.get(RoomRecord, room_id)
+                assert room is not None
+                room.session_id = session.id
+                room.status = "playing"
+                return session.id
+        except SQLAlchemyError as error:
+            raise self._fail(error) from None
+
+    def append(self, room_id: str, session_id: int, first_seq: int, events: Sequence[Event],
+               *, deal: DealRow | None = None, action: tuple[str, int, int] | None = None,
+               reveal: Sequence[int] = ()) -> None:
+        """Append events ``first_seq, first_seq + 1, ...`` and the records that go with
+        them, all in one transaction.
+
+        Args:
+            deal: the fairness record of a round being dealt.
+            action: ``(action_id, seat, round)`` of the client action that caused them.
+            reveal: rounds whose seeds are now revealed.
+        """
+        try:
+            with self._db() as db, db.begin():
+                for offset, item in enumerate(events):
+                    payload = event_to_dict(item)
+                    db.add(EventRecord(session_id=session_id, seq=first_seq + offset,
+                                       type=payload["type"], payload=payload))
+                    if isinstance(item, SessionEnded):
+                        session = db.get(SessionRecord, session_id)
+                        room = db.get(RoomRecord, room_id)
+                        assert session is not None and room is not None
+                        session.status = "finished"
+                        session.end_reason = item.reason
+                        room.status = "over"
+                if deal is not None:
+                    db.add(DealRecord(room_id=room_id, **vars(deal)))
+                if action is not None:
+                    db.add(ActionRecord(room_id=room_id, action_id=action[0], seat=action[1],
+                                        round=action[2]))
+                for number in reveal:
+                    record = db.get(DealRecord, (room_id, number))
+                    if record is not None:
+                        record.revealed = True
+        except SQLAlchemyError as error:
+            raise self._fail(error) from None
+
+    def set_status(self, room_id: str, status: str) -> None:
+        """Record the room status (``"over"`` when a session ends with nothing to share)."""
+        try:
+            with self._db() as db, db.begin():
+                room = db.get(RoomRecord, room_id)
+                assert room is not None
+                room.status = status
+                if status == "over" and room.session_id is not None:
+                    session = db.get(SessionRecord, room.session_id)
+                    if session is not None:
+                        session.status = "finished"
+        except SQLAlchemyError as error:
+            raise self._fail(error) from None
+
+    def load_rooms(self) -> list[LoadedRoom]:
+        """Every stored room with its seats, events, deals and applied actions."""
+        try:
+            with self._db() as db:
+                rooms = db.scalars(select(RoomRecord).order_by(RoomRecord.created_at)).all()
+                return [self._load(db, r) for r in rooms]
+        except SQLAlchemyError as error:
+            raise StorageError(f"cannot read {self.location!r}: {error}") from None
+
+    def _load(self, db: Session, room: RoomRecord) -> LoadedRoom:
+        seats = [SeatRow(seat=s.seat, name=s.name, token_hash=s.token_hash,
+                         bot_style=s.bot_style, host=s.host, kicked=s.kicked)
+                 for s in db.scalars(select(SeatRecord).where(SeatRecord.room_id == room.id)
+                                     .order_by(SeatRecord.seat))]
+        loaded = LoadedRoom(room_id=room.id, settings=dict(room.settings), status=room.status,
+                            paused=room.paused, session_id=room.session_id, seats=seats)
+        if room.session_id is not None:
+            payloads = db.scalars(select(EventRecord.payload)
+                                  .where(EventRecord.session_id == room.session_id)
+                                  .order_by(EventRecord.seq)).all()
+            loaded.events = [event_from_dict(dict(p)) for p in payloads]
+        loaded.deals = [DealRow(round=d.round, commitment=d.commitment, seed=d.seed,
+                                revealed=d.revealed)
+                        for d in db.scalars(select(DealRecord)
+                                            .where(DealRecord.room_id == room.id)
+                                            .order_by(DealRecord.round))]
+        loaded.actions = {a.action_id: (a.seat, a.round)
+                          for a in db.scalars(select(ActionRecord)
+                                              .where(ActionRecord.room_id == room.id))}
+        return loaded
