@@ -58,6 +58,7 @@ __all__ = [
     "Kicked",
     "Leave",
     "LobbySeat",
+    "PassCard",
     "Pause",
     "Ping",
     "Pong",
@@ -187,8 +188,17 @@ class Leave(_Message):
     type: Literal["leave"] = "leave"
 
 
+DeclarationName = Literal["in", "out", "high", "low", "both"]
+"""A declaration: ``in``/``out``; under Hi-Lo Guts (``hi_lo``) ``high``/``low``/``both``/
+``out`` (:attr:`TableView.legal_declarations` lists what the rules allow)."""
+
+
+_IN_OUT: list[DeclarationName] = ["in", "out"]
+
+
 class Declare(_Message):
-    """Declare in or out for round ``round`` (:attr:`TableView.round`).
+    """Declare for round ``round`` (:attr:`TableView.round`): ``declaration`` is one of
+    :attr:`TableView.legal_declarations`.
 
     ``action_id`` is chosen by the client (unique per action, at most 64 characters): a
     repeated ``action_id`` is acknowledged again and applied once; a ``round`` that is not
@@ -198,7 +208,19 @@ class Declare(_Message):
     type: Literal["declare"] = "declare"
     round: int
     action_id: str = Field(min_length=1, max_length=64)
-    declaration: Literal["in", "out"]
+    declaration: DeclarationName
+
+
+class PassCard(_Message):
+    """Pass the Trash (``pass_the_trash``): choose the card (``"7h"``, one of your own) that
+    goes to the next seat on your left in round ``round``; all passes are exchanged at once
+    when every seat has chosen (or the timer ends: the lowest card is passed for a silent
+    seat). ``action_id`` as in :class:`Declare`."""
+
+    type: Literal["pass_card"] = "pass_card"
+    round: int
+    action_id: str = Field(min_length=1, max_length=64)
+    card: str = Field(min_length=2, max_length=3)
 
 
 class AddBot(_Message):
@@ -251,7 +273,7 @@ class Ping(_Message):
 
 
 ClientMessage = Annotated[
-    Hello | Join | Leave | Declare | AddBot | Kick | Start | Pause | Resume | EndSession
+    Hello | Join | Leave | Declare | PassCard | AddBot | Kick | Start | Pause | Resume | EndSession
     | Ping,
     Field(discriminator="type"),
 ]
@@ -349,14 +371,16 @@ class TableView(_Message):
         names, stacks, eliminated: per seat.
         dealer: the dealer's seat.
         pot, reserve: chips.
-        phase: ``"deal"`` (between rounds), ``"declare"``, ``"over"``.
+        phase: ``"deal"`` (between rounds), ``"pass"`` (Pass the Trash: choosing the card
+            to pass), ``"declare"``, ``"over"``.
         round: the round being declared (or the last one dealt); the ``round`` a
             :class:`Declare` must carry.
         game: games started so far.
         hand: the recipient's own cards this round (``None`` for spectators, seats not
             dealt in, and between rounds).
-        declarations: per seat ``"in"``/``"out"``/``None``: the recipient's own as soon as
-            made, the others' only when revealed (or as made under sequential declaration).
+        declarations: per seat ``"in"``/``"out"`` (Hi-Lo: ``"high"``/``"low"``/``"both"``)
+            or ``None``: the recipient's own as soon as made, the others' only when revealed
+            (or as made under sequential declaration).
         declared: per seat: has declared this round (not what).
         dealt_in: per seat: holds cards this round.
         owed: what a loser would pay to match the current pot.
@@ -366,6 +390,11 @@ class TableView(_Message):
             only for a showdown's in players).
         time_left: seconds left on the declaration timer (``None`` when not declaring or
             paused).
+        legal_declarations: what :class:`Declare` may say under the room's rules.
+        community: the community card (``community_card``) once turned face up, else
+            ``None``.
+        ghost: the ghost hand (``ghost_hand``) once shown at the showdown, else ``None``.
+        passed: Pass the Trash: per seat, has chosen the card to pass (``None`` otherwise).
     """
 
     seat: int
@@ -375,17 +404,21 @@ class TableView(_Message):
     dealer: int
     pot: int
     reserve: int
-    phase: Literal["deal", "declare", "over"]
+    phase: Literal["deal", "pass", "declare", "over"]
     round: int
     game: int
     hand: list[str] | None
-    declarations: list[Literal["in", "out"] | None]
+    declarations: list[DeclarationName | None]
     declared: list[bool]
     dealt_in: list[bool]
     owed: int
     my_turn: bool
     last_result: dict[str, Any] | None
     time_left: float | None
+    legal_declarations: list[DeclarationName] = Field(default_factory=lambda: _IN_OUT.copy())
+    community: list[str] | None = None
+    ghost: list[str] | None = None
+    passed: list[bool] | None = None
 
 
 class Welcome(_Message):

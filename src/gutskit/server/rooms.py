@@ -151,10 +151,10 @@ def table_view(view: SeatView, time_left: float | None) -> TableView:
     return TableView(
         seat=view.seat, names=list(view.names), stacks=list(view.stacks),
         eliminated=list(view.eliminated), dealer=view.dealer, pot=view.pot,
-        reserve=view.reserve, phase=view.phase.value, round=view.round_number,  # type: ignore[arg-type]
+        reserve=view.reserve, phase=view.phase.value, round=view.round_number,
         game=view.game_number,
         hand=None if view.hand is None else [card_name(c) for c in view.hand],
-        declarations=[None if d is None else ("in" if d is Declaration.IN else "out")
+        declarations=[None if d is None else d.value
                       for d in view.declarations],
         declared=list(view.declared), dealt_in=list(view.dealt_in), owed=view.owed,
         my_turn=view.seat >= 0 and view.my_turn,
