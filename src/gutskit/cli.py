@@ -296,7 +296,8 @@ def sim(
         _echo_json(summary.to_dict())
         return
     out = _out()
-    table = Table(title="Final stacks (last session)", title_justify="left")
+    out.print("Final stacks (last session):")
+    table = Table()
     table.add_column("Player")
     table.add_column("Stack", justify="right")
     table.add_column("Net", justify="right")
@@ -420,38 +421,47 @@ def referee(
     the first dealer, an optional starting pot, and the rounds (hands and in/out
     declarations). Invalid input exits with status 2 and one message on stderr.
     """
-    result = settle(_read_referee_input(file))
+    data = _read_referee_input(file)
+    result = settle(data)
     if as_json:
         _echo_json(result)
         return
     out = _out()
-    data_stacks = dict(result["stacks"])
+    final_stacks = dict(result["stacks"])
     # Walk back from the final stacks to print each round's stacks after it.
     stacks = {n: s - sum(r["deltas"][n] for r in result["rounds"])
-              for n, s in data_stacks.items()}
-    for number, rnd in enumerate(result["rounds"], 1):
+              for n, s in final_stacks.items()}
+    given_rounds = data.get("rounds") or []
+    if len(given_rounds) != len(result["rounds"]):  # e.g. rounds that settle nothing
+        given_rounds = [{} for _ in result["rounds"]]
+    for number, (rnd, given) in enumerate(zip(result["rounds"], given_rounds, strict=True), 1):
         table = Table(title=f"Round {number} · dealer {escape(rnd['dealer'])} · "
                             f"pot {rnd['pot_before']} → {rnd['pot_after']} · {rnd['outcome']}",
                       title_justify="left")
-        table.add_column("Player")
-        table.add_column("Ante", justify="right")
-        table.add_column("Declared")
-        table.add_column("Change", justify="right")
-        table.add_column("Stack", justify="right")
+        for column in ("Player", "Ante", "Declared", "Hand", "Result", "Change", "Stack"):
+            table.add_column(column, justify="right" if column in ("Ante", "Change", "Stack")
+                             else "left")
         for name, delta in rnd["deltas"].items():
             stacks[name] += delta
-            declared = ("in" if name in rnd["in"] else "")
+            hand = given.get("hands", {}).get(name)
+            results = []
             if name in rnd["winners"]:
-                declared += ", wins"
+                results.append("wins")
+            elif (name in rnd["in"] and rnd["outcome"] == "showdown"
+                  and name not in rnd["eliminated"]):
+                results.append("matches")
             if name in rnd["eliminated"]:
-                declared += ", eliminated"
-            table.add_row(escape(name), str(rnd["antes"].get(name, "")), declared,
-                          f"{delta:+d}" if delta else "0", str(stacks[name]))
+                results.append("eliminated")
+            table.add_row(escape(name), str(rnd["antes"].get(name, "")),
+                          escape(str(given.get("declarations", {}).get(name, "-"))),
+                          pretty_cards(parse_cards(hand)) if hand else "",
+                          ", ".join(results), f"{delta:+d}" if delta else "0",
+                          str(stacks[name]))
         out.print(table)
     final = Table(title="Final stacks", title_justify="left")
     final.add_column("Player")
     final.add_column("Stack", justify="right")
-    for name, stack in data_stacks.items():
+    for name, stack in final_stacks.items():
         final.add_row(escape(name), str(stack))
     out.print(final)
     over = " · the session is over" if result["session_over"] else ""
@@ -599,6 +609,16 @@ def history(
 # subclass listed in USER_ERRORS (or add yours to it) for user mistakes: GutsGroup reports
 # it as "error: <message>" with exit status 2.
 # ---------------------------------------------------------------------------------------------
+
+from gutskit.server.cli import serve, verify  # noqa: E402  (guts serve, guts verify)
+
+app.command(epilog="Examples:\n\n"
+            "    guts serve\n\n"
+            "    guts serve --host 0.0.0.0 --port 8080 --db postgresql+psycopg://u:pw@db/guts")(
+    serve)
+app.command(epilog="Examples:\n\n"
+            "    guts verify fairness.json --history history.jsonl\n\n"
+            "    guts verify --commitment 1217... --seed 00ab...")(verify)
 
 
 def main(argv: Sequence[str] | None = None) -> None:

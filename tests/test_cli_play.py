@@ -1,0 +1,287 @@
+"""``guts play`` driven through a pipe, and ``guts history`` of what it saved."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+from rich.console import Console
+from typer.testing import CliRunner, Result
+
+from gutskit.cards import pretty_cards
+from gutskit.cli import app
+from gutskit.engine import GameState, Phase, replay
+from gutskit.events import (
+    CardsDealt,
+    Declaration,
+    DeclarationsRevealed,
+    Declared,
+    Event,
+    RoundResolved,
+    SessionEnded,
+)
+from gutskit.history import event_from_dict
+from gutskit.ledger import ledger
+from gutskit.play import play_session
+from gutskit.rules import Rules, preset
+from gutskit.settlement import clockwise_from
+from gutskit.storage import open_store
+
+RUNNER = CliRunner(env={"FORCE_COLOR": None, "TTY_COMPATIBLE": None, "COLUMNS": "120",
+                        "GUTSKIT_DB": None})
+
+
+def guts(*args: str, input: str | None = None) -> Result:
+    result = RUNNER.invoke(app, list(args), input=input)
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return result
+
+
+def saved(db: Path, session_id: int = 1) -> tuple[list[Event], GameState]:
+    events = open_store(db).events(session_id)
+    return events, replay(events)
+
+
+def assert_ledger_printed(text: str, state: GameState) -> None:
+    """The printed ledger has every player's buy-in, final stack and net, as replayed."""
+    ledger_text = text[text.index("Ledger"):]
+    for line in ledger(state):
+        net = f"{line.net:+d}" if line.net else "0"
+        pattern = (rf"│ {re.escape(line.name)}[^│]*│\s+{line.buy_in} │\s+{line.stack} │"
+                   rf"\s+{re.escape(net)} │")
+        assert re.search(pattern, ledger_text), (pattern, ledger_text)
+
+
+def rounds_of(events: list[Event]) -> Iterator[tuple[CardsDealt, list[Event]]]:
+    """Each deal with the events that follow it up to the next deal."""
+    current: CardsDealt | None = None
+    rest: list[Event] = []
+    for event in events:
+        if isinstance(event, CardsDealt):
+            if current is not None:
+                yield current, rest
+            current, rest = event, []
+        elif current is not None:
+            rest.append(event)
+    if current is not None:
+        yield current, rest
+
+
+def test_play_through_a_pipe_until_quit(tmp_path: Path) -> None:
+    db = tmp_path / "guts.db"
+    result = guts("play", "--seed", "3", "--db", str(db), input="i\no\nfoo\nin\nquit\n")
+    assert result.exit_code == 0, result.stderr
+    text = result.stdout
+    assert "Sorry, 'foo' is not an answer. Type in (i), out (o) or quit (q)." in text
+    assert text.count("In or out? [i/o/q]") == 5  # i, o, foo, in, quit
+    assert "The session ends: You quit." in text
+    assert f"Hand history saved as session 1 in {db}" in text
+
+    events, state = saved(db)
+    assert state.phase is Phase.OVER
+    assert state.end_reason == "You quit"
+    assert sum(state.stacks) == 5 * 100  # pot shared out at the end
+    assert_ledger_printed(text, state)
+    dealt = [e for e in events if isinstance(e, CardsDealt)]
+    assert len(dealt) == 4  # three rounds answered, the fourth dealt when quitting
+    revealed = [e for e in events if isinstance(e, DeclarationsRevealed)]
+    assert [r.declarations[0] for r in revealed] == [Declaration.IN, Declaration.OUT,
+                                                     Declaration.IN]
+    assert isinstance(events[-1], SessionEnded)
+    info = open_store(db).session(1)
+    assert (info.status, info.source, info.rounds) == ("finished", "play", 4)
+    assert info.players == ["You", "Ava", "Bruno", "Chen", "Dara"]
+
+    # The terminal showed your own cards every round, and a bot's cards only when shown at
+    # a showdown.
+    for deal_event, rest in rounds_of(events):
+        mine = deal_event.hands[0]
+        assert mine is not None
+        assert f"Your cards: {pretty_cards(mine)}" in text
+        shown = next((e.shown for e in rest if isinstance(e, RoundResolved)), None)
+        for seat, hand in enumerate(deal_event.hands[1:], 1):
+            assert hand is not None
+            if shown is None or shown[seat] is None:
+                assert pretty_cards(hand) not in text
+
+
+def test_play_end_of_input_without_quit(tmp_path: Path) -> None:
+    db = tmp_path / "guts.db"
+    result = guts("play", "-n", "3", "--chips", "20", "--preset", "german-2card", "--seed", "8",
+                  "--db", str(db), input="o\nI\n")
+    assert result.exit_code == 0, result.stderr
+    assert "The session ends: end of input." in result.stdout
+    events, state = saved(db)
+    assert state.end_reason == "end of input"
+    assert state.rules.cards_per_hand == 2
+    assert state.buy_ins == (20, 20, 20)
+    assert sum(state.stacks) == 60
+    assert_ledger_printed(result.stdout, state)
+    assert len([e for e in events if isinstance(e, CardsDealt)]) == 3
+    assert open_store(db).session(1).status == "finished"
+
+
+def test_play_is_reproducible_under_a_seed(tmp_path: Path) -> None:
+    answers = "in\nout\nin\nin\nout\n"
+    first = guts("play", "--seed", "21", "--db", str(tmp_path / "a.db"), input=answers)
+    second = guts("play", "--seed", "21", "--db", str(tmp_path / "b.db"), input=answers)
+    assert first.stdout.replace("a.db", "X") == second.stdout.replace("b.db", "X")
+    assert [e for e in saved(tmp_path / "a.db")[0]] == [e for e in saved(tmp_path / "b.db")[0]]
+
+
+def test_play_sequential_shows_earlier_calls_before_asking(tmp_path: Path) -> None:
+    db = tmp_path / "guts.db"
+    result = guts("play", "--preset", "indonesian", "-n", "4", "--seed", "4", "--db", str(db),
+                  input="out\nout\nout\nout\n")
+    assert result.exit_code == 0, result.stderr
+    events, state = saved(db)
+    assert state.rules.declaration == "sequential"
+    # Split the transcript at the round headers; in each round the players left of the
+    # dealer up to you declare (visibly) before you are asked.
+    chunks = re.split(r"─+ Round \d+ · ", result.stdout)[1:]
+    dealers = [line.split("dealer ")[1].split(" ")[0] for line in chunks]
+    deals = list(rounds_of(events))
+    assert len(chunks) == len(deals) == 5
+    for chunk, dealer_name, (deal_event, rest) in zip(chunks, dealers, deals, strict=True):
+        order = [s for s in clockwise_from(state.names.index(dealer_name), 4)
+                 if deal_event.hands[s] is not None]
+        before_me = order[:order.index(0)]
+        calls = [e.seat for e in rest if isinstance(e, Declared)]
+        assert calls == order[:len(calls)]
+        if "In or out?" not in chunk:
+            continue
+        asked = chunk.index("In or out?")
+        for seat in before_me:
+            assert chunk.index(f"{state.names[seat]} declares") < asked
+        for seat in order[order.index(0) + 1:]:
+            if seat in calls:
+                assert chunk.index(f"{state.names[seat]} declares") > asked
+
+
+def test_play_ctrl_c_prints_the_ledger_and_saves(tmp_path: Path) -> None:
+    store = open_store(tmp_path / "guts.db")
+    answers = iter(["in", "out"])
+
+    def read(prompt: str) -> str:
+        try:
+            return next(answers)
+        except StopIteration:
+            raise KeyboardInterrupt from None
+
+    console = Console(record=True, width=120, file=open(os.devnull, "w"))  # noqa: SIM115
+    result = play_session(console=console, read=read, store=store, rules=Rules(),
+                          players=3, chips=30, rng=__import__("random").Random(2))
+    console.file.close()
+    assert result.interrupted
+    assert result.reason == "interrupted (Ctrl-C)"
+    text = console.export_text()
+    assert "Ledger" in text
+    events = store.events(result.session_id)
+    assert replay(events) == result.state
+    assert sum(result.state.stacks) == 90
+    assert store.session(result.session_id).status == "finished"
+
+
+def test_play_ends_when_you_are_out_of_chips(tmp_path: Path) -> None:
+    # One chip each: the first ante empties every stack, so after the first round nobody
+    # but the winner has chips and the session is over.
+    db = tmp_path / "guts.db"
+    result = guts("play", "-n", "2", "--chips", "1", "--seed", "1", "--db", str(db),
+                  input="in\nin\nin\n")
+    assert result.exit_code == 0, result.stderr
+    _, state = saved(db)
+    assert state.phase is Phase.OVER
+    assert sorted(state.stacks) == [0, 2]
+    assert "Ledger" in result.stdout
+
+
+def test_play_user_errors(tmp_path: Path) -> None:
+    for args, needle in [
+        (["--players", "1"], "--players"),
+        (["--players", "11"], "--players"),
+        (["--chips", "0"], "--chips"),
+        (["--preset", "social", "--rules", "x.toml"], "--preset and --rules"),
+        (["--rule", "declaration=shouted"], "declaration"),
+        (["--name", "Ava"], "duplicate player name 'Ava'"),
+    ]:
+        result = guts("play", "--db", str(tmp_path / "x.db"), *args, input="quit\n")
+        assert result.exit_code == 2, (args, result.stdout)
+        assert result.stderr.startswith("error: ") and needle in result.stderr, result.stderr
+        assert "Traceback" not in result.stderr
+    not_a_db = tmp_path / "notes.db"
+    not_a_db.write_text("these are my notes, not a database\n" * 50, encoding="utf-8")
+    result = guts("play", "--db", str(not_a_db), input="quit\n")
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert result.stderr.startswith("error: cannot open database") and "notes.db" in result.stderr
+
+
+def test_history_lists_and_prints_sessions(tmp_path: Path) -> None:
+    db = tmp_path / "guts.db"
+    guts("play", "--seed", "5", "--db", str(db), input="in\nout\nq\n")
+    guts("play", "--seed", "6", "--preset", "indonesian", "--db", str(db), input="o\n")
+    listing = guts("history", "--db", str(db))
+    assert listing.exit_code == 0, listing.stderr
+    assert re.search(r"│\s+1 │ .* │ play\s+│ You, Ava, Bruno, Chen, Dara\s+│\s+3 │ finished: "
+                     r"You quit", listing.stdout)
+    assert re.search(r"│\s+2 │ .* │ play\s+│ You, Ava, Bruno, Chen, Dara\s+│\s+2 │ finished: "
+                     r"end of input", listing.stdout)
+    rows = [json.loads(line) for line in
+            guts("history", "--db", str(db), "--json").stdout.splitlines()]
+    assert [(r["id"], r["rounds"], r["status"]) for r in rows] == [
+        (1, 3, "finished"), (2, 2, "finished")]
+    assert rows[1]["rules"]["declaration"] == "sequential"
+
+    lines = guts("history", "2", "--db", str(db), "--json").stdout.splitlines()
+    events = [event_from_dict(json.loads(line)) for line in lines]
+    assert events == open_store(db).events(2)
+    assert replay(events).rules == preset("indonesian")
+
+    story = guts("history", "1", "--db", str(db))
+    assert story.exit_code == 0, story.stderr
+    assert "Session 1 (play" in story.stdout
+    assert "Round 3 · game" in story.stdout
+    assert "Ledger" in story.stdout
+    first_deal = next(e for e in events if isinstance(e, CardsDealt))
+    story2 = guts("history", "2", "--db", str(db)).stdout
+    for name, hand in zip(replay(events).names, first_deal.hands, strict=True):
+        assert hand is not None
+        assert f"{name}: {pretty_cards(hand)}" in story2  # the full record shows every hand
+
+
+def test_history_errors(tmp_path: Path) -> None:
+    db = tmp_path / "guts.db"
+    guts("play", "--seed", "5", "--db", str(db), input="q\n")
+    result = guts("history", "9", "--db", str(db))
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr.strip() == f"error: no session 9 in '{db}'"
+    empty = guts("history", "--db", str(tmp_path / "empty.db"))
+    assert empty.exit_code == 0
+    assert "No saved sessions" in empty.stdout
+
+
+def test_guts_play_in_a_real_pipe(tmp_path: Path) -> None:
+    """The installed console script, a real pipe (no TTY), end of input without quit."""
+    script = Path(sys.executable).parent / "guts"
+    db = tmp_path / "guts.db"
+    env = {k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR", "TTY_COMPATIBLE")}
+    done = subprocess.run([str(script), "play", "--seed", "9", "--db", str(db)],
+                          input="o\ni\n", capture_output=True, text=True, timeout=120, env=env,
+                          check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""
+    assert "Ledger" in done.stdout
+    assert "The session ends: end of input." in done.stdout
+    _, state = saved(db)
+    assert state.end_reason == "end of input"
+    bad = subprocess.run([str(script), "compare", "As Ks", "Xx Qd"], capture_output=True,
+                         text=True, timeout=60, env=env, check=False)
+    assert bad.returncode == 2
+    assert bad.stdout == ""
+    assert bad.stderr.startswith("error: unknown card 'Xx'")
