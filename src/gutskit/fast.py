@@ -1,0 +1,504 @@
+"""A vectorized (numpy) Guts simulator for threshold and table-driven strategies.
+
+It plays many independent tables at once, each a session under the same rules as
+:mod:`gutskit.engine` (which stays the reference: the tests replay identical deals through
+both and compare every stack, and compare random play statistically). It is for research
+(solvers, exploitability, tournaments' best responses), not for play: there are no events
+and no views.
+
+Supported rules (anything else raises :class:`UnsupportedRulesError` naming the rule):
+
+* ``cards_per_hand`` 2 or 3, ``ace_low_straight``, ``suit_tiebreak`` (through
+  :mod:`gutskit.tables`), ``ante``;
+* antes when a game starts (empty pot), ``ante_every_round``, ``all_out = "reante"`` and
+  ``"carry"`` (not ``"best_pays_antes"``);
+* ``declaration``: ``simultaneous``, ``drop``, and ``sequential`` -- the strategies here
+  decide from their own hand and the pot only, so the order of calls cannot change them;
+* nobody in (void round, same dealer), one in (uncontested win), showdown with ties and
+  ``odd_chip`` (``carry`` or ``first_left_of_dealer``), every loser matching;
+* ``pot_cap`` in both ``pot_cap_mode`` (``match`` and ``reserve``, with the reserve
+  refilling a new game's pot and shared at the end like :func:`gutskit.engine.end_session`);
+* ``shortfall``: ``eliminate``, ``table_stakes`` and ``debt``; ``require_cover``;
+  players with no chips are not dealt in; ``end_on_uncontested``; a session stops when
+  fewer than two players can be dealt in; ``min_buy_in`` (checked), ``rebuys`` (allowed,
+  but the simulated players never rebuy);
+* the house rules of the variants (``hi_lo``, ``community_card``, ghost hand, ...) only at
+  their defaults.
+
+A strategy is a :class:`FastPolicy`: the probability of declaring in for each dense hand
+rank (:mod:`gutskit.tables`), optionally in several tables chosen by the pot size. A
+threshold strategy has probabilities 0 and 1; a mixed one anything between.
+
+Randomness: one seeded :class:`numpy.random.Generator` (SFC64) per call. Hands are dealt
+uniformly: hand after hand, each drawn among the combinations that share no card with the
+hands already dealt at that table (rejection sampling on 52-bit card masks).
+
+>>> from gutskit.rules import Rules
+>>> rules = Rules(cards_per_hand=2)
+>>> tight = FastPolicy.threshold(0.8, rules.ranking)
+>>> result = simulate(rules, [tight] * 4, tables=1000, rounds=50, stacks=10_000, seed=1)
+>>> int(result.stacks.sum() + result.pot.sum() + result.reserve.sum()) == 1000 * 4 * 10_000
+True
+>>> bool(0.15 < result.in_rate.mean() < 0.25)  # a threshold at 0.8 plays about 20 % of hands
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import numpy.typing as npt
+
+from gutskit.evaluation import Ranking
+from gutskit.rules import Rules
+from gutskit.tables import HandTable, hand_table
+
+__all__ = [
+    "FastPolicy",
+    "FastResult",
+    "UnsupportedRulesError",
+    "check_supported",
+    "simulate",
+    "simulate_deals",
+]
+
+I64 = npt.NDArray[np.int64]
+F64 = npt.NDArray[np.float64]
+BoolArray = npt.NDArray[np.bool_]
+
+_SUPPORTED: dict[str, tuple[object, ...] | None] = {
+    "cards_per_hand": None,
+    "ante": None,
+    "ante_every_round": None,
+    "declaration": ("simultaneous", "drop", "sequential"),
+    "all_out": ("reante", "carry"),
+    "ace_low_straight": None,
+    "suit_tiebreak": None,
+    "odd_chip": None,
+    "pot_cap": None,
+    "pot_cap_mode": None,
+    "shortfall": None,
+    "require_cover": None,
+    "end_on_uncontested": None,
+    "min_buy_in": None,
+    "rebuys": None,
+    "max_rebuys": None,
+}
+"""Rule -> the values the simulator plays (``None``: every valid value). Every other rule
+must be at its default."""
+
+
+class UnsupportedRulesError(ValueError):
+    """The fast simulator cannot play these rules; the message names the rule and value."""
+
+
+def check_supported(rules: Rules) -> None:
+    """Raise :class:`UnsupportedRulesError` unless :func:`simulate` plays ``rules``."""
+    defaults = Rules()
+    for name in type(rules).model_fields:
+        value = getattr(rules, name)
+        if name in _SUPPORTED:
+            allowed = _SUPPORTED[name]
+            if allowed is not None and value not in allowed:
+                raise UnsupportedRulesError(
+                    f"the fast simulator does not play {name} = {value!r} "
+                    f"(supported: {', '.join(map(str, allowed))})")
+        elif value != getattr(defaults, name):
+            raise UnsupportedRulesError(
+                f"the fast simulator does not play {name} = {value!r} "
+                f"(only the default {getattr(defaults, name)!r}); use the engine")
+
+
+@dataclass(frozen=True, eq=False)
+class FastPolicy:
+    """A strategy for :func:`simulate`: in-probabilities by dense hand rank and pot size.
+
+    Attributes:
+        in_prob: ``(n_buckets, n_ranks)`` probabilities of declaring in; row ``b`` applies
+            when ``pot_edges[b - 1] <= pot < pot_edges[b]`` (pot after antes, chips).
+        pot_edges: ``n_buckets - 1`` increasing pot sizes where the row changes.
+        name: a label.
+    """
+
+    in_prob: F64
+    pot_edges: I64 = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    name: str = "policy"
+
+    def __post_init__(self) -> None:
+        probs = np.atleast_2d(np.asarray(self.in_prob, dtype=np.float64))
+        edges = np.asarray(self.pot_edges, dtype=np.int64).reshape(-1)
+        if probs.shape[0] != edges.shape[0] + 1:
+            raise ValueError(f"{probs.shape[0]} rows of in-probabilities need "
+                             f"{probs.shape[0] - 1} pot edges, got {edges.shape[0]}")
+        if np.any(np.diff(edges) <= 0):
+            raise ValueError(f"pot edges must increase: {edges.tolist()!r}")
+        if np.any((probs < 0) | (probs > 1)):
+            raise ValueError("in-probabilities must lie in [0, 1]")
+        object.__setattr__(self, "in_prob", probs)
+        object.__setattr__(self, "pot_edges", edges)
+
+    @property
+    def deterministic(self) -> bool:
+        """Whether every probability is 0 or 1 (a pure strategy)."""
+        return bool(np.all((self.in_prob == 0) | (self.in_prob == 1)))
+
+    @classmethod
+    def threshold(cls, percentile: float, ranking: Ranking, *, name: str | None = None
+                  ) -> FastPolicy:
+        """In exactly with hands whose percentile (:mod:`gutskit.tables`) is at least
+        ``percentile``."""
+        table = hand_table(ranking)
+        probs = (table.rank_percentile >= percentile).astype(np.float64)
+        return cls(probs[None, :], name=name or f"threshold {percentile:.3f}")
+
+    @classmethod
+    def constant(cls, p_in: float, ranking: Ranking, *, name: str | None = None
+                 ) -> FastPolicy:
+        """In with probability ``p_in`` whatever the hand (:class:`gutskit.bots.RandomBot`)."""
+        n = hand_table(ranking).n_ranks
+        return cls(np.full((1, n), float(p_in)), name=name or f"random {p_in:g}")
+
+    def rows_for(self, pots: I64) -> npt.NDArray[np.intp]:
+        """The row of :attr:`in_prob` that applies at each pot size."""
+        return np.searchsorted(self.pot_edges, pots, side="right")
+
+
+@dataclass(frozen=True, eq=False)
+class FastResult:
+    """What :func:`simulate` measured over all tables.
+
+    Attributes:
+        stacks: ``(tables, seats)`` final stacks (after the end-of-session share, if any).
+        buy_ins: ``(seats,)`` starting stacks.
+        pot, reserve: ``(tables,)`` chips left on the table (0 after the end share).
+        rounds_played: ``(tables,)`` rounds dealt at each table.
+        over: ``(tables,)`` the session ended by the rules before ``rounds`` were played.
+        eliminated: ``(tables, seats)``.
+        dealt: ``(seats,)`` rounds each seat was dealt in, summed over tables.
+        ins: ``(seats,)`` rounds each seat declared in.
+        wins: ``(seats,)`` rounds each seat took (a share of) the pot.
+        outcomes: counts of ``void``, ``uncontested`` and ``showdown`` rounds.
+        pot_sum: sum over rounds of the pot after antes (chips), for the mean pot.
+        max_pot: the largest pot after antes.
+        games: games started (antes into an empty pot).
+    """
+
+    stacks: I64
+    buy_ins: I64
+    pot: I64
+    reserve: I64
+    rounds_played: I64
+    over: BoolArray
+    eliminated: BoolArray
+    dealt: I64
+    ins: I64
+    wins: I64
+    outcomes: dict[str, int]
+    pot_sum: int
+    max_pot: int
+    games: int
+
+    @property
+    def net(self) -> I64:
+        """``(tables, seats)`` chips won or lost per seat."""
+        return self.stacks - self.buy_ins[None, :]
+
+    @property
+    def in_rate(self) -> F64:
+        """``(seats,)`` fraction of dealt rounds each seat declared in."""
+        return self.ins / np.maximum(self.dealt, 1)
+
+    @property
+    def total_rounds(self) -> int:
+        """Rounds played over all tables."""
+        return int(self.rounds_played.sum())
+
+    @property
+    def chips_per_round(self) -> F64:
+        """``(seats,)`` mean net chips per round played, per seat."""
+        per_round: F64 = self.net.sum(axis=0) / max(1, self.total_rounds)
+        return per_round
+
+    @property
+    def mean_pot(self) -> float:
+        """Mean pot after antes, chips."""
+        return self.pot_sum / max(1, self.total_rounds)
+
+
+class _Dealer:
+    """Uniform deals of ``seats`` disjoint hands at many tables at once: hand after hand,
+    each drawn uniformly among all combinations and redrawn (rejection sampling on 52-bit
+    card masks) while it shares a card with a hand already dealt at that table. Indices
+    come from 53-bit uniform floats, ``floor(u * n)``: uniform to about 1 part in 4e11."""
+
+    def __init__(self, table: HandTable, rng: np.random.Generator) -> None:
+        self.rng = rng
+        self.n = table.n_hands
+        self.masks = np.bitwise_or.reduce(
+            np.uint64(1) << table.cards.astype(np.uint64), axis=1
+        ).astype(np.uint64).view(np.int64)
+
+    def deal(self, tables: int, seats: int, tries: int = 4) -> npt.NDArray[np.int32]:
+        """``(seats, tables)`` combination indices, hands pairwise disjoint per table."""
+        used = np.zeros(tables, dtype=np.int64)
+        combos = (self.rng.random((seats, tables)) * self.n).astype(np.int32)
+        for seat in range(seats):
+            combo = combos[seat]
+            mask = self.masks[combo]
+            if seat:
+                bad = np.flatnonzero(mask & used)
+                while bad.size:
+                    cand = (self.rng.random((tries, bad.size)) * self.n).astype(np.int32)
+                    ok = (self.masks[cand] & used[bad]) == 0
+                    got = ok.any(axis=0)
+                    first = ok.argmax(axis=0)[got]
+                    chosen = cand[first, np.flatnonzero(got)]
+                    hit = bad[got]
+                    combo[hit] = chosen
+                    mask[hit] = self.masks[chosen]
+                    bad = bad[~got]
+            used |= mask
+        return combos
+
+
+def simulate(rules: Rules, policies: Sequence[FastPolicy], *, tables: int, rounds: int,
+             stacks: int | Sequence[int] = 10_000, dealer: int = 0, seed: int | None = None,
+             end_share: bool = True) -> FastResult:
+    """Play ``rounds`` rounds at each of ``tables`` independent tables.
+
+    Args:
+        rules: the house rules (see the module docstring for what is supported).
+        policies: one :class:`FastPolicy` per seat (2 to 10 seats), clockwise.
+        tables: number of independent tables (sessions).
+        rounds: rounds to deal at each table (fewer when its session ends by the rules).
+        stacks: buy-in per seat (one number for all, or one per seat), chips.
+        dealer: the first dealer's seat at every table.
+        seed: seeds a :class:`numpy.random.SFC64` generator (``None``: fresh OS entropy).
+        end_share: at the end, share what is left in the pot and reserve among the seated
+            players like :func:`gutskit.engine.end_session`.
+
+    Returns:
+        A :class:`FastResult`.
+
+    Raises:
+        UnsupportedRulesError: a rule the simulator does not play.
+        ValueError: a bad seat count, policy shape, stack or count.
+    """
+    rng = np.random.Generator(np.random.SFC64(seed))
+    table = hand_table(rules.ranking)
+    dealer_ = _Dealer(table, rng)
+    rank16 = table.rank.astype(np.int16)
+
+    def deals(step: int, n_tables: int, n_seats: int) -> npt.NDArray[np.int16]:
+        return rank16[dealer_.deal(n_tables, n_seats)]
+
+    return _run(rules, policies, tables=tables, rounds=rounds, stacks=stacks, dealer=dealer,
+                rng=rng, deals=deals, end_share=end_share)
+
+
+def simulate_deals(rules: Rules, policies: Sequence[FastPolicy], hands: npt.ArrayLike, *,
+                   stacks: int | Sequence[int] = 10_000, dealer: int = 0,
+                   seed: int | None = None, end_share: bool = True) -> FastResult:
+    """Like :func:`simulate` but with given deals: ``hands[r, t, s]`` is the ``k`` card
+    codes of seat ``s`` at table ``t`` in round ``r`` (shape ``(rounds, tables, seats,
+    k)``); the hands of seats not dealt in are ignored. Used to check the simulator
+    against the engine deal by deal.
+
+    Raises:
+        UnsupportedRulesError, ValueError: as :func:`simulate`, or a bad hands shape.
+    """
+    table = hand_table(rules.ranking)
+    array = np.asarray(hands)
+    k = rules.cards_per_hand
+    if array.ndim != 4 or array.shape[3] != k or array.shape[2] != len(policies):
+        raise ValueError(f"hands must have shape (rounds, tables, {len(policies)}, {k}), "
+                         f"got {array.shape}")
+    codes = array[..., 0].astype(np.int64)
+    for j in range(1, k):
+        codes = codes * 52 + array[..., j]
+    ranks = table.code_to_rank[codes]
+    if int(ranks.min(initial=0)) < 0:
+        raise ValueError("a hand repeats a card")
+
+    def deals(step: int, n_tables: int, n_seats: int) -> npt.NDArray[np.int16]:
+        return np.ascontiguousarray(ranks[step].T)
+
+    return _run(rules, policies, tables=array.shape[1], rounds=array.shape[0], stacks=stacks,
+                dealer=dealer, rng=np.random.default_rng(seed), deals=deals,
+                end_share=end_share)
+
+
+def _run(rules: Rules, policies: Sequence[FastPolicy], *, tables: int, rounds: int,
+         stacks: int | Sequence[int], dealer: int, rng: np.random.Generator,
+         deals: object, end_share: bool) -> FastResult:
+    check_supported(rules)
+    n = len(policies)
+    if not 2 <= n <= 10:
+        raise ValueError(f"Guts needs 2 to 10 seats, got {n}")
+    if tables < 1 or rounds < 0:
+        raise ValueError(f"need at least one table and rounds >= 0, got {tables}, {rounds}")
+    if not 0 <= dealer < n:
+        raise ValueError(f"dealer seat {dealer!r} is not at the table")
+    n_ranks = hand_table(rules.ranking).n_ranks
+    for policy in policies:
+        if policy.in_prob.shape[1] != n_ranks:
+            raise ValueError(f"policy {policy.name!r} has {policy.in_prob.shape[1]} ranks; "
+                             f"these rules have {n_ranks}")
+    buy = np.array([stacks] * n if isinstance(stacks, int) else list(stacks), dtype=np.int64)
+    if buy.shape != (n,) or np.any(buy < 0):
+        raise ValueError(f"stacks must be {n} whole numbers >= 0, got {stacks!r}")
+    if rules.min_buy_in is not None and int(buy.min()) < rules.min_buy_in:
+        raise ValueError(f"a buy-in of {int(buy.min())} is below min_buy_in "
+                         f"{rules.min_buy_in}")
+    deal_fn = deals  # (step, tables, seats) -> (seats, tables) int16 ranks
+    assert callable(deal_fn)
+
+    ante = rules.ante
+    cap = rules.pot_cap
+    match_cap = cap is not None and rules.pot_cap_mode == "match"
+    reserve_cap = cap is not None and rules.pot_cap_mode == "reserve"
+    debt = rules.shortfall == "debt"
+    seat_ids = np.arange(n)[:, None]
+
+    st = np.repeat(buy[:, None], tables, axis=1)  # (seats, tables)
+    pot = np.zeros(tables, dtype=np.int64)
+    reserve = np.zeros(tables, dtype=np.int64)
+    elim = np.zeros((n, tables), dtype=bool)
+    dealer_seat = np.full(tables, dealer, dtype=np.int64)
+    active = np.ones(tables, dtype=bool)
+    reante_due = np.zeros(tables, dtype=bool)
+    game_matched = np.zeros(tables, dtype=bool)
+    rounds_played = np.zeros(tables, dtype=np.int64)
+    over = np.zeros(tables, dtype=bool)
+    dealt_count = np.zeros(n, dtype=np.int64)
+    in_count = np.zeros(n, dtype=np.int64)
+    win_count = np.zeros(n, dtype=np.int64)
+    outcomes = {"void": 0, "uncontested": 0, "showdown": 0}
+    pot_sum = 0
+    max_pot = 0
+    games = 0
+    flat_probs = [(p.in_prob.reshape(-1), p.pot_edges.size > 0, p.deterministic)
+                  for p in policies]
+    need_dealer = rules.odd_chip == "first_left_of_dealer" or end_share
+
+    for step in range(rounds):
+        inplay = ~elim & (st > 0)
+        can = active & (inplay.sum(axis=0) >= 2)
+        over |= active & ~can
+        active = can
+        if not active.any():
+            break
+        inplay &= active
+        # antes (engine.deal): new game, ante_every_round, re-ante after a void round
+        new_game = active & (pot == 0)
+        due = active & (new_game | reante_due) if not rules.ante_every_round else active
+        antes = np.where(inplay & due, ante if debt else np.minimum(ante, st), 0)
+        if reserve_cap:
+            assert cap is not None
+            refill = np.where(new_game, np.minimum(reserve, cap), 0)
+            reserve -= refill
+            pot += refill
+        st -= antes
+        pot += antes.sum(axis=0)
+        games += int(new_game.sum())
+        game_matched &= ~new_game
+        reante_due &= ~due
+        rounds_played += active
+        pot_sum += int(pot[active].sum())
+        max_pot = max(max_pot, int(pot.max()))
+        # deal and declare
+        ranks = deal_fn(step, tables, n)
+        inn = np.empty((n, tables), dtype=bool)
+        for s, (probs, bucketed, pure) in enumerate(flat_probs):
+            idx = ranks[s].astype(np.int64)
+            if bucketed:
+                idx += policies[s].rows_for(pot) * n_ranks
+            p = probs[idx]
+            inn[s] = p > 0.5 if pure else rng.random(tables) < p
+        inn &= inplay
+        owed = np.minimum(pot, cap) if match_cap and cap is not None else pot
+        if rules.require_cover:
+            inn &= st >= owed
+        dealt_count += inplay.sum(axis=1)
+        in_count += inn.sum(axis=1)
+        n_in = inn.sum(axis=0)
+        void = active & (n_in == 0)
+        unc = n_in == 1
+        sd = n_in >= 2
+        outcomes["void"] += int(void.sum())
+        outcomes["uncontested"] += int(unc.sum())
+        outcomes["showdown"] += int(sd.sum())
+        # showdown: best hand(s) among those in
+        masked = np.where(inn, ranks, -1)
+        best = masked.max(axis=0)
+        winner = inn & (ranks == best) & (sd | unc)
+        n_win = np.maximum(winner.sum(axis=0), 1)
+        share = pot // n_win
+        rem = np.where(sd, pot - share * n_win, 0)
+        won = np.where(winner, share, 0)
+        if rules.odd_chip == "first_left_of_dealer":
+            pos = (seat_ids - dealer_seat - 1) % n
+            first = np.argmin(np.where(winner, pos, n), axis=0)
+            won[first, np.arange(tables)] += rem
+            rem = np.zeros_like(rem)
+        loser = inn & ~winner
+        if debt:
+            paid = np.where(loser, owed, 0)
+        elif rules.shortfall == "table_stakes":
+            paid = np.where(loser, np.minimum(owed, np.maximum(st, 0)), 0)
+        else:
+            short = loser & (st < owed)
+            paid = np.where(loser & ~short, owed, 0)
+            elim |= short
+        matched_any = (paid > 0).any(axis=0)
+        st += won - paid
+        win_count += winner.sum(axis=1)
+        new_pot = rem + paid.sum(axis=0)
+        if reserve_cap:
+            assert cap is not None
+            excess = np.where(sd, np.maximum(new_pot - cap, 0), 0)
+            reserve += excess
+            new_pot -= excess
+        pot = np.where(sd, new_pot, np.where(unc, 0, pot))
+        ended_unc = unc & game_matched if rules.end_on_uncontested else None
+        game_matched = (game_matched | (sd & matched_any)) & (pot > 0)
+        if rules.all_out == "reante":
+            reante_due = void.copy()
+        # next dealer: the next seat clockwise still in play (not after a void round)
+        left = (~elim & (st > 0))
+        if need_dealer and left.all():
+            dealer_seat = np.where(active & ~void, (dealer_seat + 1) % n, dealer_seat)
+        elif need_dealer:
+            order = (dealer_seat[None, :] + np.arange(1, n + 1)[:, None]) % n
+            eligible = left[order, np.arange(tables)[None, :]]
+            step_to = np.argmax(eligible, axis=0)
+            has = eligible.any(axis=0)
+            moved = order[step_to, np.arange(tables)]
+            dealer_seat = np.where(active & ~void & has, moved, dealer_seat)
+        finished = active & (left.sum(axis=0) < 2)
+        if ended_unc is not None:
+            finished |= ended_unc
+        over |= finished
+        active &= ~finished
+
+    if end_share:
+        seated = ~elim
+        none_seated = ~seated.any(axis=0)
+        seated[:, none_seated] = True
+        amount = pot + reserve
+        count = seated.sum(axis=0)
+        base = amount // count
+        extra = amount - base * count
+        pos = (seat_ids - dealer_seat - 1) % n
+        order_rank = np.argsort(np.argsort(np.where(seated, pos, n + pos), axis=0), axis=0)
+        st += np.where(seated, base + (order_rank < extra), 0)
+        pot = np.zeros_like(pot)
+        reserve = np.zeros_like(reserve)
+    return FastResult(
+        stacks=np.ascontiguousarray(st.T), buy_ins=buy, pot=pot, reserve=reserve,
+        rounds_played=rounds_played, over=over, eliminated=np.ascontiguousarray(elim.T),
+        dealt=dealt_count, ins=in_count, wins=win_count, outcomes=outcomes,
+        pot_sum=pot_sum, max_pot=max_pot, games=games,
+    )

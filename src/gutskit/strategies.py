@@ -1,0 +1,425 @@
+"""Strong bots: a threshold bot, the equilibrium bot and an exploitative (learning) bot.
+
+All follow the :class:`gutskit.bots.Strategy` protocol (``declare(view, rng) ->
+Declaration``) and see nothing but their :class:`~gutskit.view.SeatView`.
+
+* :class:`ThresholdBot`: in exactly with hands at or above a percentile
+  (:mod:`gutskit.tables`: the fraction of all hands a hand beats, ties half).
+* :class:`EquilibriumBot`: plays the symmetric equilibrium of :mod:`gutskit.solver` for the
+  number of players dealt in (in above the threshold key, mixing at it).
+* :class:`ExploitativeBot`: learns each opponent's in-rate (by pot size) and lowest shown
+  hands from what its views show -- the last round's public result tells who was in (a
+  showdown shows the hands of everyone in; an uncontested win shows who was alone in; a void
+  round that nobody was) -- models each opponent as a threshold player, and best-responds
+  to that model hand by hand (see :meth:`ExploitativeBot.in_gain`).
+
+:func:`fast_policy` turns a bot into a :class:`gutskit.fast.FastPolicy` for the vectorized
+simulator where the bot is a fixed function of hand and pot (``None`` for the adaptive
+:class:`ExploitativeBot`).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from gutskit.bots import RandomBot, RuleOfThumbBot, Strategy
+from gutskit.events import Declaration, Outcome
+from gutskit.fast import FastPolicy
+from gutskit.rules import Rules
+from gutskit.tables import HandTable, hand_table
+from gutskit.view import SeatView
+
+__all__ = [
+    "BOT_KINDS",
+    "EquilibriumBot",
+    "ExploitativeBot",
+    "ThresholdBot",
+    "fast_policy",
+    "make_bot",
+]
+
+
+def _code(hand: tuple[int, ...]) -> int:
+    index = 0
+    for card in hand:
+        index = index * 52 + card
+    return index
+
+
+def _cannot_cover(view: SeatView) -> bool:
+    return view.rules.require_cover and view.stacks[view.seat] < view.owed
+
+
+@dataclass
+class ThresholdBot:
+    """In exactly with a hand whose percentile is at least ``percentile`` (0..1).
+
+    >>> from gutskit.tables import hand_table
+    >>> bot = ThresholdBot(0.5)
+    >>> bot.percentile
+    0.5
+    """
+
+    percentile: float = 0.5
+    name: str = "threshold"
+
+    def declare(self, view: SeatView, rng: random.Random) -> Declaration:
+        """In when the hand's percentile reaches :attr:`percentile` (out without cover
+        under ``require_cover``)."""
+        if view.hand is None or _cannot_cover(view):
+            return Declaration.OUT
+        table = hand_table(view.rules.ranking)
+        pct = float(table.rank_percentile[table.code_to_rank[_code(view.hand)]])
+        return Declaration.IN if pct >= self.percentile else Declaration.OUT
+
+
+def _solver_rules(rules: Rules) -> Rules:
+    """The rules handed to the solver: sequential declaration is solved as simultaneous
+    (the solver models sealed declarations; the equilibrium bot ignores earlier calls)."""
+    if rules.declaration == "sequential":
+        return rules.replace(declaration="simultaneous")
+    return rules
+
+
+def _pot_dependent(rules: Rules) -> bool:
+    """Rules under which the solver's threshold depends on the pot (module docstring of
+    :mod:`gutskit.solver`)."""
+    return (rules.pot_cap is not None or rules.all_out == "best_pays_antes"
+            or getattr(rules, "losers_pay", "all") != "all")
+
+
+@dataclass
+class EquilibriumBot:
+    """Plays the symmetric equilibrium of :func:`gutskit.solver.equilibrium` for the
+    number of players dealt in this round: in above the threshold key, in with the
+    solver's mixing probability at it, out below.
+
+    Args:
+        model: ``"recursive"`` (default, the pot carries on) or ``"one_round"``.
+        name: display name.
+
+    Raises (from :meth:`declare`):
+        gutskit.solver.SolverError: rules the solver does not model.
+    """
+
+    model: str = "recursive"
+    name: str = "equilibrium"
+
+    def in_probability(self, view: SeatView) -> float:
+        """The equilibrium's probability of *in* with this view's hand."""
+        from gutskit.solver import equilibrium
+
+        assert view.hand is not None
+        rules = _solver_rules(view.rules)
+        players = max(2, sum(view.dealt_in))
+        pot = view.pot if _pot_dependent(rules) else None
+        eq = equilibrium(cards_per_hand=rules.cards_per_hand, players=players, rules=rules,
+                         model=self.model,  # type: ignore[arg-type]
+                         pot=pot)
+        key = int(hand_table(rules.ranking).code_to_key[_code(view.hand)])
+        return eq.in_probability(key)
+
+    def declare(self, view: SeatView, rng: random.Random) -> Declaration:
+        """In with :meth:`in_probability` (drawn with ``rng`` when mixing)."""
+        if view.hand is None or _cannot_cover(view):
+            return Declaration.OUT
+        p = self.in_probability(view)
+        if p >= 1.0:
+            return Declaration.IN
+        if p <= 0.0:
+            return Declaration.OUT
+        return Declaration.IN if rng.random() < p else Declaration.OUT
+
+
+POT_BUCKETS = (1.0, 3.0, 10.0)
+"""Edges of the pot buckets the exploitative bot learns in-rates in, as multiples of the
+opening pot (players x ante): opening pot, up to 3x, up to 10x, more."""
+
+
+@dataclass
+class _Opponent:
+    seen: list[int] = field(default_factory=lambda: [0] * (len(POT_BUCKETS) + 1))
+    ins: list[int] = field(default_factory=lambda: [0] * (len(POT_BUCKETS) + 1))
+    shown: list[float] = field(default_factory=list)
+
+
+@dataclass
+class ExploitativeBot:
+    """Learns opponents' thresholds from what it has seen and best-responds.
+
+    **What it learns.** For every opponent (by name): how often they were in, per pot
+    bucket (:data:`POT_BUCKETS`), counted from the public result of each round it was dealt
+    into (``view.last_result`` at its next decision), and the percentiles of the hands they
+    showed at showdowns. An opponent is modelled as a threshold player whose threshold is
+    ``1 - in-rate`` (a Beta prior of ``prior_strength`` pseudo-rounds at ``prior_in_rate``
+    keeps early estimates sane), and never above the lowest hand they have shown (a player
+    who showed a weak hand goes in with weak hands).
+
+    **How it responds.** For the hand it holds it computes, against those thresholds
+    (opponents independent; card removal ignored), the chance that every opponent is out,
+    that it beats everyone in, ties, or loses, and the gain of *in* over *out* with the
+    recursive game's continuation values (a matched pot comes back as a 1/N share, see
+    :mod:`gutskit.solver`): ``U P (1 - 1/N) + (W - U) P + T P / 2 - L M (1 - 1/N)``; it goes
+    in when that is positive (:meth:`in_gain`).
+
+    Args:
+        prior_in_rate: the in-rate assumed before any observation.
+        prior_strength: weight of the prior, in rounds.
+        name: display name.
+    """
+
+    prior_in_rate: float = 0.3
+    prior_strength: float = 8.0
+    name: str = "exploitative"
+    _opponents: dict[str, _Opponent] = field(default_factory=dict, init=False, repr=False)
+    _last: SeatView | None = field(default=None, init=False, repr=False)
+
+    # -- learning ---------------------------------------------------------------------------
+
+    def _bucket(self, pot: int, view: SeatView) -> int:
+        opening = max(1, sum(view.dealt_in)) * view.rules.ante
+        ratio = pot / opening
+        for i, edge in enumerate(POT_BUCKETS):
+            if ratio <= edge:
+                return i
+        return len(POT_BUCKETS)
+
+    def observe(self, view: SeatView) -> None:
+        """Learn from the result of the previous round this bot was dealt into (called by
+        :meth:`declare`; rounds it was not dealt into are skipped, since it cannot tell
+        who was dealt in then)."""
+        last, self._last = self._last, view
+        result = view.last_result
+        if last is None or result is None or view.round_number != last.round_number + 1:
+            return
+        ins = _ins_of(result, len(view.names))
+        if ins is None:
+            return
+        table = hand_table(view.rules.ranking)
+        bucket = self._bucket(last.pot, last)
+        for seat, dealt in enumerate(last.dealt_in):
+            if not dealt or seat == view.seat:
+                continue
+            opp = self._opponents.setdefault(view.names[seat], _Opponent())
+            opp.seen[bucket] += 1
+            if seat in ins:
+                opp.ins[bucket] += 1
+                shown = result.shown[seat]
+                if shown:
+                    opp.shown.append(float(table.rank_percentile[table.code_to_rank[
+                        _code(tuple(shown))]]))
+
+    def threshold_of(self, name: str, bucket: int) -> float:
+        """The modelled threshold percentile of opponent ``name`` in a pot bucket."""
+        opp = self._opponents.get(name)
+        if opp is None:
+            return 1.0 - self.prior_in_rate
+        total_seen, total_in = sum(opp.seen), sum(opp.ins)
+        pooled = ((total_in + self.prior_strength * self.prior_in_rate)
+                  / (total_seen + self.prior_strength))
+        rate = ((opp.ins[bucket] + self.prior_strength * pooled)
+                / (opp.seen[bucket] + self.prior_strength))
+        threshold = 1.0 - rate
+        if opp.shown:
+            threshold = min(threshold, min(opp.shown))
+        return threshold
+
+    # -- responding -------------------------------------------------------------------------
+
+    def in_gain(self, view: SeatView) -> float:
+        """Expected gain of *in* over *out* this round, in chips, under the opponent
+        model (see the class docstring)."""
+        assert view.hand is not None
+        table = hand_table(view.rules.ranking)
+        rank = int(table.code_to_rank[_code(view.hand)])
+        cum = _cumulative(table)
+        below, tie_top = float(cum[rank]), float(cum[rank + 1])
+        bucket = self._bucket(view.pot, view)
+        all_out = win = not_lose = 1.0
+        for seat, dealt in enumerate(view.dealt_in):
+            if not dealt or seat == view.seat:
+                continue
+            t = self.threshold_of(view.names[seat], bucket)
+            out = t
+            j_below = max(0.0, below - t)
+            j_tie = max(0.0, tie_top - max(below, t))
+            all_out *= out
+            win *= out + j_below
+            not_lose *= out + j_below + j_tie
+        n = max(2, sum(view.dealt_in))
+        keep = 1.0 - 1.0 / n
+        pot, owed = view.pot, view.owed
+        tie = not_lose - win
+        lose = 1.0 - not_lose
+        return (all_out * pot * keep + (win - all_out) * pot + tie * pot / 2
+                - lose * owed * keep)
+
+    def declare(self, view: SeatView, rng: random.Random) -> Declaration:
+        """Observe, then in when :meth:`in_gain` is positive."""
+        self.observe(view)
+        if view.hand is None or _cannot_cover(view):
+            return Declaration.OUT
+        return Declaration.IN if self.in_gain(view) > 0 else Declaration.OUT
+
+
+def _ins_of(result: Any, n_seats: int) -> set[int] | None:
+    """Seats that were in, from a public :class:`~gutskit.events.RoundResolved`."""
+    outcome = result.outcome
+    if outcome is Outcome.VOID:
+        return set()
+    if outcome is Outcome.UNCONTESTED:
+        return set(result.winners)
+    if outcome is Outcome.SHOWDOWN:
+        return {s for s in range(n_seats) if result.shown[s] is not None}
+    return None
+
+
+_CUMULATIVE: dict[int, np.ndarray[Any, np.dtype[np.float64]]] = {}
+
+
+def _cumulative(table: HandTable) -> np.ndarray[Any, np.dtype[np.float64]]:
+    """``cum[r]`` = fraction of hands with dense rank below ``r`` (length n_ranks + 1)."""
+    cached = _CUMULATIVE.get(id(table))
+    if cached is None:
+        cached = np.concatenate(([0.0], np.cumsum(table.rank_count) / table.n_hands))
+        _CUMULATIVE[id(table)] = cached
+    return cached
+
+
+# ---------------------------------------------------------------------------------------------
+# Bots as fast-simulator policies.
+
+
+def _base_view(rules: Rules, players: int) -> SeatView:
+    from gutskit.engine import deal, new_session
+    from gutskit.view import view_for
+
+    state = new_session([f"p{i}" for i in range(players)], 10**9, rules=rules)
+    k = rules.cards_per_hand
+    hands = tuple(tuple(range(i * k, (i + 1) * k)) for i in range(players))
+    state, _ = deal(state, hands)
+    return view_for(state, 0)
+
+
+def _with_pot(view: SeatView, pot: int) -> SeatView:
+    from gutskit.settlement import match_amount
+
+    owed = match_amount(pot, view.rules)
+    replace: Callable[..., SeatView] = view._replace  # NamedTuple
+    return replace(pot=pot, owed=owed)
+
+
+def _pot_scan(cutoff: Callable[[int], int], max_pot: int) -> tuple[list[int], list[int]]:
+    """Change points of a step function of the pot on ``[0, max_pot]`` (monotone pieces
+    found by bisection): ``(edges, values)`` with ``values[i]`` on
+    ``[edges[i-1], edges[i])``."""
+    edges: list[int] = []
+    values: list[int] = [cutoff(0)]
+
+    def walk(lo: int, hi: int, v_lo: int, v_hi: int) -> None:
+        if v_lo == v_hi and hi - lo <= 64:
+            return
+        if hi - lo == 1:
+            if v_lo != v_hi:
+                edges.append(hi)
+                values.append(v_hi)
+            return
+        mid = (lo + hi) // 2
+        v_mid = cutoff(mid)
+        walk(lo, mid, v_lo, v_mid)
+        walk(mid, hi, v_mid, v_hi)
+
+    walk(0, max_pot, values[0], cutoff(max_pot))
+    return edges, values
+
+
+def fast_policy(bot: Strategy, rules: Rules, players: int) -> FastPolicy | None:
+    """``bot`` as a :class:`~gutskit.fast.FastPolicy` at a table of ``players`` players
+    who are all dealt in, or ``None`` when the bot adapts (:class:`ExploitativeBot`) or is
+    unknown.
+
+    :class:`~gutskit.bots.RuleOfThumbBot` depends on the pot: its cut-off rank is found
+    at every pot up to ``4096 x players x ante`` (step changes by bisection, sampled every
+    64 chips where it seems flat) and held beyond.
+    """
+    table = hand_table(rules.ranking)
+    if isinstance(bot, ThresholdBot):
+        return FastPolicy.threshold(bot.percentile, rules.ranking, name=bot.name)
+    if isinstance(bot, RandomBot):
+        return FastPolicy.constant(bot.p_in, rules.ranking, name=bot.name)
+    if isinstance(bot, EquilibriumBot):
+        from gutskit.solver import equilibrium
+
+        srules = _solver_rules(rules)
+        eq = equilibrium(cards_per_hand=rules.cards_per_hand, players=players, rules=srules,
+                         model=bot.model)  # type: ignore[arg-type]
+        probs = np.array([eq.in_probability(int(k)) for k in table.rank_keys])
+        return FastPolicy(probs[None, :], name=bot.name)
+    if isinstance(bot, RuleOfThumbBot):
+        base = _base_view(rules, players)
+        pct = table.rank_percentile
+
+        def cutoff(pot: int) -> int:
+            return int(np.searchsorted(pct, bot.threshold(_with_pot(base, pot)), side="left"))
+
+        max_pot = 4096 * players * rules.ante
+        edges, values = _pot_scan(cutoff, max_pot)
+        ranks = np.arange(table.n_ranks)
+        probs = np.array([(ranks >= v).astype(np.float64) for v in values])
+        return FastPolicy(probs, np.array(edges, dtype=np.int64), name=bot.name)
+    return None
+
+
+BOT_KINDS: dict[str, str] = {
+    "equilibrium": "plays the solver's symmetric equilibrium (gutskit.solver)",
+    "rule-of-thumb": "the seeds' rules of thumb, tighter as the pot grows (gutskit.bots)",
+    "cautious": "rule of thumb, 4 percentile points tighter",
+    "loose": "rule of thumb, 8 percentile points looser",
+    "exploitative": "learns opponents' in-rates and shown hands, best-responds",
+    "random": "in with probability 1/2 whatever the hand",
+    "threshold": "in at the median hand or better (threshold:P for percentile P)",
+}
+"""Bot kinds for ``guts tournament --bots``."""
+
+
+class UnknownBotError(ValueError):
+    """A bot kind that :func:`make_bot` does not know."""
+
+
+def make_bot(kind: str) -> Strategy:
+    """A fresh bot of ``kind`` (see :data:`BOT_KINDS`; ``threshold:0.7`` sets the
+    percentile).
+
+    Raises:
+        UnknownBotError: unknown kind or bad percentile.
+    """
+    from gutskit.bots import STYLES
+
+    name, _, arg = kind.partition(":")
+    if name == "threshold":
+        try:
+            p = float(arg) if arg else 0.5
+        except ValueError:
+            raise UnknownBotError(f"bad threshold percentile in {kind!r}") from None
+        if not (0.0 <= p <= 1.0) or math.isnan(p):
+            raise UnknownBotError(f"threshold percentile in {kind!r} must be within 0..1")
+        return ThresholdBot(p, name=kind if arg else "threshold")
+    if arg:
+        raise UnknownBotError(f"bot {name!r} takes no argument (got {kind!r})")
+    if name == "equilibrium":
+        return EquilibriumBot()
+    if name == "rule-of-thumb":
+        return RuleOfThumbBot()
+    if name in ("cautious", "loose"):
+        return RuleOfThumbBot(style=STYLES[name], name=name)
+    if name == "exploitative":
+        return ExploitativeBot()
+    if name == "random":
+        return RandomBot()
+    raise UnknownBotError(f"unknown bot {kind!r} (known: {', '.join(BOT_KINDS)})")

@@ -1,0 +1,192 @@
+"""The vectorized simulator against the engine: identical deals give identical stacks, and
+independent random play agrees statistically."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import numpy as np
+import pytest
+
+from gutskit.bots import RandomBot, RuleOfThumbBot
+from gutskit.engine import Phase, deal, deal_from_rng, declare_all, end_session, new_session
+from gutskit.events import Declaration
+from gutskit.fast import (
+    FastPolicy,
+    UnsupportedRulesError,
+    check_supported,
+    simulate,
+    simulate_deals,
+)
+from gutskit.rules import Rules
+from gutskit.strategies import ThresholdBot, fast_policy
+from gutskit.tables import hand_table
+from gutskit.view import joint_views
+
+
+def _deals(rounds: int, tables: int, seats: int, k: int, seed: int) -> np.ndarray[Any, Any]:
+    rng = np.random.default_rng(seed)
+    keys = rng.random((rounds, tables, 52))
+    deck = np.argsort(keys, axis=2)[..., : seats * k]
+    return deck.reshape(rounds, tables, seats, k)
+
+
+def _engine_stacks(rules: Rules, bots: list[Any], hands: np.ndarray[Any, Any],
+                   stacks: list[int], seed: int) -> tuple[list[list[int]], list[int]]:
+    rng = random.Random(seed)
+    finals, played = [], []
+    for t in range(hands.shape[1]):
+        state = new_session([f"p{i}" for i in range(len(bots))], stacks, rules=rules)
+        rounds = 0
+        for r in range(hands.shape[0]):
+            if state.phase is Phase.OVER or len(state.seats_in_play) < 2:
+                break
+            deal_hands = tuple(tuple(int(c) for c in hands[r, t, s]) if state.in_play(s)
+                               else None for s in range(len(bots)))
+            state, _ = deal(state, deal_hands)
+            calls = {s: bots[s].declare(v, rng) for s, v in joint_views(state).items()}
+            state, _ = declare_all(state, calls)
+            rounds += 1
+        state, _ = end_session(state)
+        finals.append(list(state.stacks))
+        played.append(rounds)
+    return finals, played
+
+
+CASES = [
+    (Rules(), [0.3, 0.5, 0.7, 0.9], 200),
+    (Rules(cards_per_hand=2, all_out="carry", suit_tiebreak="none"), [0.2, 0.6, 0.6, 0.8, 0.4],
+     100),
+    (Rules(cards_per_hand=2, suit_tiebreak="none", odd_chip="first_left_of_dealer"),
+     [0.1, 0.1, 0.1], 100),
+    (Rules(pot_cap=12, pot_cap_mode="match"), [0.2, 0.4, 0.5], 60),
+    (Rules(pot_cap=12, pot_cap_mode="reserve"), [0.2, 0.4, 0.5], 60),
+    (Rules(shortfall="table_stakes", ante_every_round=True), [0.1, 0.5, 0.6, 0.7], 25),
+    (Rules(shortfall="debt"), [0.1, 0.5, 0.6], 25),
+    (Rules(require_cover=True, cards_per_hand=2), [0.0, 0.3, 0.5], 20),
+    (Rules(end_on_uncontested=True), [0.3, 0.6, 0.8], 100),
+    (Rules(), [0.05, 0.2, 0.5, 0.5, 0.6, 0.7, 0.7, 0.8], 30),
+]
+
+
+@pytest.mark.parametrize(("rules", "thresholds", "chips"), CASES)
+def test_same_deals_same_stacks(rules: Rules, thresholds: list[float], chips: int) -> None:
+    n, k = len(thresholds), rules.cards_per_hand
+    hands = _deals(40, 30, n, k, seed=len(thresholds) * 7 + chips)
+    bots = [ThresholdBot(t) for t in thresholds]
+    finals, played = _engine_stacks(rules, bots, hands, [chips] * n, seed=1)
+    policies = [FastPolicy.threshold(t, rules.ranking) for t in thresholds]
+    result = simulate_deals(rules, policies, hands, stacks=chips)
+    assert result.stacks.tolist() == finals
+    assert result.rounds_played.tolist() == played
+    assert int(result.stacks.sum()) == chips * n * hands.shape[1]
+
+
+def test_rule_of_thumb_policy_matches_bot_deal_by_deal() -> None:
+    rules = Rules(shortfall="debt")
+    bots = [RuleOfThumbBot(), RuleOfThumbBot(style=0.04), RuleOfThumbBot(style=-0.08),
+            RuleOfThumbBot()]
+    hands = _deals(60, 20, 4, 3, seed=5)
+    finals, _ = _engine_stacks(rules, bots, hands, [10**6] * 4, seed=1)
+    policies = [fast_policy(b, rules, 4) for b in bots]
+    assert all(p is not None for p in policies)
+    result = simulate_deals(rules, [p for p in policies if p is not None], hands,
+                            stacks=10**6)
+    assert result.stacks.tolist() == finals
+
+
+def test_random_play_agrees_statistically() -> None:
+    """Engine sessions with its own shuffles vs the simulator's deals: each measured mean
+    must lie within 4 combined standard errors (sessions are independent draws)."""
+    rules = Rules()
+    bots: list[Any] = [ThresholdBot(0.6), RandomBot(0.3), ThresholdBot(0.8), RandomBot(0.1)]
+    sessions, rounds = 300, 20
+    rng = random.Random(11)
+    eng: dict[str, list[float]] = {
+        "in0": [], "in1": [], "pot": [], "net0": [], "net1": [], "showdown": []}
+    for _ in range(sessions):
+        state = new_session(["a", "b", "c", "d"], 10**6, rules=rules)
+        ins = np.zeros(4)
+        pots = 0
+        sd = 0
+        for _ in range(rounds):
+            state, _ = deal_from_rng(state, rng)
+            pots += state.pot
+            calls = {s: bots[s].declare(v, rng) for s, v in joint_views(state).items()}
+            ins += [calls[s] is Declaration.IN for s in range(4)]
+            state, _ = declare_all(state, calls)
+            sd += sum(1 for d in calls.values() if d is Declaration.IN) >= 2
+        state, _ = end_session(state)
+        eng["in0"].append(ins[0] / rounds)
+        eng["in1"].append(ins[1] / rounds)
+        eng["pot"].append(pots / rounds)
+        eng["net0"].append((state.stacks[0] - 10**6) / rounds)
+        eng["net1"].append((state.stacks[1] - 10**6) / rounds)
+        eng["showdown"].append(sd / rounds)
+    policies = [fast_policy(b, rules, 4) for b in bots]
+    fast = simulate(rules, [p for p in policies if p is not None], tables=20_000,
+                    rounds=rounds, stacks=10**6, seed=3)
+    per_table = rounds
+    fast_vals = {
+        "in0": (fast.in_rate[0], None), "in1": (fast.in_rate[1], None),
+        "pot": (fast.mean_pot, None),
+        "net0": (float(fast.net[:, 0].mean()) / per_table, fast.net[:, 0] / per_table),
+        "net1": (float(fast.net[:, 1].mean()) / per_table, fast.net[:, 1] / per_table),
+        "showdown": (fast.outcomes["showdown"] / fast.total_rounds, None),
+    }
+    for name, values in eng.items():
+        e = np.array(values)
+        se_e = e.std(ddof=1) / np.sqrt(len(e))
+        f_mean, f_samples = fast_vals[name]
+        se_f = 0.0 if f_samples is None else float(f_samples.std(ddof=1) / np.sqrt(len(
+            f_samples)))
+        tol = 4 * float(np.hypot(se_e, max(se_f, se_e / np.sqrt(20_000 / sessions))))
+        assert abs(e.mean() - f_mean) < tol, (name, e.mean(), f_mean, tol)
+    # and the in-rates are the known exact values: P(percentile >= t), p for random bots
+    table = hand_table(rules.ranking)
+    exact0 = float((table.percentile >= 0.6).mean())
+    assert fast.in_rate[0] == pytest.approx(exact0, abs=0.005)
+    assert fast.in_rate[1] == pytest.approx(0.3, abs=0.005)
+
+
+def test_unsupported_rules_are_refused() -> None:
+    with pytest.raises(UnsupportedRulesError, match="all_out = 'best_pays_antes'"):
+        check_supported(Rules(all_out="best_pays_antes"))
+    with pytest.raises(UnsupportedRulesError, match="hi_lo = True"):
+        check_supported(Rules(hi_lo=True))
+    with pytest.raises(UnsupportedRulesError, match="ghost_hand"):
+        simulate(Rules(ghost_hand=True), [FastPolicy.constant(0.5, Rules().ranking)] * 2,
+                 tables=1, rounds=1)
+    check_supported(Rules(declaration="sequential", pot_cap=50))
+
+
+def test_bad_arguments() -> None:
+    rules = Rules()
+    pol = FastPolicy.threshold(0.5, rules.ranking)
+    with pytest.raises(ValueError, match="2 to 10 seats"):
+        simulate(rules, [pol], tables=1, rounds=1)
+    with pytest.raises(ValueError, match="ranks"):
+        simulate(Rules(cards_per_hand=2), [pol, pol], tables=1, rounds=1)
+    with pytest.raises(ValueError, match="pot edges"):
+        FastPolicy(np.zeros((2, 5)))
+    with pytest.raises(ValueError, match=r"\[0, 1\]"):
+        FastPolicy(np.full((1, 5), 2.0))
+    with pytest.raises(ValueError, match="shape"):
+        simulate_deals(rules, [pol, pol], np.zeros((2, 2, 2, 2), dtype=int))
+
+
+def test_deals_are_disjoint_and_uniform() -> None:
+    from gutskit.fast import _Dealer
+
+    table = hand_table(Rules().ranking)
+    dealer = _Dealer(table, np.random.Generator(np.random.SFC64(4)))
+    combos = dealer.deal(20_000, 10)
+    cards = table.cards[combos].astype(np.int64)  # (seats, tables, 3)
+    per_table = np.sort(cards.transpose(1, 0, 2).reshape(20_000, 30), axis=1)
+    assert np.all(np.diff(per_table, axis=1) > 0)  # 30 distinct cards at every table
+    # the last seat's cards are uniform over the 52 cards: chi-square, 51 dof
+    counts = np.bincount(cards[9].ravel(), minlength=52)
+    expected = 20_000 * 3 / 52
+    chi2 = float(((counts - expected) ** 2 / expected).sum())
+    assert chi2 < 90  # P(chi2_51 > 90) < 0.001
