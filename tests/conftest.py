@@ -8,15 +8,29 @@ path is resolved from this file, never from the working directory.
 from __future__ import annotations
 
 import json
+import random
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from gutskit.bots import RandomBot, RuleOfThumbBot, Strategy
 from gutskit.cards import parse_cards
-from gutskit.engine import GameState, deal, declare_all, new_session
+from gutskit.engine import (
+    GameState,
+    can_deal,
+    deal,
+    deal_from_rng,
+    declare,
+    declare_all,
+    end_session,
+    evolve,
+    new_session,
+    start_event,
+)
 from gutskit.events import Declaration, Event, Hand
 from gutskit.referee import settle
 from gutskit.rules import Rules
+from gutskit.view import joint_views, view_for
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SHARED_DIR = REPO_ROOT.parent / "shared"
@@ -95,3 +109,54 @@ def play_round(state: GameState, hands: Mapping[int, str],
 def chips_on_table(state: GameState) -> int:
     """Stacks + pot + reserve."""
     return sum(state.stacks) + state.pot + state.reserve
+
+
+def mixed_bots(n: int, rng: random.Random) -> list[Strategy]:
+    """``n`` bots: rule-of-thumb bots of random style and random bots of random ``p_in``."""
+    bots: list[Strategy] = []
+    for _ in range(n):
+        if rng.random() < 0.5:
+            bots.append(RuleOfThumbBot(style=rng.uniform(-0.3, 0.1)))
+        else:
+            bots.append(RandomBot(p_in=rng.uniform(0.1, 0.9)))
+    return bots
+
+
+def bot_session(rules: Rules, stacks: Sequence[int], *, seed: int, max_rounds: int = 30,
+                dealer: int = 0, pot: int = 0, reserve: int = 0,
+                end: bool = True) -> tuple[GameState, list[Event]]:
+    """A whole session of bots, every bit of randomness drawn from ``random.Random(seed)``.
+
+    Each round is declared either as one joint action (:func:`declare_all`) or seat by
+    seat (:func:`declare`, in declaration order under sequential declaration, in a random
+    order otherwise), so the history holds both kinds of records. Returns the final state
+    and the whole hand history, starting with ``SessionStarted``.
+    """
+    rng = random.Random(seed)
+    n = len(stacks)
+    start = start_event(NAMES[:n], list(stacks), dealer=dealer, rules=rules, pot=pot,
+                        reserve=reserve)
+    state = evolve(None, start)
+    events: list[Event] = [start]
+    bots = mixed_bots(n, rng)
+    for _ in range(max_rounds):
+        if can_deal(state) is not None:
+            break
+        state, new = deal_from_rng(state, rng)
+        events += new
+        if rules.declaration != "sequential" and rng.random() < 0.5:
+            views = joint_views(state)
+            choices = {seat: bots[seat].declare(view, rng) for seat, view in views.items()}
+            state, new = declare_all(state, choices)
+            events += new
+            continue
+        order = list(state.declaration_order())
+        if rules.declaration != "sequential":
+            rng.shuffle(order)
+        for seat in order:
+            state, new = declare(state, seat, bots[seat].declare(view_for(state, seat), rng))
+            events += new
+    if end:
+        state, new = end_session(state)
+        events += new
+    return state, events
