@@ -620,6 +620,24 @@ app.command(epilog="Examples:\n\n"
             "    guts verify fairness.json --history history.jsonl\n\n"
             "    guts verify --commitment 1217... --seed 00ab...")(verify)
 
+from gutskit.cli_strategy import advise, odds_command, solve  # noqa: E402  (strategy)
+from gutskit.odds import OddsError  # noqa: E402
+from gutskit.solver import SolverError  # noqa: E402
+
+USER_ERRORS += (OddsError, SolverError)
+app.command("odds", epilog="Examples:\n\n"
+            "    guts odds '7h 7d' --players 4\n\n"
+            "    guts odds 'Qs Qh 7d' --players 3 --pot 9 --strategy threshold:'9c 9d 2h'\n\n"
+            "    guts odds 'Ah Kd' --players 2 --strategy always-in --json")(odds_command)
+app.command(epilog="Examples:\n\n"
+            "    guts solve --cards 3 --players 5\n\n"
+            "    guts solve --cards 2 --players 4 --model one_round --json\n\n"
+            "    guts solve --table --plot thresholds.svg\n\n"
+            "    guts solve --cards 2 --players 6 --rule all_out=best_pays_antes --pot 6")(solve)
+app.command(epilog="Examples:\n\n"
+            "    guts advise 'Qs Qh 7d' --players 5 --pot 15\n\n"
+            "    guts advise 'Th Tc' --players 4 --pot 8 --json")(advise)
+
 
 def main(argv: Sequence[str] | None = None) -> None:
     """Entry point of the ``guts`` command (``pyproject.toml`` [project.scripts])."""

@@ -241,8 +241,8 @@ def _incidence(ranking: Ranking) -> _Incidence:
                       n_rows=tuple(n_rows))
 
 
-def disjoint_sums(weights: FloatArray, ranking: Ranking) -> tuple[FloatArray, FloatArray,
-                                                                     FloatArray]:
+def disjoint_sums(weights: FloatArray, ranking: Ranking, hands: IntArray | None = None
+                  ) -> tuple[FloatArray, FloatArray, FloatArray]:
     """For every hand h (by combination index): the sums of ``weights`` over the hands that
     share no card with h and are stronger than h, equally strong, weaker.
 
@@ -252,15 +252,17 @@ def disjoint_sums(weights: FloatArray, ranking: Ranking) -> tuple[FloatArray, Fl
     Args:
         weights: shape ``(n_hands,)``, one weight per hand.
         ranking: the ranking that orders the hands.
+        hands: only these hands (combination indices); default all.
 
     Returns:
-        ``(above, tie, below)``, each of shape ``(n_hands,)``.
+        ``(above, tie, below)``, each of shape ``(n_hands,)`` (or ``(len(hands),)``).
     """
     inc = _incidence(ranking)
     table = inc.table
     f = np.asarray(weights, dtype=np.float64)
-    rank = table.rank
-    by_rank = np.asarray(np.bincount(rank, weights=f, minlength=table.n_ranks),
+    sel = np.arange(table.n_hands) if hands is None else np.asarray(hands, dtype=np.int64)
+    rank = table.rank[sel]
+    by_rank = np.asarray(np.bincount(table.rank, weights=f, minlength=table.n_ranks),
                          dtype=np.float64)
     cum: FloatArray = np.concatenate(([0.0], np.cumsum(by_rank)))
     below: FloatArray = cum[rank].copy()
@@ -270,13 +272,14 @@ def disjoint_sums(weights: FloatArray, ranking: Ranking) -> tuple[FloatArray, Fl
         values = f[term.rows]
         c = np.zeros((values.shape[0], values.shape[1] + 1))
         np.cumsum(values, axis=1, out=c[:, 1:])
-        b = c[term.row_of, term.lo]
-        u = c[term.row_of, term.hi]
-        t = c[term.row_of, -1]
+        row_of = term.row_of[sel]
+        b = c[row_of, term.lo[sel]]
+        u = c[row_of, term.hi[sel]]
+        t = c[row_of, -1]
         below += term.sign * b.sum(axis=1)
         tie += term.sign * (u - b).sum(axis=1)
         above += term.sign * (t - u).sum(axis=1)
-    tie += (-1.0) ** table.cards_per_hand * f
+    tie += (-1.0) ** table.cards_per_hand * f[sel]
     return above, tie, below
 
 
@@ -314,17 +317,21 @@ def _all_sums(ranking: Ranking) -> tuple[FloatArray, FloatArray, FloatArray]:
     return disjoint_sums(np.ones(table.n_hands), ranking)
 
 
-def class_probabilities(in_weights: FloatArray, ranking: Ranking) -> ClassProbabilities:
+def class_probabilities(in_weights: FloatArray, ranking: Ranking,
+                        hands: IntArray | None = None) -> ClassProbabilities:
     """:class:`ClassProbabilities` for every hand of ``ranking`` at once (exact card
     removal between my hand and one opponent's).
 
     Args:
         in_weights: the opponent's in-probability per hand (combination index).
+        hands: only for these of my hands (combination indices); default all.
     """
     k = ranking.cards_per_hand
     total = float(opponent_hand_count(k, k))
-    a, t, b = disjoint_sums(in_weights, ranking)
+    a, t, b = disjoint_sums(in_weights, ranking, hands)
     all_a, all_t, all_b = _all_sums(ranking)
+    if hands is not None:
+        all_a, all_t, all_b = all_a[hands], all_t[hands], all_b[hands]
     return ClassProbabilities(
         above=a / total, tie=t / total, below=b / total,
         out_above=(all_a - a) / total, out_tie=(all_t - t) / total,

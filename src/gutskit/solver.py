@@ -74,6 +74,7 @@ import time
 from dataclasses import dataclass, field
 from functools import cache
 from math import comb
+from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
@@ -92,10 +93,13 @@ __all__ = [
     "continuous_threshold",
     "equilibrium",
     "equilibrium_table",
+    "game_model",
     "in_gain",
+    "plot_thresholds",
 ]
 
 FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
 Model = Literal["one_round", "recursive"]
 MODELS: tuple[Model, ...] = ("one_round", "recursive")
 
@@ -121,7 +125,7 @@ def continuous_threshold(players: int) -> float:
 
 
 @dataclass(frozen=True)
-class _Game:
+class GameModel:
     """The parts of the rules the payoffs depend on, in units of the pot."""
 
     players: int
@@ -133,7 +137,12 @@ class _Game:
     ante: float  # the ante as a fraction of the pot
 
 
-def _game(players: int, rules: Rules, model: Model, pot: int) -> _Game:
+def game_model(players: int, rules: Rules, model: Model, pot: int) -> GameModel:
+    """The payoff-relevant part of ``rules`` for ``players`` at pot ``pot`` (chips).
+
+    Raises:
+        SolverError: a setting the solver does not model, or bad arguments.
+    """
     if model not in MODELS:
         raise SolverError(f"model must be 'one_round' or 'recursive', not {model!r}")
     if not isinstance(players, int) or not 2 <= players <= 10:
@@ -155,7 +164,7 @@ def _game(players: int, rules: Rules, model: Model, pot: int) -> _Game:
     if ghost and (players + 1) * rules.cards_per_hand > 52:
         raise SolverError(f"{players} players and a ghost hand need more than 52 cards")
     match = 1.0 if rules.pot_cap is None else min(pot, rules.pot_cap) / pot
-    return _Game(players=players, model=model, all_out=rules.all_out,
+    return GameModel(players=players, model=model, all_out=rules.all_out,
                  losers_pay=losers_pay, ghost=ghost, match=match,
                  ante=rules.ante / pot)
 
@@ -170,30 +179,36 @@ def _binomial_share(tie: FloatArray, rest: FloatArray, n: int) -> FloatArray:
 
 
 def _ghost_top_term(p: ClassProbabilities, in_weights: FloatArray, table: HandTable,
-                    n: int) -> FloatArray:
+                    n: int, hands: IntArray) -> FloatArray:
     """P(at least one opponent in, all in-opponents weaker than me, and the best of them
-    beats the ghost | the ghost is weaker than me), per hand. Key-level approximation: the
-    ghost's and the in-opponents' keys below mine follow the overall key frequencies, with
-    each hand's exact class totals."""
-    rank = table.rank
-    n_ranks = table.n_ranks
+    beats the ghost | the ghost is weaker than me), for each of ``hands``.
+
+    Approximation: given a strength below mine, the ghost's key and each in-opponent's key
+    follow the overall key frequencies (the ghost's: all hands; an in-opponent's: weighted
+    by the in-probability), scaled to the hand's exact class totals. A tie between the
+    ghost and the best opponent counts for the ghost (RULES.md: a tie with the ghost is a
+    loss)."""
+    rank = table.rank[hands]
     count = table.rank_count.astype(np.float64)
-    in_mass = np.bincount(rank, weights=in_weights, minlength=n_ranks)
-    # per-rank averages of the exact per-hand class totals
-    b = np.bincount(rank, weights=p.below, minlength=n_ranks) / count
-    o = np.bincount(rank, weights=p.out, minlength=n_ranks) / count
+    in_mass = np.bincount(table.rank, weights=in_weights, minlength=table.n_ranks)
     cum_count = np.cumsum(count)
     cum_in = np.cumsum(in_mass)
-    result = np.zeros(n_ranks)
-    for r in range(1, n_ranks):
+    result = np.zeros(len(hands))
+    below, out = p.below, p.out
+    for r in np.unique(rank):
+        if r == 0:
+            continue
+        rows = np.flatnonzero(rank == r)
         g = count[:r] / cum_count[r - 1]
         denom = cum_in[r - 1]
-        frac = cum_in[:r] / denom if denom > 0 else np.ones(r)
-        result[r] = (b[r] + o[r]) ** n - float((g * (o[r] + b[r] * frac) ** n).sum())
-    return result[rank]
+        frac = cum_in[:r] / denom if denom > 0 else np.ones(int(r))
+        b = below[rows][:, None]
+        o = out[rows][:, None]
+        result[rows] = ((b + o) ** n)[:, 0] - ((o + b * frac[None, :]) ** n) @ g
+    return result
 
 
-def in_gain(p: ClassProbabilities, game: _Game, *,
+def in_gain(p: ClassProbabilities, game: GameModel, *,
             ghost_top: FloatArray | None = None) -> tuple[FloatArray, FloatArray, FloatArray]:
     """The gain of *in* over *out* for each hand, in units of the pot, and the immediate
     results of in and of out (pot won minus chips matched this round).
@@ -344,27 +359,45 @@ def _rank_at(x: float, table: HandTable) -> int:
     return min(int(np.searchsorted(upper, x, side="right")), table.n_ranks - 1)
 
 
-def _gain_all(x: float, table: HandTable, game: _Game) -> tuple[FloatArray, FloatArray,
+def _gain_at(f: FloatArray, table: HandTable, game: GameModel, hands: IntArray | None = None
+             ) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """Gain of in over out and immediate results for ``hands`` (default all) when the
+    opponents play ``f``."""
+    p = class_probabilities(f, table.ranking, hands)
+    sel = np.arange(table.n_hands) if hands is None else hands
+    top = (_ghost_top_term(p, f, table, game.players - 1, sel)
+           if game.ghost and game.model == "recursive" else None)
+    return in_gain(p, game, ghost_top=top)
+
+
+def _gain_all(x: float, table: HandTable, game: GameModel) -> tuple[FloatArray, FloatArray,
                                                                  FloatArray, FloatArray]:
     f = _weights_at(x, table)
-    p = class_probabilities(f, table.ranking)
-    top = (_ghost_top_term(p, f, table, game.players - 1)
-           if game.ghost and game.model == "recursive" else None)
-    gain, imm_in, imm_out = in_gain(p, game, ghost_top=top)
+    gain, imm_in, imm_out = _gain_at(f, table, game)
     return f, gain, imm_in, imm_out
+
+
+@cache
+def _rank_members(table: HandTable) -> list[IntArray]:
+    """The hands (combination indices) of each dense rank."""
+    order = np.argsort(table.rank, kind="stable")
+    bounds = np.cumsum(table.rank_count)[:-1]
+    return [np.asarray(part, dtype=np.int64) for part in np.split(order, bounds)]
 
 
 def _solve(players: int, rules: Rules, model: Model, pot: int) -> Equilibrium:
     start = time.perf_counter()
-    game = _game(players, rules, model, pot)
+    game = game_model(players, rules, model, pot)
     table = hand_table(rules.ranking)
     count = table.rank_count.astype(np.float64)
     rank = table.rank
 
+    members = _rank_members(table)
+
     def marginal_gain(x: float) -> float:
-        _, gain, _, _ = _gain_all(x, table, game)
         r = _rank_at(x, table)
-        return float(gain[rank == r].mean())
+        gain = _gain_at(_weights_at(x, table), table, game, members[r])[0]
+        return float(gain.mean())
 
     lo, hi = 0.0, float(table.n_hands)
     steps = 0
@@ -451,3 +484,44 @@ def equilibrium_table(*, rules: Rules | None = None, model: Model = "recursive",
 def table_to_json(rows: list[Equilibrium]) -> str:
     """The table as a JSON array (what ``guts solve --table --json`` prints)."""
     return json.dumps([row.to_dict() for row in rows], indent=2)
+
+
+def plot_thresholds(rows: list[Equilibrium], path: str | Path) -> None:
+    """Plot the equilibrium threshold (percentile of the weakest hand in) by number of
+    players, one line per hand size, with the continuous-Guts curve ``2^(-1/(N-1))``.
+    PNG or SVG by the file's extension (matplotlib, Agg backend).
+
+    Raises:
+        SolverError: the extension is not .png or .svg.
+        OSError: the file cannot be written.
+    """
+    target = Path(path)
+    if target.suffix.lower() not in (".png", ".svg"):
+        raise SolverError(f"plot file must end in .png or .svg, not {str(target)!r}")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for k in sorted({r.cards_per_hand for r in rows}):
+        sub = sorted((r for r in rows if r.cards_per_hand == k), key=lambda r: r.players)
+        ax.plot([r.players for r in sub], [r.threshold_percentile for r in sub], marker="o",
+                label=f"{k}-card Guts (real cards)")
+        for r in sub:
+            ax.annotate(r.threshold_description, (r.players, r.threshold_percentile),
+                        textcoords="offset points", xytext=(4, -10 if k == 2 else 6),
+                        fontsize=6)
+    players = sorted({r.players for r in rows})
+    grid = np.linspace(min(players), max(players), 200)
+    ax.plot(grid, 2.0 ** (-1.0 / (grid - 1)), linestyle="--", color="grey",
+            label="continuous Guts: 2^(-1/(N-1))")
+    model = rows[0].model if rows else "recursive"
+    ax.set_xlabel("players at the table (N)")
+    ax.set_ylabel("threshold: fraction of hands below the weakest hand in")
+    ax.set_title(f"Guts equilibrium threshold by number of players ({model} model)")
+    ax.grid(alpha=0.3)
+    ax.legend(loc="lower right")
+    fig.tight_layout()
+    fig.savefig(target)
+    plt.close(fig)

@@ -1,0 +1,318 @@
+"""``guts odds``, ``guts solve`` and ``guts advise``: the strategy commands.
+
+The logic lives in :mod:`gutskit.odds` and :mod:`gutskit.solver`; this module only parses
+options, calls them and prints. ``gutskit.cli`` registers the three functions as commands.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from gutskit.bots import RuleOfThumbBot, hand_percentile, qualifies_by_rule_of_thumb
+from gutskit.cards import parse_cards, pretty_cards
+from gutskit.engine import Phase
+from gutskit.evaluation import evaluate
+from gutskit.events import Declaration
+from gutskit.odds import (
+    OddsError,
+    OpponentStrategy,
+    RuleOfThumbStrategy,
+    ThresholdStrategy,
+    hand_class_probabilities,
+    odds,
+)
+from gutskit.rules import Rules
+from gutskit.settlement import match_amount
+from gutskit.solver import (
+    MODELS,
+    Equilibrium,
+    Model,
+    SolverError,
+    equilibrium,
+    equilibrium_table,
+    game_model,
+    in_gain,
+    plot_thresholds,
+)
+from gutskit.tables import hand_table
+from gutskit.view import SeatView
+
+__all__ = ["advise", "odds_command", "solve"]
+
+PresetOpt = Annotated[str | None, typer.Option(
+    "--preset", "-p", metavar="NAME", help="Start from a named preset (see 'guts rules --list').")]
+RuleOpt = Annotated[list[str] | None, typer.Option(
+    "--rule", metavar="KEY=VALUE",
+    help="Set one house rule, e.g. --rule all_out=carry (repeatable; applied last).")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
+PlayersOpt = Annotated[int, typer.Option(
+    "--players", "-n", min=2, max=10, help="Players at the table, you included (2..10).")]
+ModelOpt = Annotated[str, typer.Option(
+    "--model", "-m", metavar="one_round|recursive",
+    help="recursive: the pot carries on until an uncontested win (the papers' game); "
+         "one_round: a single round, matched chips counted as lost.")]
+
+
+def _rules(preset_name: str | None, rule: list[str] | None, hand_text: str | None,
+           cards: int | None = None) -> Rules:
+    from gutskit.cli import resolve_rules  # late: gutskit.cli imports this module
+
+    rules = resolve_rules(preset_name, None, rule)
+    overridden = any(a.partition("=")[0].strip() == "cards_per_hand" for a in rule or [])
+    size = cards
+    if size is None and hand_text is not None and not overridden and preset_name is None:
+        size = len(hand_text.replace(",", " ").split())
+    if size in (2, 3) and size != rules.cards_per_hand:
+        rules = rules.replace(cards_per_hand=size)
+    return rules
+
+
+def _model(text: str) -> Model:
+    for m in MODELS:
+        if m == text:
+            return m
+    raise SolverError(f"--model must be 'one_round' or 'recursive', not {text!r}")
+
+
+def _strategy(text: str, rules: Rules, players: int, pot: int | None) -> OpponentStrategy:
+    """Parse ``--strategy``: equilibrium | rule-of-thumb | always-in | threshold:<hand>."""
+    name = text.strip()
+    if name == "equilibrium":
+        return equilibrium(cards_per_hand=rules.cards_per_hand, players=players, rules=rules,
+                           pot=pot).strategy()
+    if name in ("rule-of-thumb", "rule_of_thumb"):
+        return RuleOfThumbStrategy()
+    if name in ("always-in", "always_in"):
+        return ThresholdStrategy.everyone_in()
+    if name.startswith("threshold:"):
+        hand = parse_cards(name.partition(":")[2], count=rules.cards_per_hand)
+        value = evaluate(hand, rules.ranking)
+        return ThresholdStrategy(key=value.key, name=f"in with {value.description} or better")
+    raise OddsError(f"unknown strategy {text!r} (use equilibrium, rule-of-thumb, always-in "
+                    f"or threshold:<hand>, e.g. threshold:'7h 7d')")
+
+
+def _pct(x: float | None) -> str:
+    return "-" if x is None or x != x else f"{100 * x:.2f}%"
+
+
+def _hand_gain(hand: tuple[int, ...], rules: Rules, players: int, pot: int,
+               strategy: OpponentStrategy, model: Model) -> tuple[float, float, float]:
+    """EV of in minus out (chips) for one hand, and the immediate EVs of in and out."""
+    weights = strategy.in_weights(hand_table(rules.ranking))
+    p = hand_class_probabilities(hand, weights, rules.ranking)
+    game = game_model(players, rules, model, pot)
+    gain, imm_in, imm_out = in_gain(p, game)
+    return float(gain) * pot, float(imm_in) * pot, float(imm_out) * pot
+
+
+def odds_command(
+    hand: Annotated[str, typer.Argument(metavar="HAND", help="Your cards, e.g. '7h 7d'.")],
+    players: PlayersOpt = 2,
+    pot: Annotated[int | None, typer.Option(
+        "--pot", min=1, help="Pot in chips: also print the expected value of in vs out.")] = None,
+    strategy: Annotated[str, typer.Option(
+        "--strategy", "-s", metavar="equilibrium|rule-of-thumb|always-in|threshold:HAND",
+        help="How the opponents play.")] = "equilibrium",
+    preset_name: PresetOpt = None,
+    rule: RuleOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Win / tie / lose odds of a hand, given how many opponents are in.
+
+    Card removal is exact. One opponent (with or without a ghost hand) and two opponents
+    are computed exactly by inclusion-exclusion over shared cards; with three or more the
+    opponents are treated as independent draws (stated in the output).
+    """
+    rules = _rules(preset_name, rule, hand)
+    cards = parse_cards(hand, count=rules.cards_per_hand)
+    opp = _strategy(strategy, rules, players, pot)
+    result = odds(cards, players=players, rules=rules, strategy=opp)
+    data = result.to_dict()
+    if pot is not None:
+        for model in MODELS:
+            gain = _hand_gain(cards, rules, players, pot, opp, model)[0]
+            data[f"ev_in_minus_out_{model}"] = round(gain, 6)
+    if as_json:
+        typer.echo(json.dumps(data, indent=2))
+        return
+    out = Console(highlight=False)
+    out.print(f"{pretty_cards(cards)}  {result.description}   {players} players, opponents "
+              f"play: {opp.name}")
+    table = Table("opponents in", "probability", "win", "tie", "lose")
+    for row in data["opponents_in"]:
+        table.add_row(str(row["k"]), _pct(row["probability"]), _pct(row["win"]),
+                      _pct(row["tie"]), _pct(row["lose"]))
+    out.print(table)
+    out.print(f"If you go in: win {_pct(result.win_total)}, tie {_pct(result.tie_total)}, "
+              f"lose {_pct(result.lose_total)} (k = 0 counts as a win: uncontested).")
+    if pot is not None:
+        out.print(f"Pot {pot}: in minus out = {data['ev_in_minus_out_recursive']:+.3f} chips "
+                  f"(recursive game), {data['ev_in_minus_out_one_round']:+.3f} (one round).")
+    out.print(f"Method: {result.method}.")
+
+
+def _solve_rows(rows: list[Equilibrium]) -> Table:
+    table = Table("cards", "players", "threshold (weakest hand in)", "percentile",
+                  "continuous", "mix", "in rate", "value", "exploitability")
+    for e in rows:
+        table.add_row(str(e.cards_per_hand), str(e.players), e.threshold_description,
+                      f"{e.threshold_percentile:.4f}", f"{e.continuous:.4f}",
+                      f"{e.mixing:.3f}", f"{e.in_rate:.3f}", f"{e.value:+.3f}",
+                      f"{e.exploitability:.2g}")
+    return table
+
+
+def solve(
+    cards: Annotated[int, typer.Option("--cards", "-c", min=2, max=3,
+                                       help="2 or 3 cards per hand.")] = 3,
+    players: PlayersOpt = 5,
+    table: Annotated[bool, typer.Option(
+        "--table", help="Solve every table: 2 and 3 cards, 2..10 players.")] = False,
+    model: ModelOpt = "recursive",
+    pot: Annotated[int | None, typer.Option(
+        "--pot", min=1,
+        help="Pot in chips [default: the opening pot, players x ante]. Matters only for "
+             "best_pays_antes, losers_pay=worst and a pot cap.")] = None,
+    plot: Annotated[Path | None, typer.Option(
+        "--plot", metavar="FILE", help="With --table: plot the thresholds (PNG or SVG).")
+    ] = None,
+    preset_name: PresetOpt = None,
+    rule: RuleOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """The symmetric equilibrium of the in/out decision: the weakest hand that goes in.
+
+    Value and exploitability are chips per round at the pot solved for (by default the
+    opening pot). Exploitability is what the best one-round deviation of one seat gains.
+    """
+    rules = _rules(preset_name, rule, None, cards)
+    chosen = _model(model)
+    start = time.perf_counter()
+    if table:
+        if pot is not None:
+            raise SolverError("--pot cannot be used with --table (each table is solved at "
+                              "its opening pot)")
+        rows = equilibrium_table(rules=rules, model=chosen)
+        seconds = time.perf_counter() - start
+        if plot is not None:
+            plot_thresholds(rows, plot)
+        if as_json:
+            typer.echo(json.dumps({"model": chosen, "seconds": round(seconds, 3),
+                                   "rows": [r.to_dict() for r in rows]}, indent=2))
+            return
+        out = Console(highlight=False)
+        out.print(_solve_rows(rows))
+        out.print(f"Model: {chosen}. Solved in {seconds:.2f} s. Value and exploitability in "
+                  f"chips per round at the opening pot (players x ante).")
+        if plot is not None:
+            out.print(f"Plot written to {plot}.")
+        return
+    if plot is not None:
+        raise SolverError("--plot needs --table")
+    e = equilibrium(cards_per_hand=cards, players=players, rules=rules, model=chosen, pot=pot)
+    if as_json:
+        typer.echo(json.dumps(e.to_dict(), indent=2))
+        return
+    out = Console(highlight=False)
+    mix = ("" if e.mixing >= 1.0
+           else f" (with that exact hand: in {100 * e.mixing:.1f}% of the time)")
+    out.print(f"{cards}-card Guts, {players} players, {chosen} model, pot {e.pot}:")
+    out.print(f"  go in with {e.threshold_description} or better{mix}")
+    out.print(f"  that is the top {100 * (1 - e.threshold_percentile):.2f}% of hands "
+              f"(continuous Guts: top {100 * (1 - e.continuous):.2f}%)")
+    out.print(f"  in rate {e.in_rate:.3f}; value {e.value:+.4f} chips per round per seat "
+              f"(pot won minus matches this round)")
+    out.print(f"  exploitability {e.exploitability:.3g} chips per round "
+              f"(best one-round deviation of one seat)")
+    if not e.exact_card_removal:
+        out.print("  opponents' hands: exact card removal against yours, independent of "
+                  "each other (approximation)")
+
+
+def _rule_of_thumb_view(hand: tuple[int, ...], rules: Rules, players: int,
+                        pot: int) -> SeatView:
+    names = tuple(f"P{i + 1}" for i in range(players))
+    return SeatView(
+        0, rules, names, (10**9,) * players, (False,) * players, players - 1, pot, 0,
+        Phase.DECLARE, hand, (None,) * players, (False,) * players, (True,) * players, 1, 1,
+        match_amount(pot, rules), None,
+    )
+
+
+def advise(
+    hand: Annotated[str, typer.Argument(metavar="HAND", help="Your cards, e.g. 'Qs Qh 7d'.")],
+    players: PlayersOpt = 5,
+    pot: Annotated[int, typer.Option("--pot", min=1, help="The pot now, in chips.")] = 5,
+    preset_name: PresetOpt = None,
+    rule: RuleOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """In or out? The equilibrium answer with the odds and expected value behind it, next
+    to the seeds' rules of thumb.
+
+    Opponents are assumed to play the equilibrium. The expected value is that of going in
+    minus staying out, in chips, in the recursive game (matches come back as shares of later
+    pots) and in the one-round game.
+    """
+    rules = _rules(preset_name, rule, hand)
+    cards = parse_cards(hand, count=rules.cards_per_hand)
+    eq = equilibrium(cards_per_hand=rules.cards_per_hand, players=players, rules=rules,
+                     pot=pot)
+    opp = eq.strategy()
+    result = odds(cards, players=players, rules=rules, strategy=opp)
+    gain = _hand_gain(cards, rules, players, pot, opp, "recursive")[0]
+    gain_one = _hand_gain(cards, rules, players, pot, opp, "one_round")[0]
+    value = evaluate(cards, rules.ranking)
+    eq_p = eq.in_probability(value.key)
+    verdict = "in" if gain > 0 else "out"
+    thumb = qualifies_by_rule_of_thumb(cards, rules.cards_per_hand)
+    bot = RuleOfThumbBot()
+    view = _rule_of_thumb_view(cards, rules, players, pot)
+    bot_says = bot.declare(view, random.Random(0)) is Declaration.IN
+    data: dict[str, Any] = {
+        "hand": hand, "description": value.description, "players": players, "pot": pot,
+        "advice": verdict,
+        "ev_in_minus_out": round(gain, 6),
+        "ev_in_minus_out_one_round": round(gain_one, 6),
+        "win_if_in": round(result.win_total, 6), "tie_if_in": round(result.tie_total, 6),
+        "lose_if_in": round(result.lose_total, 6),
+        "uncontested": round(result.in_count[0], 6),
+        "equilibrium": {"threshold": eq.threshold_description,
+                        "threshold_percentile": round(eq.threshold_percentile, 6),
+                        "in_probability": eq_p},
+        "rule_of_thumb": {"entry_rule_in": thumb,
+                          "bot_in": bot_says,
+                          "bot_threshold_percentile": round(bot.threshold(view), 6),
+                          "hand_percentile": round(hand_percentile(cards, rules.ranking), 6)},
+        "exact": result.exact, "method": result.method,
+    }
+    if as_json:
+        typer.echo(json.dumps(data, indent=2))
+        return
+    out = Console(highlight=False)
+    out.print(f"{pretty_cards(cards)}  {value.description}   {players} players, pot {pot}")
+    out.print(f"[bold]Advice: {verdict.upper()}[/]  (in minus out: {gain:+.3f} chips; "
+              f"one-round view {gain_one:+.3f})")
+    out.print(f"  against equilibrium opponents: win {_pct(result.win_total)}, tie "
+              f"{_pct(result.tie_total)}, lose {_pct(result.lose_total)} if you go in; "
+              f"nobody else in {_pct(result.in_count[0])}")
+    eq_text = ("in" if eq_p >= 1.0 else "out" if eq_p <= 0.0
+               else f"in {100 * eq_p:.0f}% of the time")
+    out.print(f"  equilibrium: in with {eq.threshold_description} or better -> {eq_text}")
+    rule_text = ("pair of tens or better" if rules.cards_per_hand == 2
+                 else "pair or better with a jack or higher")
+    out.print(f"  rule of thumb ({rule_text}): "
+              f"{'in' if thumb else 'out'}; rule-of-thumb bot at this pot: "
+              f"{'in' if bot_says else 'out'}")
+    if not result.exact:
+        out.print(f"  method: {result.method}")
+
