@@ -404,3 +404,53 @@ def test_help_of_every_command_has_examples() -> None:
 
 def test_unknown_command_is_a_user_error() -> None:
     assert_user_error(guts("deal"), "deal")
+
+
+# ---------------------------------------------------------------------------------------------
+# docs/referee.md: the examples are real outputs
+
+REFEREE_DOC = Path(__file__).resolve().parents[1] / "docs" / "referee.md"
+
+
+def _doc_blocks(after: str) -> list[tuple[str, str]]:
+    """(language, text) of the fenced blocks of docs/referee.md after the text ``after``."""
+    doc = REFEREE_DOC.read_text(encoding="utf-8")
+    return re.findall(r"```(\w*)\n(.*?)```", doc[doc.index(after):], re.S)
+
+
+def _strip(text: str) -> str:
+    return "\n".join(line.rstrip() for line in text.strip().splitlines())
+
+
+@pytest.mark.parametrize("example", ["night", "tie", "short"])
+def test_referee_doc_examples_are_real_outputs(example: str, tmp_path: Path) -> None:
+    blocks = _doc_blocks(f"`{example}.json`")
+    data = json.loads(blocks[0][1])
+    printed = blocks[1][1]
+    file = tmp_path / f"{example}.json"
+    file.write_text(json.dumps(data), encoding="utf-8")
+    assert _strip(guts("referee", str(file)).stdout) == _strip(printed)
+    if example == "night":
+        assert blocks[2][0] == "json"
+        assert json.loads(guts("referee", str(file), "--json").stdout) == json.loads(
+            blocks[2][1])
+
+
+def test_referee_doc_error_table_is_real(tmp_path: Path) -> None:
+    doc = REFEREE_DOC.read_text(encoding="utf-8")
+    night = json.loads(_doc_blocks("`night.json`")[0][1])
+    messages = re.findall(r"^\| [^|]+ \| `(error: .*)` \|$", doc, re.M)
+    assert len(messages) == 4
+    broken = [json.loads(json.dumps(night)) for _ in range(4)]
+    broken[0]["rounds"][1]["hands"]["Dev"] = "Qs 2c 3c"
+    del broken[1]["rounds"][1]["declarations"]["Dev"]
+    broken[2]["players"][0]["stack"] = 20.5
+    broken[3] = {"players": []}
+    for data, message in zip(broken, messages, strict=True):
+        result = guts("referee", "-", input=json.dumps(data))
+        assert result.stderr.strip() == message
+    bad = json.loads(json.dumps(night))
+    bad["rounds"][1]["hands"]["Ana"] = "Qs Qh"
+    assert guts("referee", "-", input=json.dumps(bad)).stderr.strip() == (
+        "error: round 2: hand of 'Ana': hand 'Qs Qh' has 2 cards, expected 3")
+    assert "error: round 2: hand of 'Ana': hand 'Qs Qh' has 2 cards, expected 3" in doc
