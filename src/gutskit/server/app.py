@@ -109,8 +109,8 @@ def _origin_ok(websocket: WebSocket, allowed: Sequence[str]) -> bool:
 
 
 def create_app(db: str | Path | None = None, *, config: ServerConfig | None = None,
-               allowed_origins: Sequence[str] = (), store: RoomStore | None = None
-               ) -> FastAPI:
+               allowed_origins: Sequence[str] = (), store: RoomStore | None = None,
+               manager: RoomManager | None = None) -> FastAPI:
     """The server application.
 
     Args:
@@ -118,7 +118,9 @@ def create_app(db: str | Path | None = None, *, config: ServerConfig | None = No
             migrated to the newest schema when the app starts.
         config: server knobs (bot delay, base URL of invite links).
         allowed_origins: extra browser origins allowed to open the WebSocket.
-        store: an already opened store (tests).
+        store: an already opened store.
+        manager: an already made room manager (tests: fixed seeds); its rooms are loaded
+            from its store when the app starts.
 
     Raises:
         StorageError: the database cannot be opened (when the app starts).
@@ -127,21 +129,21 @@ def create_app(db: str | Path | None = None, *, config: ServerConfig | None = No
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
-        manager = RoomManager(store or open_room_store(db), config)
-        holder["manager"] = manager
-        for room in manager.load():
+        rooms = manager or RoomManager(store or open_room_store(db), config)
+        holder["manager"] = rooms
+        for room in rooms.load():
             await room.resume_after_restart()
         yield
-        manager.close()
+        rooms.close()
 
     app = FastAPI(title="gutskit", lifespan=lifespan)
     app.state.holder = holder
 
-    def manager() -> RoomManager:
+    def current() -> RoomManager:
         return holder["manager"]
 
     def room_or_404(room_id: str) -> Room:
-        room = manager().rooms.get(room_id)
+        room = current().rooms.get(room_id)
         if room is None:
             raise HTTPException(404, f"no room {room_id!r}")
         return room
@@ -175,8 +177,8 @@ def create_app(db: str | Path | None = None, *, config: ServerConfig | None = No
         except ValueError as error:
             raise ProtocolError("bad_message", str(error).splitlines()[0]
                                 + ": " + "; ".join(str(error).splitlines()[1:3])) from None
-        room, token = manager().create(body)
-        base = manager().config.base_url
+        room, token = current().create(body)
+        base = current().config.base_url
         if not base:
             base = str(request.base_url).rstrip("/")
         return CreatedRoom(room_id=room.room_id, url=f"{base}/r/{room.room_id}", seat=0,
@@ -231,7 +233,7 @@ def create_app(db: str | Path | None = None, *, config: ServerConfig | None = No
         await websocket.accept()
         client = WsClient(websocket)
         writer = asyncio.get_running_loop().create_task(client.writer())
-        room = manager().rooms.get(room_id)
+        room = current().rooms.get(room_id)
         try:
             if room is None:
                 client.send(Error(code="no_room", message=f"no room {room_id!r}"))

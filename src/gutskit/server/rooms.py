@@ -431,7 +431,7 @@ class Room:
         if len(self.seats) < 2:
             raise _fail("illegal_action", "Guts needs at least 2 seated players")
         start = engine.start_event([s.name for s in self.seats], self.settings.buy_in,
-                                   dealer=secrets.randbelow(len(self.seats)),
+                                   dealer=self.manager.first_dealer(len(self.seats)),
                                    rules=self.settings.rules)
         self.session_id = self.store.start_session(self.room_id, start)
         self.events = [start]
@@ -450,7 +450,7 @@ class Room:
         if engine.can_deal(state) is not None:
             self._end("fewer than two players left with chips")
             return
-        seed = fairness.new_seed()
+        seed = self.manager.new_seed()
         deck = fairness.deck_from_seed(seed)
         commitment = fairness.commitment(seed, deck)
         new, events = engine.deal(state, engine.hands_from_deck(state, deck))
@@ -743,7 +743,10 @@ class RoomManager:
         self.store = store
         self.config = config or ServerConfig()
         self.rooms: dict[str, Room] = {}
-        self.clock: Callable[[], float] = time.monotonic
+        self.new_seed: Callable[[], bytes] = fairness.new_seed
+        """Where deal seeds come from (the OS CSPRNG; tests replace it)."""
+        self.first_dealer: Callable[[int], int] = secrets.randbelow
+        """The first dealer's seat among ``n`` (drawn at random; tests replace it)."""
 
     def create(self, request: CreateRoom) -> tuple[Room, str]:
         """A new room from ``request`` with its host in seat 0.

@@ -9,12 +9,12 @@ from sqlalchemy import create_engine
 from gutskit.server import store  # noqa: F401  (registers the server tables on Base)
 from gutskit.storage import Base
 
-config = context.config
 target_metadata = Base.metadata
 
 
 def run() -> None:
     """Run the migrations on the given connection (or on ``sqlalchemy.url``)."""
+    config = context.config
     connection = config.attributes.get("connection")
     if connection is None:
         engine = create_engine(config.get_main_option("sqlalchemy.url") or "sqlite://")
@@ -28,4 +28,5 @@ def run() -> None:
     context.run_migrations()
 
 
-run()
+if hasattr(context, "config"):  # run by Alembic (not when a test collector imports it)
+    run()

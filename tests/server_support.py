@@ -1,0 +1,206 @@
+"""Helpers of the server tests: a real uvicorn server in a thread on 127.0.0.1 (random
+port) and a synchronous WebSocket player that records every payload it receives."""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import uvicorn
+from sqlalchemy import create_engine, text
+from websockets.exceptions import ConnectionClosed
+from websockets.sync.client import ClientConnection, connect
+
+from gutskit.server.app import create_app
+from gutskit.server.fairness import deck_from_seed
+from gutskit.server.rooms import RoomManager, ServerConfig
+from gutskit.server.store import RoomStore, open_room_store
+
+PG_URL = os.environ.get("GUTSKIT_TEST_PG_URL")
+
+
+DB_KINDS = ["sqlite", *(["postgresql"] if PG_URL else [])]
+"""The databases every server test runs on: SQLite, and PostgreSQL when the environment
+variable GUTSKIT_TEST_PG_URL names one (CI installs Debian's PostgreSQL)."""
+
+
+@pytest.fixture(params=DB_KINDS)
+def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A fresh database URL of each kind of :data:`DB_KINDS`."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'server.db'}"
+    assert PG_URL is not None
+    wipe_postgres(PG_URL)
+    return PG_URL
+
+
+def wipe_postgres(url: str) -> None:
+    """Drop every table of the PostgreSQL test database (a fresh start per test)."""
+    engine = create_engine(url)
+    with engine.begin() as connection:
+        connection.execute(text("DROP SCHEMA public CASCADE"))
+        connection.execute(text("CREATE SCHEMA public"))
+    engine.dispose()
+
+
+def seeds(*numbers: int) -> Callable[[], bytes]:
+    """A seed source giving ``bytes([n]) * 32`` for each number in turn, then n + 100..."""
+    queue = list(numbers)
+    counter = [200]
+
+    def next_seed() -> bytes:
+        if queue:
+            return bytes([queue.pop(0)]) * 32
+        counter[0] = (counter[0] + 1) % 256
+        return bytes([counter[0]]) * 32
+
+    return next_seed
+
+
+@dataclass
+class Server:
+    """A running server."""
+
+    port: int
+    manager: RoomManager
+    store: RoomStore
+
+    @property
+    def http(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def ws_url(self, room_id: str) -> str:
+        return f"ws://127.0.0.1:{self.port}/ws/{room_id}"
+
+    def create_room(self, host: str = "Ana", **fields: Any) -> dict[str, Any]:
+        body = {"host_name": host, "buy_in": 20, "decision_seconds": 30,
+                "reveal_seconds": 0, **fields}
+        response = httpx.post(f"{self.http}/api/rooms", json=body, timeout=10)
+        assert response.status_code == 200, response.text
+        data: dict[str, Any] = response.json()
+        return data
+
+    def get(self, path: str) -> httpx.Response:
+        return httpx.get(f"{self.http}{path}", timeout=10)
+
+
+@contextmanager
+def running_server(db_url: str, *, seed_numbers: Sequence[int] = (), dealer: int = 0,
+                   bot_delay: tuple[float, float] = (0.0, 0.0),
+                   allowed_origins: Sequence[str] = ()) -> Iterator[Server]:
+    """Start ``guts serve``'s app on a random loopback port; stop it on exit."""
+    store = open_room_store(db_url)
+    manager = RoomManager(store, ServerConfig(bot_delay=bot_delay))
+    manager.new_seed = seeds(*seed_numbers)
+    manager.first_dealer = lambda n: dealer
+    app = create_app(manager=manager, allowed_origins=allowed_origins)
+    config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="error",
+                            ws_max_size=65536, lifespan="on")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started:
+        assert time.monotonic() < deadline, "server did not start"
+        time.sleep(0.01)
+    port = server.servers[0].sockets[0].getsockname()[1]
+    try:
+        yield Server(port=port, manager=manager, store=store)
+    finally:
+        server.should_exit = True
+        thread.join(10)
+        store.engine.dispose()
+
+
+class Player:
+    """A WebSocket client that records every message it receives (``log``)."""
+
+    def __init__(self, server: Server, room_id: str, token: str | None = None, *,
+                 hello: bool = True, origin: str | None = None) -> None:
+        headers = {"Origin": origin} if origin else None
+        self.ws: ClientConnection = connect(server.ws_url(room_id), open_timeout=5,
+                                            additional_headers=headers).__enter__()
+        self.log: list[dict[str, Any]] = []
+        self.raw: list[str] = []
+        self.token = token
+        self.seat: int | None = None
+        if hello:
+            self.send({"type": "hello", "protocol": 1, "token": token})
+            welcome = self.expect("welcome")
+            self.seat = welcome["seat"]
+
+    def send(self, message: dict[str, Any] | str) -> None:
+        self.ws.send(message if isinstance(message, str) else json.dumps(message))
+
+    def recv(self, timeout: float = 5) -> dict[str, Any]:
+        text = self.ws.recv(timeout=timeout)
+        assert isinstance(text, str)
+        self.raw.append(text)
+        message: dict[str, Any] = json.loads(text)
+        self.log.append(message)
+        return message
+
+    def expect(self, kind: str, predicate: Callable[[dict[str, Any]], bool] | None = None,
+               timeout: float = 5) -> dict[str, Any]:
+        """Receive until a message of type ``kind`` (matching ``predicate``) arrives."""
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            assert left > 0, f"no {kind!r} message; last: {self.log[-3:]}"
+            message = self.recv(left)
+            if message["type"] == kind and (predicate is None or predicate(message)):
+                return message
+
+    def drain(self, quiet: float = 0.15) -> list[dict[str, Any]]:
+        """Receive until nothing arrives for ``quiet`` seconds."""
+        got = []
+        while True:
+            try:
+                got.append(self.recv(quiet))
+            except TimeoutError:
+                return got
+
+    def state(self, predicate: Callable[[dict[str, Any]], bool] | None = None
+              ) -> dict[str, Any]:
+        """The next table view matching ``predicate``."""
+        message = self.expect("state", None if predicate is None
+                              else lambda m: predicate(m["table"]))
+        table: dict[str, Any] = message["table"]
+        return table
+
+    def declare(self, round_number: int, declaration: str, action_id: str | None = None
+                ) -> dict[str, Any]:
+        """Send a declaration and return the ack or error."""
+        action = action_id or f"{self.seat}-{round_number}"
+        self.send({"type": "declare", "round": round_number, "action_id": action,
+                   "declaration": declaration})
+        return self.expect_any(("ack", "error"))
+
+    def expect_any(self, kinds: Sequence[str], timeout: float = 5) -> dict[str, Any]:
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            assert left > 0, f"none of {kinds}; last: {self.log[-3:]}"
+            message = self.recv(left)
+            if message["type"] in kinds:
+                return message
+
+    def close(self) -> None:
+        try:
+            self.ws.close()
+        except ConnectionClosed:
+            pass
+
+
+def deck(number: int) -> list[int]:
+    """The deck of test seed ``number``."""
+    return deck_from_seed(bytes([number]) * 32)
