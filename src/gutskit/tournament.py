@@ -1,0 +1,358 @@
+"""Bot tournaments: bots against each other over many seeded sessions of the engine.
+
+:func:`run_tournament` seats a line-up of bot kinds (:data:`gutskit.strategies.BOT_KINDS`)
+at one table and plays ``sessions`` sessions of ``rounds`` rounds with the rules engine.
+Session ``s`` rotates the line-up by ``s`` seats (every kind plays every position relative
+to the first dealer), uses fresh bots (nothing learnt carries over) and its own
+``random.Random`` seeded from ``(seed, s)``, so a tournament is reproducible.
+
+**Chips per round and confidence intervals.** Each session gives one number per bot kind:
+the net chips of its seats over the session (after the end-of-session share of what is
+left in the pot) divided by the rounds played and by the number of seats it held. Sessions
+are independent, so the 95 % confidence interval is Student's t interval over sessions,
+``mean +- t(0.975, S - 1) * sd / sqrt(S)`` (:func:`t_interval`).
+
+**Exploitability.** For a bot that is a fixed function of hand and pot
+(:func:`gutskit.strategies.fast_policy`), the chips per round that one best-responding
+seat wins against ``players - 1`` copies of it, measured with the vectorized simulator
+(:mod:`gutskit.fast`) in the tournament's setting: its rules, buy-in and session length
+(at most 100 rounds; 1,000 sessions). The best response is searched among threshold
+strategies (percentiles 0, 0.1, ..., 0.9, then +-0.01, 0.03, 0.05 around the best), all
+evaluated on the same deals (common random numbers) and measured against the bot playing
+itself on those deals (0 in expectation by symmetry): so it is a lower bound on the true
+exploitability, up to the reported standard error. Adaptive bots (the exploitative bot)
+have no fixed strategy to best-respond to: ``None``.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+from scipy import stats
+
+from gutskit.bots import Strategy
+from gutskit.engine import (
+    GameState,
+    Phase,
+    deal_from_rng,
+    declare,
+    declare_all,
+    end_session,
+    new_session,
+)
+from gutskit.fast import FastPolicy, UnsupportedRulesError, check_supported, simulate
+from gutskit.rules import Rules
+from gutskit.strategies import ExploitativeBot, fast_policy, make_bot
+from gutskit.view import joint_views, view_for
+
+__all__ = [
+    "CI_METHOD",
+    "BotResult",
+    "Exploitability",
+    "TournamentError",
+    "TournamentResult",
+    "best_response",
+    "run_tournament",
+    "t_interval",
+]
+
+CI_METHOD = ("95% Student t interval over independent sessions; one value per session and "
+             "bot kind: its net chips per round per seat")
+
+
+class TournamentError(ValueError):
+    """Bad tournament settings (unknown bot, too few or too many seats, counts < 1)."""
+
+
+def t_interval(values: Sequence[float] | npt.NDArray[np.float64], level: float = 0.95
+               ) -> tuple[float, float, float]:
+    """``(mean, low, high)``: Student's t confidence interval of the mean of independent
+    values (``low = high = mean`` for fewer than two values).
+
+    >>> mean, low, high = t_interval([1.0, 2.0, 3.0])
+    >>> mean, round(low, 3), round(high, 3)
+    (2.0, -0.484, 4.484)
+    """
+    x = np.asarray(values, dtype=np.float64)
+    mean = float(x.mean()) if x.size else math.nan
+    if x.size < 2:
+        return mean, mean, mean
+    half = float(stats.t.ppf(0.5 + level / 2, x.size - 1) * x.std(ddof=1) / math.sqrt(x.size))
+    return mean, mean - half, mean + half
+
+
+@dataclass(frozen=True)
+class Exploitability:
+    """How much a best-responding seat wins against ``players - 1`` copies of a bot.
+
+    Attributes:
+        chips_per_round: the best response's gain over the bot's own play, chips per
+            round (``None`` when not computed).
+        standard_error: of that gain (paired over tables).
+        best_response: the best responder's threshold percentile.
+        note: how it was found, or why it was not.
+    """
+
+    chips_per_round: float | None
+    standard_error: float | None
+    best_response: float | None
+    note: str
+
+
+@dataclass(frozen=True)
+class BotResult:
+    """One bot kind's results.
+
+    Attributes:
+        kind: the bot kind.
+        seats: seats it held at the table.
+        chips_per_round: mean net chips per round per seat (over sessions).
+        ci_low, ci_high: the 95 % confidence interval (:data:`CI_METHOD`).
+        in_rate: fraction of dealt hands it declared in.
+        exploitability: :class:`Exploitability`.
+    """
+
+    kind: str
+    seats: int
+    chips_per_round: float
+    ci_low: float
+    ci_high: float
+    in_rate: float
+    exploitability: Exploitability
+
+
+@dataclass(frozen=True)
+class TournamentResult:
+    """A tournament's results; :meth:`to_dict` is the ``--json`` output.
+
+    Attributes:
+        lineup: bot kind per seat (session 0's seating).
+        bankroll: kind -> mean cumulative net chips per seat after each round (over
+            sessions), for the bankroll plot; ``bankroll_half``: the half-width of its
+            pointwise 95 % t interval.
+    """
+
+    lineup: tuple[str, ...]
+    sessions: int
+    rounds: int
+    seed: int
+    chips: int
+    rules: Rules
+    results: tuple[BotResult, ...]
+    rounds_played: int
+    bankroll: dict[str, list[float]] = field(repr=False)
+    bankroll_half: dict[str, list[float]] = field(repr=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready summary."""
+        base = Rules(cards_per_hand=self.rules.cards_per_hand).model_dump()
+        return {
+            "lineup": list(self.lineup), "sessions": self.sessions, "rounds": self.rounds,
+            "rounds_played": self.rounds_played, "seed": self.seed, "chips": self.chips,
+            "rules": {k: v for k, v in self.rules.model_dump().items() if base.get(k) != v}
+            | {"cards_per_hand": self.rules.cards_per_hand},
+            "confidence_interval": CI_METHOD,
+            "bots": [
+                {
+                    "kind": r.kind, "seats": r.seats,
+                    "chips_per_round": round(r.chips_per_round, 4),
+                    "ci95": [round(r.ci_low, 4), round(r.ci_high, 4)],
+                    "in_rate": round(r.in_rate, 4),
+                    "exploitability": {
+                        "chips_per_round": None if r.exploitability.chips_per_round is None
+                        else round(r.exploitability.chips_per_round, 4),
+                        "standard_error": None if r.exploitability.standard_error is None
+                        else round(r.exploitability.standard_error, 4),
+                        "best_response_threshold": r.exploitability.best_response,
+                        "note": r.exploitability.note,
+                    },
+                }
+                for r in self.results
+            ],
+        }
+
+
+def _declare_round(state: GameState, bots: Sequence[Strategy], rng: random.Random,
+                   ins: list[int]) -> GameState:
+    from gutskit.events import Declaration
+
+    if state.rules.declaration == "sequential":
+        for seat in state.declaration_order():
+            call = bots[seat].declare(view_for(state, seat), rng)
+            ins[seat] += call is Declaration.IN
+            state, _ = declare(state, seat, call)
+        return state
+    calls = {seat: bots[seat].declare(view, rng) for seat, view in joint_views(state).items()}
+    for seat, call in calls.items():
+        ins[seat] += call is Declaration.IN
+    state, _ = declare_all(state, calls)
+    return state
+
+
+def _policy_value(rules: Rules, responder: FastPolicy, others: FastPolicy, players: int, *,
+                  tables: int, rounds: int, chips: int, seed: int) -> npt.NDArray[np.float64]:
+    """Per-table chips per round of seat 0 playing ``responder`` against copies of
+    ``others``, everyone buying in for ``chips``."""
+    result = simulate(rules, [responder] + [others] * (players - 1), tables=tables,
+                      rounds=rounds, stacks=chips, seed=seed)
+    per_table: npt.NDArray[np.float64] = result.net[:, 0] / np.maximum(
+        result.rounds_played, 1)
+    return per_table
+
+
+def best_response(policy: FastPolicy, rules: Rules, players: int, *, chips: int = 10_000,
+                  tables: int = 1000, rounds: int = 100, seed: int = 0) -> Exploitability:
+    """The best threshold response of one seat to ``players - 1`` copies of ``policy``
+    (see the module docstring), measured with :func:`gutskit.fast.simulate`.
+
+    Raises:
+        UnsupportedRulesError: rules the simulator does not play.
+    """
+    check_supported(rules)
+    base = _policy_value(rules, policy, policy, players, tables=tables, rounds=rounds,
+                         chips=chips, seed=seed)
+    cache: dict[float, npt.NDArray[np.float64]] = {}
+
+    def gain(p: float) -> npt.NDArray[np.float64]:
+        p = round(p, 4)
+        if p not in cache:
+            responder = FastPolicy.threshold(p, rules.ranking)
+            cache[p] = _policy_value(rules, responder, policy, players, tables=tables,
+                                     rounds=rounds, chips=chips, seed=seed) - base
+        return cache[p]
+
+    coarse = [i / 10 for i in range(10)]
+    best = max(coarse, key=lambda p: float(gain(p).mean()))
+    fine = [best + d / 100 for d in range(-5, 6, 2) if 0.0 <= best + d / 100 < 1.0]
+    best = max(fine, key=lambda p: float(gain(p).mean()))
+    diff = gain(best)
+    value = max(0.0, float(diff.mean()))
+    se = float(diff.std(ddof=1) / math.sqrt(diff.size))
+    note = (f"best threshold response, {tables} sessions x {rounds} rounds, buy-in {chips} "
+            f"(vectorized simulator, common random numbers), gain over the bot's own play")
+    return Exploitability(value, se, best, note)
+
+
+def _exploitability(kind: str, rules: Rules, players: int, seed: int, enabled: bool, *,
+                    chips: int, rounds: int) -> Exploitability:
+    if not enabled:
+        return Exploitability(None, None, None, "not computed (--no-exploitability)")
+    bot = make_bot(kind)
+    if isinstance(bot, ExploitativeBot):
+        return Exploitability(None, None, None,
+                              "adaptive bot: no fixed strategy to best-respond to")
+    try:
+        check_supported(rules)
+    except UnsupportedRulesError as error:
+        return Exploitability(None, None, None, str(error))
+    policy = fast_policy(bot, rules, players)
+    if policy is None:
+        return Exploitability(None, None, None, "no fast-simulator policy for this bot")
+    return best_response(policy, rules, players, chips=chips, rounds=min(rounds, 100),
+                         seed=seed)
+
+
+def run_tournament(kinds: Sequence[str], *, players: int | None = None, sessions: int = 100,
+                   rounds: int = 200, seed: int = 0, rules: Rules | None = None,
+                   chips: int = 10_000, exploitability: bool = True,
+                   progress: Callable[[int], None] | None = None) -> TournamentResult:
+    """Play the tournament (see the module docstring).
+
+    Args:
+        kinds: bot kinds; the line-up repeats them to fill ``players`` seats.
+        players: seats at the table (default: one per kind), 2..10.
+        sessions: independent sessions (>= 2 for a confidence interval).
+        rounds: rounds per session.
+        seed: the tournament's seed.
+        rules: house rules (default :class:`~gutskit.rules.Rules`).
+        chips: every seat's buy-in.
+        exploitability: compute each kind's exploitability.
+        progress: called with the number of sessions done.
+
+    Raises:
+        TournamentError: bad settings or an unknown bot kind.
+    """
+    from gutskit.strategies import UnknownBotError
+
+    rules = rules or Rules()
+    kinds = [k.strip() for k in kinds if k.strip()]
+    if not kinds:
+        raise TournamentError("no bots given")
+    try:
+        for kind in kinds:
+            make_bot(kind)
+    except UnknownBotError as error:
+        raise TournamentError(str(error)) from None
+    n = players if players is not None else len(kinds)
+    if not 2 <= n <= 10:
+        raise TournamentError(f"a table has 2 to 10 players, got {n}")
+    if sessions < 1 or rounds < 1 or chips < 1:
+        raise TournamentError("sessions, rounds and chips must be at least 1")
+    lineup = tuple(kinds[i % len(kinds)] for i in range(n))
+    distinct = list(dict.fromkeys(lineup))
+    per_session: dict[str, list[float]] = {k: [] for k in distinct}
+    curves: dict[str, list[npt.NDArray[np.float64]]] = {k: [] for k in distinct}
+    dealt = dict.fromkeys(distinct, 0)
+    ins_by = dict.fromkeys(distinct, 0)
+    total_rounds = 0
+    for s in range(sessions):
+        seating = [lineup[(i + s) % n] for i in range(n)]
+        bots = [make_bot(kind) for kind in seating]
+        rng = random.Random(f"gutskit-tournament:{seed}:{s}")
+        state = new_session([f"{kind}#{i}" for i, kind in enumerate(seating)], chips,
+                            rules=rules, dealer=rng.randrange(n))
+        ins = [0] * n
+        dealt_seat = [0] * n
+        curve = np.zeros((rounds, n))
+        played = 0
+        for r in range(rounds):
+            if state.phase is Phase.OVER or len(state.seats_in_play) < 2:
+                curve[r:] = np.array(state.stacks) - chips
+                break
+            state, _ = deal_from_rng(state, rng)
+            for seat in state.dealt:
+                dealt_seat[seat] += 1
+            state = _declare_round(state, bots, rng, ins)
+            played += 1
+            curve[r] = np.array(state.stacks) - chips
+        state, _ = end_session(state)
+        total_rounds += played
+        net = np.array(state.stacks) - chips
+        curve[-1] = net
+        for kind in distinct:
+            seats = [i for i in range(n) if seating[i] == kind]
+            per_session[kind].append(float(net[seats].mean()) / max(played, 1))
+            curves[kind].append(curve[:, seats].mean(axis=1))
+            dealt[kind] += sum(dealt_seat[i] for i in seats)
+            ins_by[kind] += sum(ins[i] for i in seats)
+        if progress is not None:
+            progress(s + 1)
+    results = []
+    for index, kind in enumerate(distinct):
+        mean, low, high = t_interval(per_session[kind])
+        results.append(BotResult(
+            kind=kind, seats=lineup.count(kind), chips_per_round=mean, ci_low=low,
+            ci_high=high, in_rate=ins_by[kind] / max(dealt[kind], 1),
+            exploitability=_exploitability(kind, rules, n, seed * 1000 + index,
+                                           exploitability, chips=chips, rounds=rounds),
+        ))
+    bankroll, half = {}, {}
+    for kind, rows in curves.items():
+        array = np.array(rows)
+        bankroll[kind] = array.mean(axis=0).tolist()
+        if array.shape[0] > 1:
+            tq = float(stats.t.ppf(0.975, array.shape[0] - 1))
+            half[kind] = (tq * array.std(axis=0, ddof=1) / math.sqrt(array.shape[0])).tolist()
+        else:
+            half[kind] = [0.0] * rounds
+    return TournamentResult(
+        lineup=lineup, sessions=sessions, rounds=rounds, seed=seed, chips=chips, rules=rules,
+        results=tuple(results), rounds_played=total_rounds, bankroll=bankroll,
+        bankroll_half=half,
+    )
