@@ -93,6 +93,7 @@ __all__ = [
     "continuous_threshold",
     "equilibrium",
     "equilibrium_table",
+    "exploitability",
     "game_model",
     "in_gain",
     "plot_thresholds",
@@ -470,6 +471,30 @@ def equilibrium(*, cards_per_hand: int, players: int, rules: Rules | None = None
         base = base.replace(cards_per_hand=cards_per_hand)
     chips = pot if pot is not None else players * base.ante if isinstance(players, int) else 0
     return _cached(players, base, model, chips)
+
+
+def exploitability(in_weights: FloatArray, *, players: int, rules: Rules | None = None,
+                   model: Model = "recursive", pot: int | None = None) -> float:
+    """Chips per round that the best one-round deviation of one seat gains when every seat
+    plays ``in_weights`` (the in-probability per hand, by combination index of
+    :func:`gutskit.tables.hand_table`; e.g. ``ThresholdStrategy(...).in_weights(table)``).
+
+    The deviator chooses in or out hand by hand; continuation values are those of the
+    symmetric profile (pot / N per seat). Same measure as
+    :attr:`Equilibrium.exploitability`.
+
+    Raises:
+        SolverError: unsupported rules, bad arguments, or weights of the wrong shape.
+    """
+    base = rules if rules is not None else Rules()
+    table = hand_table(base.ranking)
+    f = np.asarray(in_weights, dtype=np.float64)
+    if f.shape != (table.n_hands,):
+        raise SolverError(f"in_weights must have shape ({table.n_hands},), not {f.shape}")
+    chips = pot if pot is not None else players * base.ante
+    game = game_model(players, base, model, chips)
+    gain = _gain_at(f, table, game)[0]
+    return max(float((np.maximum(gain, 0.0) - f * gain).mean()) * chips, 0.0)
 
 
 def equilibrium_table(*, rules: Rules | None = None, model: Model = "recursive",
