@@ -8,6 +8,13 @@
 * :class:`RandomBot` goes in with a fixed probability.
 * :func:`bot_table` seats a realistic mix.
 
+Both play every variant (RULES.md "Variants"): they pass the card whose loss hurts least
+(Pass the Trash), declare high, low or both (Hi-Lo), decide blind with a mixed strategy
+that breaks even against a table doing the same (No Peek), count the ghost hand as one more
+opponent who is always in, rate a hand by its expected best hand with the unseen community
+card (Monte Carlo), and go in lighter when only the worst hand pays. :func:`choose_pass`
+and :func:`bots_pass` drive the pass phase for any strategy.
+
 >>> from gutskit.cards import parse_cards
 >>> qualifies_by_rule_of_thumb(parse_cards("Th Tc"), 2), qualifies_by_rule_of_thumb(
 ...     parse_cards("9h 9c"), 2)
@@ -22,15 +29,19 @@ from __future__ import annotations
 import itertools
 import math
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Protocol, runtime_checkable
 
-from gutskit.cards import Card
+import numpy as np
+import numpy.typing as npt
+
+from gutskit.cards import DECK, Card
+from gutskit.engine import GameState, pass_all
 from gutskit.evaluation import Category, Ranking, category_of_key, strength_table
-from gutskit.events import Declaration
-from gutskit.view import SeatView
+from gutskit.events import Declaration, Event
+from gutskit.view import SeatView, joint_views
 
 JACK = 9  # rank index of the jack
 
@@ -46,7 +57,17 @@ class Strategy(Protocol):
     name: str
 
     def declare(self, view: SeatView, rng: random.Random) -> Declaration:
-        """In or out."""
+        """In or out (under ``hi_lo``: high, low, both or out)."""
+        ...
+
+
+@runtime_checkable
+class PassingStrategy(Strategy, Protocol):
+    """A strategy that also chooses the card to pass (Pass the Trash); strategies without
+    ``pass_card`` get :func:`default_pass` (see :func:`choose_pass`)."""
+
+    def pass_card(self, view: SeatView, rng: random.Random) -> Card:
+        """The card of ``view.hand`` to pass to the left."""
         ...
 
 
@@ -140,18 +161,224 @@ class RuleOfThumbBot:
         return min(0.999, max(0.0, base + self.style))
 
     def declare(self, view: SeatView, rng: random.Random) -> Declaration:
-        """In when the hand's percentile reaches :meth:`threshold` and it can be covered."""
+        """In when the hand's percentile reaches :meth:`threshold` and it can be covered.
+
+        Variants: blind under ``no_peek`` (:func:`blind_in_probability`); otherwise see
+        :meth:`declare_variant`."""
         hand = view.hand
         if hand is None:
             return Declaration.OUT
         rules = view.rules
         if rules.require_cover and view.stacks[view.seat] < view.owed:
             return Declaration.OUT
+        if not hand:  # No Peek: the cards are unseen
+            return self.declare_blind(view, rng)
+        if not rules.plain_resolution:
+            return self.declare_variant(view, rng)
         index = 0
         for card in hand:
             index = index * 52 + card
         strong = self._lookup(rules.ranking)[0][index] >= self.threshold(view)
         return Declaration.IN if strong else Declaration.OUT
+
+    def declare_blind(self, view: SeatView, rng: random.Random) -> Declaration:
+        """No Peek: in with the break-even probability of :func:`blind_in_probability`
+        (shifted by the style); under hi-lo a random side."""
+        rules = view.rules
+        p = blind_in_probability(max(1, view.opponents), view.pot, view.owed,
+                                 ghost=rules.ghost_hand, worst=rules.losers_pay == "worst")
+        if rng.random() >= min(1.0, max(0.0, p - self.style)):
+            return Declaration.OUT
+        if rules.hi_lo:
+            return rng.choice((Declaration.HIGH, Declaration.LOW))
+        return Declaration.IN
+
+    def declare_variant(self, view: SeatView, rng: random.Random) -> Declaration:
+        """A seen hand under the variants that change resolution.
+
+        * Monte Carlo: the hand's strength is its expected percentile once the unseen
+          community card is added, against hands that get the same card
+          (:func:`community_percentile`).
+        * Ghost hand: the ghost is one more opponent who is always in, so even a lone
+          player must expect to beat it: at least the break-even percentile
+          ``owed / (pot + owed)``.
+        * Single loser: only the worst hand pays, so it goes in lighter (0.05 lower per
+          other player dealt in, up to 0.15).
+        * Hi-Lo: each side plays for half the pot; high when the hand is strong, low when
+          it is weak (its low percentile is ``1 -`` its high one), both only when it clears
+          both thresholds (possible only with a community card).
+        """
+        rules = view.rules
+        hand = view.hand
+        assert hand
+        ranking = rules.ranking
+        if rules.community_card:
+            high = community_percentile(hand, ranking, low=False)
+            low = community_percentile(hand, ranking, low=True) if rules.hi_lo else 0.0
+        else:
+            high = hand_percentile(hand, ranking)
+            low = 1.0 - high
+        threshold = self.threshold(view._replace(pot=view.pot // 2) if rules.hi_lo else view)
+        if rules.ghost_hand:
+            threshold = max(threshold + 0.01, view.owed / max(1, view.pot + view.owed) + 0.05)
+        if rules.losers_pay == "worst":
+            threshold -= 0.05 * min(3, view.opponents)
+        if not rules.hi_lo:
+            return Declaration.IN if high >= threshold else Declaration.OUT
+        if high >= threshold + 0.05 and low >= threshold + 0.05:
+            return Declaration.BOTH
+        if high >= threshold and high >= low:
+            return Declaration.HIGH
+        if low >= threshold:
+            return Declaration.LOW
+        return Declaration.OUT
+
+    def pass_card(self, view: SeatView, rng: random.Random) -> Card:
+        """Pass the Trash: see :func:`default_pass`."""
+        return default_pass(view)
+
+
+def default_pass(view: SeatView) -> Card:
+    """The card whose loss hurts least: for each card of the hand, the expected percentile
+    of the rest plus a random unseen card (the one received), high or (under hi-lo) low,
+    whichever is better; pass the card that leaves the best expectation.
+
+    >>> from gutskit.cards import parse_cards, card_name
+    >>> from gutskit.engine import new_session, deal
+    >>> from gutskit.rules import Rules
+    >>> from gutskit.view import view_for
+    >>> state = new_session(["A", "B"], 10, rules=Rules(pass_the_trash=True))
+    >>> state, _ = deal(state, [parse_cards("Kh Ks 2c"), parse_cards("7d 8d 9c")])
+    >>> card_name(default_pass(view_for(state, 0)))
+    '2c'
+    """
+    hand = view.hand
+    assert hand
+    ranking = view.rules.ranking
+    pct = percentile_by_index(ranking)
+    unseen = [c for c in DECK if c not in hand]
+    best_card = hand[0]
+    best_value = -1.0
+    for card in hand:
+        kept = [c for c in hand if c != card]
+        base = 0
+        for c in kept:
+            base = base * 52 + c
+        values = [pct[base * 52 + r] for r in unseen if r != card]
+        mean = sum(values) / len(values)
+        value = max(mean, 1.0 - mean) if view.rules.hi_lo else mean
+        if value > best_value:
+            best_card, best_value = card, value
+    return best_card
+
+
+def choose_pass(strategy: Strategy, view: SeatView, rng: random.Random) -> Card:
+    """The card ``strategy`` passes: its ``pass_card`` if it has one, else
+    :func:`default_pass`."""
+    chooser = getattr(strategy, "pass_card", None)
+    if chooser is None:
+        return default_pass(view)
+    card: Card = chooser(view, rng)
+    return card
+
+
+def bots_pass(state: GameState, strategies: Sequence[Strategy] | Mapping[int, Strategy],
+              rng: random.Random) -> tuple[GameState, list[Event]]:
+    """Pass the Trash for a table of bots: every seat dealt in chooses from its own view
+    (:func:`choose_pass`), then the cards move at once (:func:`gutskit.engine.pass_all`).
+
+    Args:
+        strategies: the strategy of each seat (a sequence by seat, or seat -> strategy).
+    """
+    passes = {seat: choose_pass(strategies[seat], view, rng)
+              for seat, view in joint_views(state).items()}
+    return pass_all(state, passes)
+
+
+@cache
+def blind_in_probability(opponents: int, pot: int, owed: int, *, ghost: bool = False,
+                         worst: bool = False) -> float:
+    """No Peek: the probability of going in at which going in breaks even when each of the
+    ``opponents`` goes in with the same probability (a symmetric mixed strategy).
+
+    With ``j`` others in, every hand is equally likely to be best: win ``pot / (j + 1)``,
+    otherwise match ``owed`` (under ``worst`` only when worst, also ``1 / (j + 1)``); a lone
+    player wins uncontested, except against a ghost hand, which counts as one more hand.
+
+    >>> blind_in_probability(1, 10, 10)  # heads-up: in always (in-in breaks even)
+    1.0
+    >>> round(blind_in_probability(4, 10, 10), 3)
+    0.356
+    """
+    def gain(j: int) -> float:
+        hands = j + 1 + ghost
+        if hands == 1:
+            return float(pot)
+        lose = 1 / hands if worst else (hands - 1) / hands
+        return pot / hands - owed * lose
+
+    def expected(p: float) -> float:
+        return sum(math.comb(opponents, j) * p**j * (1 - p) ** (opponents - j) * gain(j)
+                   for j in range(opponents + 1))
+
+    if expected(1.0) >= 0:
+        return 1.0
+    if expected(0.0) <= 0:
+        return 0.0
+    lo, hi = 0.0, 1.0
+    for _ in range(40):
+        mid = (lo + hi) / 2
+        if expected(mid) > 0:
+            lo = mid
+        else:
+            hi = mid
+    return (lo + hi) / 2
+
+
+@cache
+def community_keys(ranking: Ranking, low: bool = False) -> npt.NDArray[np.int64]:
+    """Monte Carlo Guts: the sorted strength keys of the best (``low``: lowest) hand of
+    ``cards_per_hand`` cards in every set of ``cards_per_hand + 1`` cards, i.e. what a
+    random opponent makes with the community card (computed once, with numpy)."""
+    k = ranking.cards_per_hand
+    table = np.asarray(strength_table(ranking), dtype=np.int64)
+    sets = np.array(list(itertools.combinations(range(52), k + 1)), dtype=np.int64)
+    keys = []
+    for drop in range(k + 1):
+        cols = [c for c in range(k + 1) if c != drop]
+        index = np.zeros(len(sets), dtype=np.int64)
+        for col in cols:
+            index = index * 52 + sets[:, col]
+        keys.append(table[index])
+    stacked = np.stack(keys)
+    best = stacked.min(axis=0) if low else stacked.max(axis=0)
+    return np.sort(best)
+
+
+def community_percentile(hand: Sequence[Card], ranking: Ranking, *, low: bool) -> float:
+    """Monte Carlo Guts: the expected fraction of opponents' hands that ``hand`` beats
+    (high, or under ``low`` for the low pot) once the community card is turned, averaged
+    over the unseen cards (ties count half)."""
+    table = strength_table(ranking)
+    ordered = community_keys(ranking, low)
+    total = len(ordered)
+    k = ranking.cards_per_hand
+    values = []
+    for card in DECK:
+        if card in hand:
+            continue
+        keys = []
+        for combo in itertools.combinations((*hand, card), k):
+            index = 0
+            for c in combo:
+                index = index * 52 + c
+            keys.append(table[index])
+        mine = min(keys) if low else max(keys)
+        below = int(np.searchsorted(ordered, mine, side="left"))
+        above = int(np.searchsorted(ordered, mine, side="right"))
+        beaten = (total - above) if low else below
+        values.append((beaten + (above - below) / 2) / total)
+    return sum(values) / len(values)
 
 
 @cache
@@ -171,10 +398,20 @@ class RandomBot:
     name: str = "random"
 
     def declare(self, view: SeatView, rng: random.Random) -> Declaration:
-        """In with probability ``p_in`` (out when it cannot cover under require_cover)."""
+        """In with probability ``p_in`` (out when it cannot cover under require_cover);
+        under hi-lo in for a random side (high, low or both)."""
         if view.rules.require_cover and view.stacks[view.seat] < view.owed:
             return Declaration.OUT
-        return Declaration.IN if rng.random() < self.p_in else Declaration.OUT
+        if rng.random() >= self.p_in:
+            return Declaration.OUT
+        if view.rules.hi_lo:
+            return rng.choice((Declaration.HIGH, Declaration.LOW, Declaration.BOTH))
+        return Declaration.IN
+
+    def pass_card(self, view: SeatView, rng: random.Random) -> Card:
+        """Pass the Trash: a random card of the hand."""
+        assert view.hand
+        return rng.choice(view.hand)
 
 
 STYLES: dict[str, float] = {"cautious": 0.04, "standard": 0.0, "loose": -0.08}

@@ -9,7 +9,10 @@ after every event; a violation raises :class:`ConservationError` at once.
 
 A round (RULES.md "Table and cards") is: antes if due + deal (:func:`deal`), declarations
 (:func:`declare`, or :func:`declare_all` for a simultaneous joint action), then resolution,
-applied automatically when the last seat has declared.
+applied automatically when the last seat has declared. The variants (RULES.md "Variants")
+add: a pass phase under ``pass_the_trash`` (:func:`pass_card` / :func:`pass_all`), a ghost
+hand and a community card dealt face down with the hands, hi-lo declarations, and the table
+operations :func:`misdeal` and :func:`rebuy`.
 
 >>> import random
 >>> state = new_session(["Ana", "Ben", "Cleo"], 20, dealer=0)
@@ -25,6 +28,7 @@ applied automatically when the last seat has declared.
 from __future__ import annotations
 
 import enum
+import itertools
 import random
 import secrets
 from collections.abc import Iterable, Mapping, Sequence
@@ -37,13 +41,18 @@ from gutskit.evaluation import strength_table
 from gutskit.events import (
     AntesPosted,
     CardsDealt,
+    CardsPassed,
     Declaration,
     DeclarationsRevealed,
     Declared,
     Event,
     Hand,
+    Misdealt,
     Outcome,
+    PassChosen,
+    Rebought,
     RoundResolved,
+    SatOut,
     SessionEnded,
     SessionStarted,
 )
@@ -57,13 +66,22 @@ __all__ = [
     "Phase",
     "can_deal",
     "can_declare",
+    "can_misdeal",
+    "can_pass_card",
+    "can_rebuy",
     "deal",
+    "deal_from_deck",
+    "deal_from_rng",
     "declare",
     "declare_all",
     "end_session",
     "evolve",
     "hands_from_deck",
+    "misdeal",
     "new_session",
+    "pass_all",
+    "pass_card",
+    "rebuy",
     "replay",
     "shuffled_deck",
 ]
@@ -82,6 +100,8 @@ class Phase(enum.Enum):
 
     DEAL = "deal"
     """Waiting for the next deal (antes are posted with it)."""
+    PASS = "pass"
+    """Pass the Trash: cards are out; waiting for every seat's passed card."""
     DECLARE = "declare"
     """Cards are out; waiting for declarations."""
     OVER = "over"
@@ -97,7 +117,8 @@ class GameState:
         names: player names.
         stacks: chips in front of each player (negative only under ``shortfall = "debt"``).
         buy_ins: chips each player brought to the table.
-        eliminated: seats out for the rest of the session (``shortfall = "eliminate"``).
+        eliminated: seats out for the rest of the session: eliminated under
+            ``shortfall = "eliminate"``, or sat out at their loss limit (``sat_out``).
         dealer: the dealer's seat.
         pot: chips in the pot.
         reserve: chips in the reserve (``pot_cap_mode = "reserve"``).
@@ -112,6 +133,16 @@ class GameState:
         last_result: the last :class:`RoundResolved`, if any.
         end_reason: why the session ended (``phase is OVER``).
         total: chips on the table: stacks + pot + reserve; constant except for buy-ins.
+        ghost: this round's ghost hand (``ghost_hand``; ``()`` = dealt, not recorded).
+        community: this round's community card as a one-card hand (``community_card``).
+        passes: Pass the Trash: the card each seat passes this round (``None`` = not yet /
+            not dealt in); ``None`` when nobody passes.
+        ante_payers: who pays everyone's ante at the next deal (``all_out =
+            "best_pays_antes"`` after a void round).
+        misdeal_redeal: the last deal was a misdeal: the next deal asks no antes.
+        rebuys_used: rebuys each seat has made.
+        loss_limits: each seat's personal loss limit (``None`` = none).
+        sat_out: seats sat out at their loss limit (also marked ``eliminated``).
     """
 
     rules: Rules
@@ -132,6 +163,14 @@ class GameState:
     last_result: RoundResolved | None
     end_reason: str | None
     total: int
+    ghost: Hand | None = None
+    community: Hand | None = None
+    passes: tuple[Card | None, ...] | None = None
+    ante_payers: tuple[int, ...] = ()
+    misdeal_redeal: bool = False
+    rebuys_used: tuple[int, ...] = ()
+    loss_limits: tuple[int | None, ...] | None = None
+    sat_out: tuple[bool, ...] = ()
 
     @property
     def n_seats(self) -> int:
@@ -155,8 +194,13 @@ class GameState:
     @property
     def antes_due(self) -> bool:
         """Whether the next deal collects antes: a new game (empty pot),
-        ``ante_every_round``, or a re-ante after a void round."""
-        return self.pot == 0 or self.rules.ante_every_round or self.reante_due
+        ``ante_every_round`` (and ``losers_pay = "worst"``: every hand), or a re-ante after
+        a void round; never the re-deal after a misdeal."""
+        if self.misdeal_redeal:
+            return False
+        rules = self.rules
+        return (self.pot == 0 or rules.ante_every_round or self.reante_due
+                or rules.losers_pay == "worst")
 
     def seat_of(self, name: str) -> int:
         """The seat of the player called ``name``.
@@ -217,6 +261,9 @@ def _start(event: SessionStarted) -> GameState:
         last_result=None,
         end_reason=None,
         total=sum(event.stacks) + event.pot + event.reserve,
+        rebuys_used=(0,) * n,
+        loss_limits=event.loss_limits,
+        sat_out=(False,) * n,
     )
 
 
@@ -238,15 +285,19 @@ def evolve(state: GameState | None, event: Event) -> GameState:
         decls[event.seat] = event.declaration
         new = _with(state, declarations=tuple(decls))
     elif isinstance(event, CardsDealt):
+        passing = state.rules.pass_the_trash
         new = _with(state, hands=event.hands, declarations=(None,) * state.n_seats,
-                    phase=Phase.DECLARE, round_number=state.round_number + 1)
+                    phase=Phase.PASS if passing else Phase.DECLARE,
+                    round_number=state.round_number + 1, ghost=event.ghost,
+                    community=event.community, misdeal_redeal=False,
+                    passes=(None,) * state.n_seats if passing else None)
     elif isinstance(event, AntesPosted):
         stacks = tuple(s - a for s, a in zip(state.stacks, event.amounts, strict=True))
         new = _with(
             state, stacks=stacks, pot=state.pot + event.refill + sum(event.amounts),
             reserve=state.reserve - event.refill, reante_due=False,
             game_number=state.game_number + event.new_game,
-            game_matched=state.game_matched and not event.new_game,
+            game_matched=state.game_matched and not event.new_game, ante_payers=(),
         )
     elif isinstance(event, DeclarationsRevealed):
         new = _with(state, declarations=event.declarations)
@@ -261,11 +312,37 @@ def evolve(state: GameState | None, event: Event) -> GameState:
             state, stacks=stacks, eliminated=eliminated, pot=event.pot_after,
             reserve=state.reserve + event.to_reserve, dealer=event.next_dealer,
             phase=Phase.OVER if event.session_over else Phase.DEAL,
-            reante_due=event.outcome is Outcome.VOID and state.rules.all_out == "reante",
+            reante_due=event.outcome is Outcome.VOID and state.rules.all_out != "carry",
             game_matched=(state.game_matched or matched) and event.pot_after > 0,
             last_result=event,
             end_reason=_end_reason(state, event) if event.session_over else None,
+            ante_payers=event.ante_payers,
         )
+    elif isinstance(event, PassChosen):
+        if state.passes is None:
+            raise IllegalActionError("no cards are passed in this round")
+        passes = list(state.passes)
+        passes[event.seat] = event.card
+        new = _with(state, passes=tuple(passes))
+    elif isinstance(event, CardsPassed):
+        new = _with(state, hands=_exchange(state, event.passes), passes=event.passes,
+                    phase=Phase.DECLARE)
+    elif isinstance(event, Misdealt):
+        n = state.n_seats
+        new = _with(state, hands=(None,) * n, declarations=(None,) * n, ghost=None,
+                    community=None, passes=None, phase=Phase.DEAL, misdeal_redeal=True)
+    elif isinstance(event, Rebought):
+        seat = event.seat
+        new = _with(
+            state,
+            stacks=_bump(state.stacks, seat, event.chips),
+            buy_ins=_bump(state.buy_ins, seat, event.chips),
+            rebuys_used=_bump(state.rebuys_used, seat, 1),
+            total=state.total + event.chips,
+        )
+    elif isinstance(event, SatOut):
+        new = _with(state, eliminated=_set(state.eliminated, event.seat, True),
+                    sat_out=_set(state.sat_out, event.seat, True))
     elif isinstance(event, SessionEnded):
         stacks = tuple(s + p for s, p in zip(state.stacks, event.payouts, strict=True))
         new = _with(state, stacks=stacks, pot=0, reserve=0, phase=Phase.OVER,
@@ -277,6 +354,32 @@ def evolve(state: GameState | None, event: Event) -> GameState:
             f"chips not conserved after {type(event).__name__}: stacks {new.stacks}, pot "
             f"{new.pot}, reserve {new.reserve}, expected total {new.total}")
     return new
+
+
+def _bump(values: tuple[int, ...], seat: int, amount: int) -> tuple[int, ...]:
+    return tuple(v + amount if s == seat else v for s, v in enumerate(values))
+
+
+def _set(values: tuple[bool, ...], seat: int, value: bool) -> tuple[bool, ...]:
+    return tuple(value if s == seat else v for s, v in enumerate(values))
+
+
+def _left_of(state: GameState) -> dict[int, int]:
+    """Pass the Trash: each dealt-in seat -> the next dealt-in seat on its left."""
+    order = state.declaration_order()
+    return {seat: order[(i + 1) % len(order)] for i, seat in enumerate(order)}
+
+
+def _exchange(state: GameState, passes: Sequence[Card | None]) -> tuple[Hand | None, ...]:
+    """The hands after every seat's passed card moved to its left neighbour (a hand not
+    recorded, ``()``, stays unrecorded)."""
+    hands = list(state.hands)
+    for giver, receiver in _left_of(state).items():
+        hand = state.hands[receiver]
+        card = passes[giver]
+        if hand and card is not None:
+            hands[receiver] = (*(c for c in hand if c != passes[receiver]), card)
+    return tuple(hands)
 
 
 def _end_reason(state: GameState, event: RoundResolved) -> str:
@@ -310,15 +413,21 @@ def _apply(state: GameState, events: list[Event]) -> tuple[GameState, list[Event
 # Starting a session.
 
 
+LossLimits = Sequence[int | None] | Mapping[str, int | None] | None
+"""Personal loss limits: per seat (a sequence) or by player name (a mapping)."""
+
+
 def new_session(names: Sequence[str], stacks: int | Sequence[int], *, dealer: int = 0,
-                rules: Rules = DEFAULT_RULES, pot: int = 0, reserve: int = 0) -> GameState:
+                rules: Rules = DEFAULT_RULES, pot: int = 0, reserve: int = 0,
+                loss_limits: LossLimits = None) -> GameState:
     """A session's starting state; see :func:`start_event` for the arguments and errors."""
     return evolve(None, start_event(names, stacks, dealer=dealer, rules=rules, pot=pot,
-                                    reserve=reserve))
+                                    reserve=reserve, loss_limits=loss_limits))
 
 
 def start_event(names: Sequence[str], stacks: int | Sequence[int], *, dealer: int = 0,
-                rules: Rules = DEFAULT_RULES, pot: int = 0, reserve: int = 0) -> SessionStarted:
+                rules: Rules = DEFAULT_RULES, pot: int = 0, reserve: int = 0,
+                loss_limits: LossLimits = None) -> SessionStarted:
     """The :class:`SessionStarted` event for a table.
 
     Args:
@@ -327,10 +436,14 @@ def start_event(names: Sequence[str], stacks: int | Sequence[int], *, dealer: in
         dealer: the first dealer's seat.
         rules: the house rules.
         pot, reserve: chips already in the pot / reserve (a game in progress).
+        loss_limits: each player's personal loss limit in chips (``None`` = none), per
+            seat or by name: a player whose net loss reaches it is sat out (seeds: "set a
+            personal loss limit before play and stop when it is reached").
 
     Raises:
         IllegalActionError: a bad table (seat count, duplicate name, negative or
-            non-integer chips, dealer out of range).
+            non-integer chips, a stack below ``min_buy_in``, a bad loss limit, dealer out
+            of range, more cards than the deck holds).
     """
     names = tuple(names)
     if not 2 <= len(names) <= 10:
@@ -354,8 +467,40 @@ def start_event(names: Sequence[str], stacks: int | Sequence[int], *, dealer: in
                                      f"not {value!r}")
     if not (isinstance(dealer, int) and 0 <= dealer < len(names)):
         raise IllegalActionError(f"dealer seat {dealer!r} is not at the table")
+    if rules.min_buy_in is not None:
+        for name, stack in zip(names, stack_list, strict=True):
+            if stack < rules.min_buy_in:
+                raise IllegalActionError(
+                    f"buy-in of {name!r} is {stack} chips, below the minimum buy-in of "
+                    f"{rules.min_buy_in}")
+    needed = rules.cards_needed(len(names))
+    if needed > len(DECK):
+        raise IllegalActionError(
+            f"{len(names)} players need {needed} cards a deal (hands, ghost hand, community "
+            f"card), more than the {len(DECK)} in the deck")
     return SessionStarted(rules=rules, names=names, stacks=tuple(stack_list), dealer=dealer,
-                          pot=pot, reserve=reserve)
+                          pot=pot, reserve=reserve,
+                          loss_limits=_loss_limits(names, loss_limits))
+
+
+def _loss_limits(names: tuple[str, ...], limits: LossLimits) -> tuple[int | None, ...] | None:
+    if limits is None:
+        return None
+    if isinstance(limits, Mapping):
+        unknown = [k for k in limits if k not in names]
+        if unknown:
+            raise IllegalActionError(f"loss limit for {unknown[0]!r}, who is not at the table")
+        values = [limits.get(name) for name in names]
+    else:
+        values = list(limits)
+        if len(values) != len(names):
+            raise IllegalActionError(f"{len(values)} loss limits for {len(names)} players")
+    for name, value in zip(names, values, strict=True):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int)
+                                  or value < 1):
+            raise IllegalActionError(
+                f"loss limit of {name!r} must be a whole number of chips >= 1, not {value!r}")
+    return None if all(v is None for v in values) else tuple(values)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -385,11 +530,38 @@ def hands_from_deck(state: GameState, deck: Sequence[Card]) -> tuple[Hand | None
     return tuple(hands)
 
 
-def can_deal(state: GameState, hands: Sequence[Hand | None] | None = None) -> str | None:
+def deal_from_deck(state: GameState, deck: Sequence[Card]
+                   ) -> tuple[tuple[Hand | None, ...], Hand | None, Hand | None]:
+    """Deal from ``deck`` (top card first): the hands (:func:`hands_from_deck`), then the
+    ghost hand (``ghost_hand``) and the community card (``community_card``) from the cards
+    that follow.
+
+    Returns:
+        ``(hands, ghost, community)``; ``ghost`` / ``community`` are ``None`` when the rules
+        have none.
+    """
+    hands = hands_from_deck(state, deck)
+    rules = state.rules
+    used = rules.cards_per_hand * sum(h is not None for h in hands)
+    ghost = community = None
+    if rules.ghost_hand:
+        ghost = tuple(deck[used:used + rules.cards_per_hand])
+        used += rules.cards_per_hand
+    if rules.community_card:
+        community = tuple(deck[used:used + 1])
+        used += 1
+    if len(deck) < used:
+        raise IllegalActionError(f"a deck of {len(deck)} cards cannot deal {used}")
+    return hands, ghost, community
+
+
+def can_deal(state: GameState, hands: Sequence[Hand | None] | None = None, *,
+             ghost: Hand | None = None, community: Hand | None = None) -> str | None:
     """``None`` if :func:`deal` may be applied, else the reason it may not.
 
     With ``hands``, also checks them: exactly the seats in play, the right number of cards,
-    no card twice.
+    no card twice; and the ghost hand and community card: present exactly when the rules
+    have them (``()`` = dealt, not recorded), the right size, no card twice.
     """
     if state.phase is not Phase.DEAL:
         return f"cannot deal now: the session is in the {state.phase.value} phase"
@@ -421,40 +593,253 @@ def can_deal(state: GameState, hands: Sequence[Hand | None] | None = None) -> st
                 where = f"both {other!r} and {name!r}" if other != name else f"{name!r} twice"
                 return f"card {format_cards([card])} is dealt to {where}"
             seen[card] = seat
+    if ghost is not None or community is not None or not state.rules.plain_resolution:
+        return _extras_problem(state, seen, ghost, community)
     return None
 
 
-def deal(state: GameState, hands: Sequence[Hand | None]) -> tuple[GameState, list[Event]]:
-    """Post the antes that are due, then deal ``hands``.
+def _extras_problem(state: GameState, seen: dict[Card, int], ghost: Hand | None,
+                    community: Hand | None) -> str | None:
+    rules = state.rules
+    for label, extra, wanted, size in (
+            ("ghost hand", ghost, rules.ghost_hand, rules.cards_per_hand),
+            ("community card", community, rules.community_card, 1)):
+        if extra is None:
+            if wanted:
+                return f"the rules deal a {label}, but none was given"
+            continue
+        if not wanted:
+            return f"a {label} was given, but the rules deal none"
+        if len(extra) not in (0, size):
+            return f"the {label} ({format_cards(extra)}) has {len(extra)} cards, expected {size}"
+        for card in extra:
+            if not (isinstance(card, int) and 0 <= card < 52):
+                return f"the {label} holds {card!r}, which is not a card"
+            if card in seen:
+                where = (f"the {label} twice" if seen[card] < 0
+                         else f"both {state.names[seen[card]]!r} and the {label}")
+                return f"card {format_cards([card])} is dealt to {where}"
+            seen[card] = -1
+    return None
+
+
+def deal(state: GameState, hands: Sequence[Hand | None], *, ghost: Hand | None = None,
+         community: Hand | None = None) -> tuple[GameState, list[Event]]:
+    """Post the antes that are due, then deal ``hands`` (and the ghost hand and the
+    community card, face down, when the rules have them).
 
     Antes are due when the pot is empty (a new game starts: the reserve refills the pot
     first under ``pot_cap_mode = "reserve"``), under ``ante_every_round``, and after a void
-    round under ``all_out = "reante"``. Every seat in play antes.
+    round under ``all_out = "reante"``. Every seat in play antes. Variants: under
+    ``losers_pay = "worst"`` everyone antes every hand except the previous hand's
+    matchers; after a void round under ``all_out = "best_pays_antes"`` the best hand(s)
+    pay everyone's ante; after a misdeal no ante is asked.
 
     Args:
         hands: per-seat hands, ``None`` for seats not in play (see :func:`hands_from_deck`).
+        ghost: the ghost hand (``ghost_hand``).
+        community: the community card as a one-card hand (``community_card``).
 
     Raises:
         IllegalActionError: see :func:`can_deal`.
     """
-    problem = can_deal(state, hands)
+    problem = can_deal(state, hands, ghost=ghost, community=community)
     if problem is not None:
         raise IllegalActionError(problem)
-    return _deal(state, tuple(None if h is None else tuple(h) for h in hands))
+    return _deal(state, tuple(None if h is None else tuple(h) for h in hands),
+                 None if ghost is None else tuple(ghost),
+                 None if community is None else tuple(community))
 
 
-def _deal(state: GameState, hands: tuple[Hand | None, ...]) -> tuple[GameState, list[Event]]:
+def _deal(state: GameState, hands: tuple[Hand | None, ...], ghost: Hand | None = None,
+          community: Hand | None = None) -> tuple[GameState, list[Event]]:
     """:func:`deal` without checking ``hands`` (they are legal by construction)."""
     events: list[Event] = []
     if state.antes_due:
         rules = state.rules
-        amounts = tuple(settlement.ante_amount(state.stacks[s], rules) if state.in_play(s)
-                        else 0 for s in range(state.n_seats))
+        if state.ante_payers:
+            amounts = settlement.ante_penalty(
+                rules.ante * len(state.seats_in_play), state.ante_payers, state.stacks,
+                state.dealer, rules)
+        else:
+            amounts = tuple(settlement.ante_amount(state.stacks[s], rules)
+                            if state.in_play(s) else 0 for s in range(state.n_seats))
+            if rules.losers_pay == "worst" and state.last_result is not None:
+                skip = state.last_result.matched
+                amounts = tuple(0 if skip[s] else a for s, a in enumerate(amounts))
         new_game = state.pot == 0
         refill = settlement.reserve_refill(state.pot, state.reserve, rules)
         events.append(AntesPosted(amounts=amounts, refill=refill, new_game=new_game))
-    events.append(CardsDealt(hands=hands))
+    if ghost is None and community is None:
+        events.append(CardsDealt(hands=hands))
+    else:
+        events.append(CardsDealt(hands=hands, ghost=ghost, community=community))
     return _apply(state, events)
+
+
+# ---------------------------------------------------------------------------------------------
+# Pass the Trash.
+
+
+def can_pass_card(state: GameState, seat: int, card: Card) -> str | None:
+    """``None`` if ``seat`` may pass ``card`` to its left now, else the reason it may not
+    (not the pass phase, not dealt in, already chosen, a card not in the seat's hand)."""
+    if state.phase is not Phase.PASS or state.passes is None:
+        return f"cannot pass a card now: the session is in the {state.phase.value} phase"
+    if not (isinstance(seat, int) and 0 <= seat < state.n_seats) or state.hands[seat] is None:
+        return f"seat {seat!r} was not dealt in"
+    name = state.names[seat]
+    if state.passes[seat] is not None:
+        return f"{name!r} has already chosen the card to pass"
+    return _pass_problem(state, seat, card, state.passes)
+
+
+def _pass_problem(state: GameState, seat: int, card: Any,
+                  passes: Sequence[Card | None]) -> str | None:
+    name = state.names[seat]
+    if isinstance(card, bool) or not isinstance(card, int) or not 0 <= card < 52:
+        return f"{name!r} must pass a card, not {card!r}"
+    hand = state.hands[seat]
+    if hand and card not in hand:
+        return (f"{name!r} cannot pass {format_cards([card])}: it is not in their hand "
+                f"({format_cards(hand)})")
+    if not hand:  # not recorded: the card must at least not be elsewhere
+        for other, cards in enumerate(state.hands):
+            if other != seat and cards and card in cards:
+                return (f"{name!r} cannot pass {format_cards([card])}: "
+                        f"{state.names[other]!r} holds it")
+        for other, passed in enumerate(passes):
+            if other != seat and passed == card:
+                return (f"{name!r} cannot pass {format_cards([card])}: "
+                        f"{state.names[other]!r} passes it")
+    return None
+
+
+def pass_card(state: GameState, seat: int, card: Card) -> tuple[GameState, list[Event]]:
+    """Pass the Trash: ``seat`` chooses ``card`` to pass to its left (sealed). When every
+    seat dealt in has chosen, the cards move all at once (:class:`CardsPassed`) and the
+    declarations begin.
+
+    Raises:
+        IllegalActionError: see :func:`can_pass_card`.
+    """
+    problem = can_pass_card(state, seat, card)
+    if problem is not None:
+        raise IllegalActionError(problem)
+    chosen = PassChosen(seat, card)
+    state = evolve(state, chosen)
+    events: list[Event] = [chosen]
+    assert state.passes is not None
+    if all(p is not None or h is None for p, h in zip(state.passes, state.hands, strict=True)):
+        exchange = CardsPassed(state.passes)
+        state = evolve(state, exchange)
+        events.append(exchange)
+    return state, events
+
+
+def pass_all(state: GameState, passes: Mapping[int, Card]) -> tuple[GameState, list[Event]]:
+    """Pass the Trash as a joint action: every seat dealt in passes one card to its left,
+    all at once (RULES.md "Variants"). One :class:`CardsPassed` event records it.
+
+    Args:
+        passes: seat -> the card it passes, for exactly the seats dealt in (seats that
+            already chose with :func:`pass_card` may be left out).
+
+    Raises:
+        IllegalActionError: a seat is missing or extra, or a pass is illegal; nothing is
+            applied then.
+    """
+    if state.phase is not Phase.PASS or state.passes is None:
+        raise IllegalActionError(
+            f"cannot pass cards now: the session is in the {state.phase.value} phase")
+    chosen = list(state.passes)
+    for seat in passes:
+        if not (isinstance(seat, int) and 0 <= seat < state.n_seats) or (
+                state.hands[seat] is None):
+            raise IllegalActionError(f"seat {seat!r} was not dealt in")
+        if chosen[seat] is not None:
+            raise IllegalActionError(
+                f"{state.names[seat]!r} has already chosen the card to pass")
+    for seat, hand in enumerate(state.hands):
+        if hand is None or chosen[seat] is not None:
+            continue
+        if seat not in passes:
+            raise IllegalActionError(f"no card passed by {state.names[seat]!r}")
+        problem = _pass_problem(state, seat, passes[seat], chosen)
+        if problem is not None:
+            raise IllegalActionError(problem)
+        chosen[seat] = passes[seat]
+    exchange = CardsPassed(tuple(chosen))
+    return evolve(state, exchange), [exchange]
+
+
+# ---------------------------------------------------------------------------------------------
+# Misdeal and rebuys (table operations between the deals).
+
+
+def can_misdeal(state: GameState) -> str | None:
+    """``None`` if a misdeal may be declared now (cards are out and the round is not
+    resolved), else the reason it may not."""
+    if state.phase not in (Phase.PASS, Phase.DECLARE):
+        return f"no deal to throw in: the session is in the {state.phase.value} phase"
+    return None
+
+
+def misdeal(state: GameState, reason: str = "misdeal") -> tuple[GameState, list[Event]]:
+    """Declare a misdeal (a player has the wrong number of cards, a card was exposed while
+    dealing): the cards are thrown in, the antes stay in the pot, the same dealer deals
+    again and the re-deal asks no new ante (RULES.md "Table and cards"; German/French
+    seed). Declarations already made are void.
+
+    Raises:
+        IllegalActionError: see :func:`can_misdeal`.
+    """
+    problem = can_misdeal(state)
+    if problem is not None:
+        raise IllegalActionError(problem)
+    return _apply(state, [Misdealt(reason)])
+
+
+def can_rebuy(state: GameState, seat: int, chips: int) -> str | None:
+    """``None`` if ``seat`` may buy ``chips`` more now, else the reason it may not.
+
+    A rebuy needs ``rebuys``, happens between rounds (the deal phase), for a player still
+    seated (not eliminated or sat out) whose stack is below the minimum buy-in (below the
+    ante when there is none), within ``max_rebuys``; it is at least the minimum buy-in.
+    """
+    rules = state.rules
+    if not rules.rebuys:
+        return "the rules allow no rebuys (rebuys = false)"
+    if state.phase is not Phase.DEAL:
+        return f"a rebuy happens between rounds, not in the {state.phase.value} phase"
+    if not (isinstance(seat, int) and 0 <= seat < state.n_seats):
+        return f"seat {seat!r} is not at the table"
+    name = state.names[seat]
+    if state.eliminated[seat]:
+        why = "sat out" if state.sat_out[seat] else "eliminated"
+        return f"{name!r} is {why} for the rest of the session"
+    floor = rules.min_buy_in if rules.min_buy_in is not None else rules.ante
+    if state.stacks[seat] >= floor:
+        return (f"{name!r} has {state.stacks[seat]} chips: a rebuy is for a stack below "
+                f"{floor}")
+    if rules.max_rebuys is not None and state.rebuys_used[seat] >= rules.max_rebuys:
+        return f"{name!r} has used all {rules.max_rebuys} rebuys"
+    least = rules.min_buy_in or 1
+    if isinstance(chips, bool) or not isinstance(chips, int) or chips < least:
+        return f"a rebuy must be a whole number of chips >= {least}, not {chips!r}"
+    return None
+
+
+def rebuy(state: GameState, seat: int, chips: int) -> tuple[GameState, list[Event]]:
+    """``seat`` buys ``chips`` more (added to its stack and its buy-in in the ledger).
+
+    Raises:
+        IllegalActionError: see :func:`can_rebuy`.
+    """
+    problem = can_rebuy(state, seat, chips)
+    if problem is not None:
+        raise IllegalActionError(problem)
+    return _apply(state, [Rebought(seat, chips)])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -479,14 +864,23 @@ def can_declare(state: GameState, seat: int, declaration: Declaration) -> str | 
 
 
 def _declaration_problem(state: GameState, seat: int, declaration: Declaration) -> str | None:
-    """The checks on the declaration itself (hand known, ``require_cover``)."""
+    """The checks on the declaration itself (in/out or, under ``hi_lo``, high/low/both/out;
+    hand known, ``require_cover``)."""
     name = state.names[seat]
-    if not isinstance(declaration, Declaration):
+    if declaration is Declaration.OUT:
+        return None
+    if state.rules.hi_lo:
+        if declaration is Declaration.IN or not isinstance(declaration, Declaration):
+            return (f"declaration of {name!r} must be high, low, both or out in hi-lo Guts, "
+                    f"not {getattr(declaration, 'value', declaration)!r}")
+    elif declaration is not Declaration.IN:
+        if isinstance(declaration, Declaration):
+            return (f"{name!r} declared {declaration.value!r}: high, low and both need "
+                    "hi_lo; declare in or out")
         return f"declaration of {name!r} must be in or out, not {declaration!r}"
-    if declaration is Declaration.IN and not state.hands[seat]:
+    if not state.hands[seat]:
         return f"{name!r} declared in, but their hand is unknown: an in player needs a hand"
-    if declaration is Declaration.IN and not settlement.can_cover(state.stacks[seat],
-                                                                   state.pot, state.rules):
+    if not settlement.can_cover(state.stacks[seat], state.pot, state.rules):
         owed = settlement.match_amount(state.pot, state.rules)
         return (f"{name!r} cannot declare in: require_cover needs {owed} chips to match the "
                 f"pot, {name!r} has {state.stacks[seat]}")
@@ -503,16 +897,20 @@ def declare(state: GameState, seat: int,
     problem = can_declare(state, seat, declaration)
     if problem is not None:
         raise IllegalActionError(problem)
-    state = evolve(state, Declared(seat, declaration))
+    after = evolve(state, Declared(seat, declaration))
     events: list[Event] = [Declared(seat, declaration)]
-    if all(d is not None or h is None for d, h in zip(state.declarations, state.hands,
+    if all(d is not None or h is None for d, h in zip(after.declarations, after.hands,
                                                        strict=True)):
-        reveal = DeclarationsRevealed(state.declarations)
-        state = evolve(state, reveal)
-        state, more = _apply(state, [_resolve(state)])
+        if not state.rules.plain_resolution:
+            problem = _resolution_problem(after, after.declarations)
+            if problem is not None:
+                raise IllegalActionError(problem)
+        reveal = DeclarationsRevealed(after.declarations)
+        after = evolve(after, reveal)
+        after, more = _round_end(after)
         events.append(reveal)
         events.extend(more)
-    return state, events
+    return after, events
 
 
 def declare_all(state: GameState, declarations: Mapping[int, Declaration]
@@ -550,10 +948,67 @@ def declare_all(state: GameState, declarations: Mapping[int, Declaration]
         extra = next(s for s in declarations
                      if not (isinstance(s, int) and 0 <= s < state.n_seats))
         raise IllegalActionError(f"seat {extra!r} is not at the table")
+    if not state.rules.plain_resolution:
+        problem = _resolution_problem(state, decls)
+        if problem is not None:
+            raise IllegalActionError(problem)
     reveal = DeclarationsRevealed(tuple(decls))
     state = evolve(state, reveal)
     resolved = _resolve(state)
-    return evolve(state, resolved), [reveal, resolved]
+    state = evolve(state, resolved)
+    if state.loss_limits is None:
+        return state, [reveal, resolved]
+    state, more = _sit_out(state)
+    return state, [reveal, resolved, *more]
+
+
+def _round_end(state: GameState) -> tuple[GameState, list[Event]]:
+    """Resolve the revealed round, then sit out the players at their loss limit."""
+    resolved = _resolve(state)
+    state = evolve(state, resolved)
+    if state.loss_limits is None:
+        return state, [resolved]
+    state, more = _sit_out(state)
+    return state, [resolved, *more]
+
+
+def _over_limit(state: GameState, stacks: Sequence[int], out: Sequence[bool]) -> list[int]:
+    """Seats still seated whose net loss reached their personal loss limit."""
+    limits = state.loss_limits
+    if limits is None:
+        return []
+    return [s for s, limit in enumerate(limits)
+            if limit is not None and not out[s] and state.buy_ins[s] - stacks[s] >= limit]
+
+
+def _sit_out(state: GameState) -> tuple[GameState, list[Event]]:
+    events: list[Event] = []
+    for seat in _over_limit(state, state.stacks, state.eliminated):
+        limit = state.loss_limits[seat] if state.loss_limits else None
+        loss = state.buy_ins[seat] - state.stacks[seat]
+        events.append(SatOut(seat, f"{state.names[seat]} reached their loss limit of "
+                                   f"{limit} chips (down {loss}) and sits out"))
+    return _apply(state, events)
+
+
+def _resolution_problem(state: GameState, decls: Sequence[Declaration | None]) -> str | None:
+    """Cards a variant needs to resolve the round but that were not recorded (``()``, a
+    referee's real table): the ghost hand, the community card, every hand for the
+    all-out penalty."""
+    rules = state.rules
+    ins = [s for s, d in enumerate(decls) if d is not None and d is not Declaration.OUT]
+    penalty = not ins and rules.all_out == "best_pays_antes"
+    showdown = len(ins) >= 2 or (rules.ghost_hand and bool(ins))
+    if rules.ghost_hand and ins and state.ghost == ():
+        return "the ghost hand is needed for the showdown, but it was not recorded"
+    if rules.community_card and state.community == () and (showdown or penalty):
+        return "the community card is needed to settle the round, but it was not recorded"
+    if penalty:
+        for seat, hand in enumerate(state.hands):
+            if hand == ():
+                return (f"everyone is out under all_out = \"best_pays_antes\": the best hand "
+                        f"pays the antes, so the hand of {state.names[seat]!r} is needed")
+    return None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -570,6 +1025,8 @@ def _next_dealer(state: GameState, stacks: Sequence[int], eliminated: Sequence[b
 def _resolve(state: GameState) -> RoundResolved:
     """Settle the round once every declaration is revealed."""
     rules = state.rules
+    if not rules.plain_resolution:
+        return _resolve_variant(state)
     n = state.n_seats
     decls = state.declarations
     in_seats = [s for s in range(n) if decls[s] is Declaration.IN]
@@ -616,6 +1073,9 @@ def _resolve(state: GameState) -> RoundResolved:
         pot_after, to_reserve = settlement.cap_pot(carry + sum(matched), rules)
     stacks = [s + w - m for s, w, m in zip(state.stacks, won, matched, strict=True)]
     out_flags = [e or s in eliminated for s, e in enumerate(state.eliminated)]
+    if state.loss_limits is not None:
+        for seat in _over_limit(state, stacks, out_flags):
+            out_flags[seat] = True
     if outcome is not Outcome.VOID:
         next_dealer = _next_dealer(state, stacks, out_flags)
     players_left = sum(1 for s in range(n) if not out_flags[s] and stacks[s] > 0)
@@ -626,6 +1086,173 @@ def _resolve(state: GameState) -> RoundResolved:
         matched=tuple(matched), eliminated=tuple(eliminated), to_reserve=to_reserve,
         pot_after=pot_after, next_dealer=next_dealer, session_over=session_over,
     )
+
+
+def _best_key(table: Sequence[int], hand: Hand, community: Hand, k: int, low: bool) -> int:
+    """The strength key of the best (``low``: the lowest) hand of ``k`` cards a player makes
+    from ``hand`` plus the community card (Monte Carlo Guts)."""
+    keys = []
+    for combo in itertools.combinations((*hand, *community), k):
+        index = 0
+        for card in combo:
+            index = index * 52 + card
+        keys.append(table[index])
+    return min(keys) if low else max(keys)
+
+
+def _resolve_variant(state: GameState) -> RoundResolved:
+    """Settle a round under the variants that change resolution (RULES.md "Variants"):
+    community card, ghost hand, hi-lo, single loser, all-out penalty."""
+    rules = state.rules
+    n = state.n_seats
+    decls = state.declarations
+    out = Declaration.OUT
+    in_seats = [s for s in range(n) if decls[s] is not None and decls[s] is not out]
+    won = [0] * n
+    owed = [0] * n
+    matched = [0] * n
+    shown: list[Hand | None] = [None] * n
+    eliminated: list[int] = []
+    winners: tuple[int, ...] = ()
+    to_reserve = 0
+    pot = state.pot
+    pot_after = pot
+    k = rules.cards_per_hand
+    table = strength_table(rules.ranking)
+    community = state.community if rules.community_card else None
+    extra: Hand = community or ()
+    ghost: Hand | None = None
+    ghost_won = False
+    high_winners: tuple[int, ...] = ()
+    low_winners: tuple[int, ...] = ()
+    high_pot = low_pot = 0
+    payers: tuple[int, ...] = ()
+
+    def key(hand: Hand | None, low: bool = False) -> int:
+        assert hand
+        return _best_key(table, hand, extra, k, low)
+
+    if not in_seats:
+        outcome = Outcome.VOID
+        if rules.all_out == "best_pays_antes":
+            # Everyone shows; the best hand pays every player's ante for the re-deal.
+            dealt = [s for s in range(n) if state.hands[s] is not None]
+            keys = {s: key(state.hands[s]) for s in dealt}
+            best = max(keys.values())
+            payers = tuple(s for s in dealt if keys[s] == best)
+            for seat in dealt:
+                shown[seat] = state.hands[seat]
+    elif len(in_seats) == 1 and not rules.ghost_hand:
+        outcome = Outcome.UNCONTESTED
+        winners = (in_seats[0],)
+        won[in_seats[0]] = pot
+        pot_after = 0
+    else:
+        outcome = Outcome.SHOWDOWN
+        for seat in in_seats:
+            shown[seat] = state.hands[seat]
+        if rules.hi_lo:
+            high_winners, low_winners, high_pot, low_pot, carry = _hi_lo(
+                state, in_seats, key, won, owed)
+            winners = tuple(sorted({*high_winners, *low_winners}))
+        else:
+            keys = {s: key(state.hands[s]) for s in in_seats}
+            best = max(keys.values())
+            if rules.ghost_hand:
+                ghost = state.ghost
+                ghost_won = key(ghost) >= best  # a tie with the ghost is a loss
+            if ghost_won:
+                carry = pot  # nobody takes the pot
+            else:
+                winners = tuple(s for s in in_seats if keys[s] == best)
+                shares, carry = settlement.split_pot(pot, winners, state.dealer, n, rules)
+                for seat, share in shares.items():
+                    won[seat] = share
+            if rules.losers_pay == "worst":
+                worst = min(keys.values())
+                losers = [s for s in in_seats if keys[s] == worst and s not in winners]
+            else:
+                losers = [s for s in in_seats if s not in winners]
+            amount = settlement.match_amount(pot, rules)
+            for seat in losers:
+                owed[seat] = amount
+        for seat in in_seats:
+            if owed[seat]:
+                paid, gone = settlement.pay_match(state.stacks[seat], owed[seat], rules)
+                matched[seat] = paid
+                if gone:
+                    eliminated.append(seat)
+        pot_after, to_reserve = settlement.cap_pot(carry + sum(matched), rules)
+    stacks = [s + w - m for s, w, m in zip(state.stacks, won, matched, strict=True)]
+    out_flags = [e or s in eliminated for s, e in enumerate(state.eliminated)]
+    for seat in _over_limit(state, stacks, out_flags):
+        out_flags[seat] = True
+    next_dealer = (state.dealer if outcome is Outcome.VOID
+                   else _next_dealer(state, stacks, out_flags))
+    players_left = sum(1 for s in range(n) if not out_flags[s] and stacks[s] > 0)
+    session_over = players_left < 2 or (
+        outcome is Outcome.UNCONTESTED and rules.end_on_uncontested and state.game_matched)
+    return RoundResolved(
+        outcome=outcome, shown=tuple(shown), winners=winners, won=tuple(won),
+        matched=tuple(matched), eliminated=tuple(eliminated), to_reserve=to_reserve,
+        pot_after=pot_after, next_dealer=next_dealer, session_over=session_over,
+        community=community, ghost=ghost, ghost_won=ghost_won, high_winners=high_winners,
+        low_winners=low_winners, high_pot=high_pot, low_pot=low_pot, ante_payers=payers,
+    )
+
+
+def _hi_lo(state: GameState, in_seats: list[int], key: Any, won: list[int], owed: list[int]
+           ) -> tuple[tuple[int, ...], tuple[int, ...], int, int, int]:
+    """Hi-Lo Guts showdown (docs/variants/hi-lo.md): fills ``won`` and ``owed``; returns
+    the high and low winners, the high and low pots and the chips left in the pot.
+
+    The pot splits in a high and a low half, the odd chip to high (a side nobody declared
+    gives its half to the other). A ``both`` player must win or tie both ways, or loses
+    both and is left out of the awards. Each side's losers match that side's pot. A side
+    left with no eligible winner gives its half to the other side's winners; if neither
+    side has one, the pot stays.
+    """
+    rules = state.rules
+    n = state.n_seats
+    decls = state.declarations
+    high_side = [s for s in in_seats if decls[s] is not Declaration.LOW]
+    low_side = [s for s in in_seats if decls[s] is not Declaration.HIGH]
+    high_keys = {s: key(state.hands[s]) for s in high_side}
+    low_keys = {s: key(state.hands[s], True) for s in low_side}
+    best_high = max(high_keys.values(), default=0)
+    best_low = min(low_keys.values(), default=0)
+    failed = {s for s in in_seats if decls[s] is Declaration.BOTH
+              and (high_keys[s] != best_high or low_keys[s] != best_low)}
+    high_pot, low_pot = settlement.hi_lo_pots(state.pot, bool(high_side), bool(low_side))
+    eligible_high = [s for s in high_side if s not in failed]
+    eligible_low = [s for s in low_side if s not in failed]
+    top = max((high_keys[s] for s in eligible_high), default=None)
+    bottom = min((low_keys[s] for s in eligible_low), default=None)
+    high_winners = tuple(s for s in eligible_high if high_keys[s] == top)
+    low_winners = tuple(s for s in eligible_low if low_keys[s] == bottom)
+    high_take, low_take = high_pot, low_pot
+    if not high_winners:
+        high_take, low_take = 0, high_pot + low_pot
+    if not low_winners:
+        high_take, low_take = high_take + low_take, 0
+    carry = 0
+    for side_winners, take in ((high_winners, high_take), (low_winners, low_take)):
+        if not side_winners:
+            carry += take
+            continue
+        shares, rest = settlement.split_pot(take, side_winners, state.dealer, n, rules)
+        carry += rest
+        for seat, share in shares.items():
+            won[seat] += share
+    high_match = settlement.match_amount(high_pot, rules)
+    low_match = settlement.match_amount(low_pot, rules)
+    for seat in high_side:
+        if seat not in high_winners:
+            owed[seat] += high_match
+    for seat in low_side:
+        if seat not in low_winners:
+            owed[seat] += low_match
+    return high_winners, low_winners, high_pot, low_pot, carry
 
 
 # ---------------------------------------------------------------------------------------------
@@ -666,5 +1293,9 @@ def deal_from_rng(state: GameState, rng: random.Random | None = None
     if problem is not None:
         raise IllegalActionError(problem)
     source = rng if rng is not None else _SYSTEM_RANDOM
-    needed = state.rules.cards_per_hand * len(state.seats_in_play)
-    return _deal(state, hands_from_deck(state, source.sample(DECK, needed)))
+    rules = state.rules
+    if rules.plain_resolution:
+        needed = rules.cards_per_hand * len(state.seats_in_play)
+        return _deal(state, hands_from_deck(state, source.sample(DECK, needed)))
+    deck = source.sample(DECK, rules.cards_needed(len(state.seats_in_play)))
+    return _deal(state, *deal_from_deck(state, deck))

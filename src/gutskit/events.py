@@ -16,10 +16,33 @@ from gutskit.rules import Rules
 
 
 class Declaration(enum.Enum):
-    """A player's declaration (RULES.md "Antes, declaration, resolution", step 3)."""
+    """A player's declaration (RULES.md "Antes, declaration, resolution", step 3).
+
+    ``HIGH``, ``LOW`` and ``BOTH`` are the "in" declarations of Hi-Lo Guts (``hi_lo``,
+    German/French seed), where ``IN`` is not used; elsewhere only ``IN`` and ``OUT``.
+    """
 
     IN = "in"
     OUT = "out"
+    HIGH = "high"
+    LOW = "low"
+    BOTH = "both"
+
+
+IN_DECLARATIONS = frozenset({Declaration.IN, Declaration.HIGH, Declaration.LOW,
+                             Declaration.BOTH})
+"""The declarations that put a player in."""
+
+
+def legal_declarations(rules: Rules) -> tuple[Declaration, ...]:
+    """The declarations a player may make under ``rules``.
+
+    >>> [d.value for d in legal_declarations(Rules(hi_lo=True))]
+    ['high', 'low', 'both', 'out']
+    """
+    if rules.hi_lo:
+        return (Declaration.HIGH, Declaration.LOW, Declaration.BOTH, Declaration.OUT)
+    return (Declaration.IN, Declaration.OUT)
 
 
 class Outcome(enum.Enum):
@@ -47,6 +70,10 @@ class SessionStarted:
     dealer: int
     pot: int = 0
     reserve: int = 0
+    loss_limits: tuple[int | None, ...] | None = None
+    """Each player's personal loss limit (chips; ``None`` = none), a per-seat choice
+    (seeds: "set a personal loss limit before play"); a player whose net loss reaches it is
+    sat out (:class:`SatOut`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,9 +90,59 @@ class AntesPosted:
 @dataclass(frozen=True, slots=True)
 class CardsDealt:
     """Each seat's hand, or ``None`` for a seat not dealt in. Secret: a seat's view shows
-    only its own hand."""
+    only its own hand (not even that under ``no_peek``).
+
+    ``ghost`` is the ghost hand (``ghost_hand``) and ``community`` the community card as a
+    one-card hand (``community_card``), both dealt face down: secret until the showdown /
+    the turn. ``()`` means dealt but not recorded (a referee's real table)."""
 
     hands: tuple[Hand | None, ...]
+    ghost: Hand | None = None
+    community: Hand | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PassChosen:
+    """Pass the Trash: one seat has chosen the card it passes to its left. Secret: only
+    that seat sees it until the exchange (others see that it has chosen)."""
+
+    seat: int
+    card: Card
+
+
+@dataclass(frozen=True, slots=True)
+class CardsPassed:
+    """Pass the Trash: every seat's passed card moves to the next seat dealt in on its
+    left, all at once. ``passes[seat]`` is the card ``seat`` passed (``None`` for seats not
+    dealt in). Secret: a seat sees only the card it passed and the card it received."""
+
+    passes: tuple[Card | None, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Misdealt:
+    """A misdeal (a wrong number of cards, a card exposed while dealing): the cards are
+    thrown in, the antes stay in the pot, the same dealer deals again and no new ante is
+    asked (German/French seed)."""
+
+    reason: str = "misdeal"
+
+
+@dataclass(frozen=True, slots=True)
+class Rebought:
+    """A rebuy between rounds: ``chips`` more for ``seat`` (``rebuys``)."""
+
+    seat: int
+    chips: int
+
+
+@dataclass(frozen=True, slots=True)
+class SatOut:
+    """``seat`` is sat out for the rest of the session, keeping its chips; ``reason`` says
+    why (its personal loss limit was reached)."""
+
+    seat: int
+    reason: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +178,14 @@ class RoundResolved:
         next_dealer: the dealer of the next round.
         session_over: the session ends with this round (``end_on_uncontested``, or fewer
             than two players left in play).
+        community: the community card turned after the declarations (``community_card``),
+            as a one-card hand.
+        ghost: the ghost hand, shown at a showdown (``ghost_hand``).
+        ghost_won: the ghost hand was best: nobody took the pot.
+        high_winners, low_winners: the winners of the high and the low pot (``hi_lo``).
+        high_pot, low_pot: what the high and the low side played for (``hi_lo``).
+        ante_payers: who pays everyone's ante for the re-deal (a void round under
+            ``all_out = "best_pays_antes"``: the best hand(s), shown in ``shown``).
     """
 
     outcome: Outcome
@@ -113,6 +198,14 @@ class RoundResolved:
     pot_after: int
     next_dealer: int
     session_over: bool
+    community: Hand | None = None
+    ghost: Hand | None = None
+    ghost_won: bool = False
+    high_winners: tuple[int, ...] = ()
+    low_winners: tuple[int, ...] = ()
+    high_pot: int = 0
+    low_pot: int = 0
+    ante_payers: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,7 +219,7 @@ class SessionEnded:
 
 
 Event: TypeAlias = (
-    SessionStarted | AntesPosted | CardsDealt | Declared | DeclarationsRevealed
-    | RoundResolved | SessionEnded
+    SessionStarted | AntesPosted | CardsDealt | PassChosen | CardsPassed | Declared
+    | DeclarationsRevealed | RoundResolved | Misdealt | Rebought | SatOut | SessionEnded
 )
 """Any hand-history event."""

@@ -19,16 +19,21 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from gutskit.cards import CardError, format_cards, parse_cards
+from gutskit.cards import CardError, card_name, format_cards, parse_card, parse_cards
 from gutskit.events import (
     AntesPosted,
     CardsDealt,
+    CardsPassed,
     Declaration,
     DeclarationsRevealed,
     Declared,
     Event,
+    Misdealt,
     Outcome,
+    PassChosen,
+    Rebought,
     RoundResolved,
+    SatOut,
     SessionEnded,
     SessionStarted,
 )
@@ -36,9 +41,12 @@ from gutskit.rules import Rules, RulesError, rules_from_mapping
 
 EVENT_TYPES: dict[str, type[Any]] = {
     cls.__name__: cls
-    for cls in (SessionStarted, AntesPosted, CardsDealt, Declared, DeclarationsRevealed,
-                RoundResolved, SessionEnded)
+    for cls in (SessionStarted, AntesPosted, CardsDealt, PassChosen, CardsPassed, Declared,
+                DeclarationsRevealed, RoundResolved, Misdealt, Rebought, SatOut, SessionEnded)
 }
+
+_HAND_FIELDS = frozenset({"ghost", "community"})
+"""Optional single hands (``None`` = none)."""
 
 
 class HistoryError(ValueError):
@@ -60,6 +68,12 @@ def _encode(value: Any, name: str) -> Any:
         return value.value
     if name in ("hands", "shown"):
         return [_hand_out(h) for h in value]
+    if name in _HAND_FIELDS:
+        return _hand_out(value)
+    if name == "card":
+        return card_name(value)
+    if name == "passes":
+        return [None if c is None else card_name(c) for c in value]
     if name == "declarations":
         return [None if d is None else d.value for d in value]
     if isinstance(value, tuple):
@@ -76,6 +90,12 @@ def _decode(value: Any, name: str) -> Any:
         return Outcome(value)
     if name in ("hands", "shown"):
         return tuple(_hand_in(h) for h in value)
+    if name in _HAND_FIELDS:
+        return _hand_in(value)
+    if name == "card":
+        return parse_card(value)
+    if name == "passes":
+        return tuple(None if c is None else parse_card(c) for c in value)
     if name == "declarations":
         return tuple(None if d is None else Declaration(d) for d in value)
     if isinstance(value, list):
@@ -102,7 +122,10 @@ def event_from_dict(data: dict[str, Any]) -> Event:
         raise HistoryError(f"unknown hand-history event {kind!r}")
     cls = EVENT_TYPES[data["type"]]
     try:
-        kwargs = {f.name: _decode(data[f.name], f.name) for f in dataclasses.fields(cls)}
+        # Fields added by later versions have defaults: older histories leave them out.
+        kwargs = {f.name: _decode(data[f.name], f.name) for f in dataclasses.fields(cls)
+                  if f.name in data or (f.default is dataclasses.MISSING
+                                        and f.default_factory is dataclasses.MISSING)}
         event: Event = cls(**kwargs)
     except (KeyError, TypeError, ValueError, CardError, RulesError) as error:
         raise HistoryError(f"bad {data['type']} event: {error}") from None

@@ -97,8 +97,49 @@ class Rules(BaseModel):
         False,
         description="The session stops at the first uncontested win after matched rounds "
         "(otherwise a new game starts).")
+    community_card: bool = Field(
+        False,
+        description="Monte Carlo Guts (German/French seed): after the declarations one "
+        "community card is turned face up; players in make their best hand of "
+        "cards_per_hand cards from their own cards plus it.")
+    pass_the_trash: bool = Field(
+        False,
+        description="Pass the Trash (German/French seed): after looking, every player "
+        "passes one card, chosen in secret, to the player on their left, all at once; "
+        "then the declarations.")
+    hi_lo: bool = Field(
+        False,
+        description="Hi-Lo Guts (German/French seed): the pot is split in a high and a low "
+        "half (odd chip to high); players declare high, low, both or out; a 'both' "
+        "player must win or tie both ways or loses both; the losers of each side match "
+        "that side's pot; low is the reverse of the high order (docs/variants/hi-lo.md).")
+    no_peek: bool = Field(
+        False,
+        description="No Peek (German/French seed): players declare without having seen "
+        "their own cards.")
+    losers_pay: Literal["all", "worst"] = Field(
+        "all",
+        description="all: every player in who does not win matches; worst: Single loser "
+        "(Estonian seed): only the worst hand among those in matches (tied worst hands "
+        "all match), everyone antes every hand except the previous hand's matchers.")
+    ghost_hand: bool = Field(
+        False,
+        description="Kitty / ghost hand (Estonian seed): one extra hand is dealt to nobody "
+        "and shown at the showdown; to take the pot a player must beat it strictly, so a "
+        "lone player in must beat it too; if the ghost is best nobody takes the pot and "
+        "everyone in matches.")
+    min_buy_in: int | None = Field(
+        None,
+        description="Smallest stack a player may sit down with, and the smallest rebuy "
+        "(German/French seed: agree a minimum buy-in before play); none = no minimum.")
+    rebuys: bool = Field(
+        False,
+        description="Between rounds a player whose stack is below the minimum buy-in "
+        "(below the ante when there is none) may buy chips again.")
+    max_rebuys: int | None = Field(
+        None, description="Most rebuys per player in a session (none = no limit).")
 
-    @field_validator("pot_cap", mode="before")
+    @field_validator("pot_cap", "min_buy_in", "max_rebuys", mode="before")
     @classmethod
     def _no_cap(cls, value: Any) -> Any:
         return None if isinstance(value, str) and value.lower() in ("none", "off") else value
@@ -110,7 +151,44 @@ class Rules(BaseModel):
         if self.pot_cap is not None and self.pot_cap < self.ante:
             raise ValueError(
                 f"pot_cap: a cap of {self.pot_cap} is below the ante of {self.ante}")
+        if self.min_buy_in is not None and self.min_buy_in < 1:
+            raise ValueError(f"min_buy_in: must be at least 1 (got {self.min_buy_in})")
+        if self.max_rebuys is not None:
+            if self.max_rebuys < 1:
+                raise ValueError(f"max_rebuys: must be at least 1 (got {self.max_rebuys})")
+            if not self.rebuys:
+                raise ValueError(
+                    f"max_rebuys = {self.max_rebuys} needs rebuys = true")
+        if self.no_peek and self.pass_the_trash:
+            raise ValueError(
+                "no_peek and pass_the_trash cannot be combined: a player must look at "
+                "their cards to choose the one to pass")
+        if self.hi_lo and self.losers_pay == "worst":
+            raise ValueError(
+                "hi_lo and losers_pay = \"worst\" cannot be combined: with two pots there "
+                "is no single worst hand")
+        if self.hi_lo and self.ghost_hand:
+            raise ValueError(
+                "hi_lo and ghost_hand cannot be combined: the seeds give no rule for a ghost "
+                "hand in a hi-lo game")
         return self
+
+    def cards_needed(self, n_players: int) -> int:
+        """Cards one deal uses for ``n_players``: their hands, the ghost hand, the community
+        card (passing moves cards, it uses none).
+
+        >>> Rules(ghost_hand=True, community_card=True).cards_needed(10)
+        34
+        """
+        return (n_players * self.cards_per_hand + self.cards_per_hand * self.ghost_hand
+                + self.community_card)
+
+    @cached_property
+    def plain_resolution(self) -> bool:
+        """No variant changes how a round is resolved (the engine's fast path): no
+        community card, ghost hand, hi-lo, single loser or all-out penalty."""
+        return not (self.community_card or self.ghost_hand or self.hi_lo
+                    or self.losers_pay == "worst" or self.all_out == "best_pays_antes")
 
     @cached_property
     def ranking(self) -> Ranking:
@@ -165,6 +243,42 @@ PRESETS: dict[str, tuple[str, dict[str, Any]]] = {
         "most the cap",
         {"pot_cap": 50, "pot_cap_mode": "match"},
     ),
+    # The named variants (RULES.md "Variants"), each on top of the defaults.
+    "two-card": ("Two-card Guts: pairs and high cards only", {"cards_per_hand": 2}),
+    "three-card": ("Three-card Guts: full three-card poker rankings", {"cards_per_hand": 3}),
+    "monte-carlo": ("Monte Carlo Guts: one community card turned after the declarations "
+                    "(German/French seed)", {"community_card": True}),
+    "pass-the-trash": ("Pass the Trash: everyone passes one card to the left before "
+                       "declaring (German/French seed)", {"pass_the_trash": True}),
+    "hi-lo": ("Hi-Lo Guts: a high and a low pot; declare high, low, both or out "
+              "(German/French seed)", {"hi_lo": True}),
+    "no-peek": ("No Peek: declare without seeing your cards (German/French seed)",
+                {"no_peek": True}),
+    "pot-cap": ("Pot cap: each loser matches at most 50 chips, the seeds' per-round stake "
+                "limit (German/French seed)", {"pot_cap": 50, "pot_cap_mode": "match"}),
+    "wimp-out": ("Wimp-Out: a lone player in wins at once without showing (the standard "
+                 "rule, stated explicitly; German/French seed)", {}),
+    "table-stakes": ("Table-Stake Guts: a loser's match is capped at what they have left "
+                     "(German/French seed)", {"shortfall": "table_stakes"}),
+    "single-loser": ("Single loser: only the worst hand among those in matches; everyone "
+                     "antes every hand except the last matchers (Estonian seed)",
+                     {"losers_pay": "worst"}),
+    "ghost-hand": ("Kitty / ghost hand: an extra hand dealt to nobody must be beaten too "
+                   "(Estonian seed)", {"ghost_hand": True}),
+    "all-out-penalty": ("All-out penalty: when everyone is out, the best hand pays "
+                        "everyone's ante for the re-deal (Estonian seed)",
+                        {"all_out": "best_pays_antes"}),
+    "drop": ("1-2-3 drop: out players drop their cards on the count; played as "
+             "simultaneous (Estonian seed)", {"declaration": "drop"}),
+    "buy-in-limits": ("Table limits (German/French seed): minimum buy-in 20, up to 2 "
+                      "rebuys, per-round stake limit 50",
+                      {"min_buy_in": 20, "rebuys": True, "max_rebuys": 2, "pot_cap": 50,
+                       "pot_cap_mode": "match"}),
+    "estonian-full": ("Estonian rule book with all its variants: 1-2-3 drop, single loser, "
+                      "ghost hand, all-out penalty, pot capped at 50 with a reserve",
+                      {"cards_per_hand": 2, "pot_cap": 50, "pot_cap_mode": "reserve",
+                       "declaration": "drop", "losers_pay": "worst", "ghost_hand": True,
+                       "all_out": "best_pays_antes"}),
 }
 """Named presets: name -> (description, house rules that differ from the defaults)."""
 

@@ -133,3 +133,34 @@ def share_evenly(amount: int, seats: Sequence[int], dealer: int, n_seats: int) -
     for seat in [s for s in clockwise_from(dealer, n_seats) if s in shares][:extra]:
         shares[seat] += 1
     return shares
+
+
+def hi_lo_pots(pot: int, has_high: bool, has_low: bool) -> tuple[int, int]:
+    """Hi-Lo Guts: ``(high pot, low pot)``. The pot is split in two, the odd chip to the high
+    side; a side nobody declared gives its half to the other (gutskit's choice, the usual
+    declare-game practice; docs/variants/hi-lo.md).
+
+    >>> hi_lo_pots(9, True, True), hi_lo_pots(9, True, False), hi_lo_pots(9, False, True)
+    ((5, 4), (9, 0), (0, 9))
+    """
+    if has_high and has_low:
+        low = pot // 2
+        return pot - low, low
+    return (pot, 0) if has_high else (0, pot)
+
+
+def ante_penalty(ante_total: int, payers: Sequence[int], stacks: Sequence[int], dealer: int,
+                 rules: Rules) -> tuple[int, ...]:
+    """``all_out = "best_pays_antes"`` (Estonian seed): what each seat pays towards the
+    re-deal's antes, ``ante_total`` = the ante of every player in play. Tied best hands
+    share it evenly, odd chips one each clockwise from the dealer's left; a payer with too
+    few chips pays what they have (under ``debt``: in full).
+
+    >>> ante_penalty(5, [1, 3], [20, 20, 20, 20], 0, Rules())
+    (0, 3, 0, 2)
+    """
+    shares = share_evenly(ante_total, payers, dealer, len(stacks))
+    return tuple(
+        0 if s not in shares
+        else shares[s] if rules.shortfall == "debt" else min(shares[s], max(stacks[s], 0))
+        for s in range(len(stacks)))

@@ -1,10 +1,13 @@
 """What one seat may know: the per-seat view of a state and of the hand history.
 
-A seat sees its own cards; the other players' cards only when they were shown at a
-showdown; never the cards of a player who was out (or won uncontested); the other
-declarations only once they are revealed (or as they are made, under sequential
-declaration). Bots decide from a :class:`SeatView` alone, and every front end (terminal,
-server) sends a player nothing but their view.
+A seat sees its own cards (under No Peek not even those until the reveal); the other
+players' cards only when they were shown at a showdown; never the cards of a player who was
+out (or won uncontested); the other declarations only once they are revealed (or as made,
+under sequential declaration); the ghost hand only at the showdown and the community card
+only once it is turned (both in the round's :class:`~gutskit.events.RoundResolved`); of the
+passed cards (Pass the Trash) only the one it passed and the one it received. Bots decide
+from a :class:`SeatView` alone, and every front end (terminal, server) sends a player
+nothing but their view.
 """
 
 from __future__ import annotations
@@ -13,13 +16,16 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from gutskit import settlement
+from gutskit.cards import Card
 from gutskit.engine import GameState, Phase
 from gutskit.events import (
     CardsDealt,
+    CardsPassed,
     Declaration,
     Declared,
     Event,
     Hand,
+    PassChosen,
     RoundResolved,
     SessionStarted,
 )
@@ -34,6 +40,25 @@ class DeclarationSealed:
     seat: int
 
 
+@dataclass(frozen=True, slots=True)
+class PassSealed:
+    """Another seat has chosen the card it passes (Pass the Trash); which card is hidden.
+    Appears only in a seat's redacted history (:func:`visible_events`)."""
+
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class PassSeen:
+    """A seat's share of the exchange of passed cards (Pass the Trash): the card it passed
+    and the card it received (``None`` for a seat not dealt in). Replaces
+    :class:`~gutskit.events.CardsPassed` in a seat's redacted history."""
+
+    seat: int
+    passed: Card | None
+    received: Card | None
+
+
 class SeatView(NamedTuple):
     """Everything seat ``seat`` may know now. Per-seat tuples are indexed by seat.
 
@@ -41,13 +66,17 @@ class SeatView(NamedTuple):
 
     Attributes:
         seat: whose view this is.
-        hand: the seat's own cards this round (``None`` when not dealt in).
+        hand: the seat's own cards this round (``None`` when not dealt in; ``()`` while
+            unseen under ``no_peek``); after Pass the Trash, the hand after the exchange.
         declarations: declarations visible to this seat (own always; others' once revealed,
             or as made under sequential declaration); ``None`` where unknown.
         declared: which seats have declared this round (not what they declared).
         dealt_in: which seats hold cards this round.
         owed: what a loser would pay to match the current pot.
         last_result: the last round's public settlement (hands shown only at showdown).
+        passed: Pass the Trash: the card this seat passes (once chosen).
+        received: Pass the Trash: the card this seat received (after the exchange).
+        passes_chosen: Pass the Trash: which seats have chosen their card (not which).
     """
 
     seat: int
@@ -67,6 +96,9 @@ class SeatView(NamedTuple):
     game_number: int
     owed: int
     last_result: RoundResolved | None
+    passed: Card | None = None
+    received: Card | None = None
+    passes_chosen: tuple[bool, ...] = ()
 
     @property
     def opponents(self) -> int:
@@ -78,6 +110,12 @@ class SeatView(NamedTuple):
         """Whether this seat may declare now."""
         return (self.phase is Phase.DECLARE and self.hand is not None
                 and not self.declared[self.seat])
+
+    @property
+    def must_pass(self) -> bool:
+        """Pass the Trash: whether this seat must choose the card it passes now."""
+        return (self.phase is Phase.PASS and self.hand is not None
+                and self.passed is None)
 
 
 def _sealed(rules: Rules) -> bool:
@@ -101,6 +139,12 @@ def joint_views(state: GameState) -> dict[int, SeatView]:
 
 
 def _views(state: GameState, seats: tuple[int, ...]) -> list[SeatView]:
+    if state.passes is not None or state.rules.no_peek:
+        return _variant_views(state, seats)
+    return _plain_views(state, seats)
+
+
+def _plain_views(state: GameState, seats: tuple[int, ...]) -> list[SeatView]:
     declaring = state.phase is Phase.DECLARE
     sealed = _sealed(state.rules)
     n = state.n_seats
@@ -128,21 +172,73 @@ def _views(state: GameState, seats: tuple[int, ...]) -> list[SeatView]:
     return views
 
 
-def visible_events(events: list[Event], seat: int) -> list[Event | DeclarationSealed]:
+def _variant_views(state: GameState, seats: tuple[int, ...]) -> list[SeatView]:
+    """Views under Pass the Trash and No Peek: the plain view plus the seat's passes, with
+    the hand hidden while unseen."""
+    base = _plain_views(state, seats)
+    showing = state.phase in (Phase.PASS, Phase.DECLARE)
+    passes = state.passes
+    givers = _givers(state.hands) if passes is not None else {}
+    exchanged = state.phase is Phase.DECLARE
+    views = []
+    for view in base:
+        seat = view.seat
+        hand = state.hands[seat] if showing else None
+        if hand is not None and state.rules.no_peek and state.phase is Phase.DECLARE:
+            hand = ()  # declared blind: the cards stay unseen until the reveal
+        passed = received = None
+        chosen: tuple[bool, ...] = ()
+        if passes is not None and showing and hand is not None:
+            passed = passes[seat]
+            if exchanged and seat in givers:
+                received = passes[givers[seat]]
+            chosen = tuple(p is not None for p in passes)
+        views.append(view._replace(hand=hand, passed=passed, received=received,
+                                   passes_chosen=chosen))
+    return views
+
+
+def _givers(hands: tuple[Hand | None, ...]) -> dict[int, int]:
+    """Pass the Trash: each dealt-in seat -> the dealt-in seat on its right, who passes to
+    it (passing goes to the next dealt-in seat clockwise)."""
+    dealt = [s for s, h in enumerate(hands) if h is not None]
+    return {seat: dealt[i - 1] for i, seat in enumerate(dealt)} if len(dealt) > 1 else {}
+
+
+def visible_events(events: list[Event], seat: int
+                   ) -> list[Event | DeclarationSealed | PassSealed | PassSeen]:
     """``seat``'s copy of a hand history: other seats' dealt cards are replaced by ``()``
-    ("dealt, unseen") and, under sealed declaration, other seats' :class:`Declared`
-    events become :class:`DeclarationSealed`. Showdown hands stay (they were shown)."""
+    ("dealt, unseen"), and so are the ghost hand and the community card (they are public
+    in the round's :class:`RoundResolved` once shown) and, under ``no_peek``, the seat's own
+    cards; under sealed declaration, other seats' :class:`Declared` events become
+    :class:`DeclarationSealed`; other seats' passed cards become :class:`PassSealed` and
+    the exchange a :class:`PassSeen` with only the card this seat passed and received.
+    Showdown hands stay (they were shown)."""
     rules: Rules | None = None
-    out: list[Event | DeclarationSealed] = []
+    hands: tuple[Hand | None, ...] = ()
+    out: list[Event | DeclarationSealed | PassSealed | PassSeen] = []
     for event in events:
         if isinstance(event, SessionStarted):
             rules = event.rules
         if isinstance(event, CardsDealt):
-            hands = tuple(h if s == seat or h is None else () for s, h in enumerate(event.hands))
-            out.append(CardsDealt(hands=hands))
+            hands = event.hands
+            blind = rules is not None and rules.no_peek
+            out.append(CardsDealt(
+                hands=tuple(h if h is None or (s == seat and not blind) else ()
+                            for s, h in enumerate(event.hands)),
+                ghost=None if event.ghost is None else (),
+                community=None if event.community is None else ()))
         elif (isinstance(event, Declared) and event.seat != seat
               and (rules is None or _sealed(rules))):
             out.append(DeclarationSealed(seat=event.seat))
+        elif isinstance(event, PassChosen) and event.seat != seat:
+            out.append(PassSealed(seat=event.seat))
+        elif isinstance(event, CardsPassed):
+            giver = _givers(hands).get(seat)
+            if giver is None or event.passes[seat] is None:
+                out.append(PassSeen(seat, None, None))
+            else:
+                out.append(PassSeen(seat, event.passes[seat], event.passes[giver]))
         else:
             out.append(event)
     return out
