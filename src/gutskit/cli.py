@@ -254,10 +254,9 @@ def sim(
     chips: ChipsOpt = 100,
     as_json: JsonOpt = False,
 ) -> None:
-    """Let bots play many rounds and summarise: final stacks, rounds, games, sessions,
-    largest pot and pot growth.
+    """Let bots play many rounds and summarise them.
 
-    When a session ends (fewer than two players with chips, or end_on_uncontested) a new
+    The summary: final stacks, rounds, games, sessions, largest pot and pot growth. When a session ends (fewer than two players with chips, or end_on_uncontested) a new
     one starts with fresh buy-ins and the counts go on. A *game* starts when antes
     go into an empty pot; its *pot growth* is the pot at stake in its last round
     divided by its opening pot (after the first antes); the mean is over games that ended
@@ -545,8 +544,11 @@ def history(
     db: DbOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """List saved sessions, or print one session's hand history (JSON Lines with --json,
-    one event per line, the format of gutskit.history)."""
+    """List saved sessions, or print one session's hand history.
+
+    With --json: one JSON object per session, or the hand history as JSON Lines (one event
+    per line, the format of gutskit.history, readable by gutskit.history.load_history).
+    """
     location = _db_location(db)
     if db is None and not default_db_path().exists():
         raise StorageError(f"no saved sessions yet ({location} does not exist); "
@@ -637,6 +639,20 @@ app.command(epilog="Examples:\n\n"
 app.command(epilog="Examples:\n\n"
             "    guts advise 'Qs Qh 7d' --players 5 --pot 15\n\n"
             "    guts advise 'Th Tc' --players 4 --pot 8 --json")(advise)
+
+# guts tournament, guts analyze (gutskit.cli_tournament, gutskit.cli_analysis)
+from gutskit.analysis import AnalysisError  # noqa: E402
+from gutskit.cli_analysis import EPILOG as ANALYZE_EPILOG  # noqa: E402
+from gutskit.cli_analysis import analyze  # noqa: E402
+from gutskit.cli_tournament import EPILOG as TOURNAMENT_EPILOG  # noqa: E402
+from gutskit.cli_tournament import tournament  # noqa: E402
+from gutskit.fast import UnsupportedRulesError  # noqa: E402
+from gutskit.plots import PlotError  # noqa: E402
+from gutskit.tournament import TournamentError  # noqa: E402
+
+USER_ERRORS += (TournamentError, AnalysisError, PlotError, UnsupportedRulesError)
+app.command(epilog=TOURNAMENT_EPILOG)(tournament)
+app.command(epilog=ANALYZE_EPILOG)(analyze)
 
 
 def main(argv: Sequence[str] | None = None) -> None:
