@@ -1,0 +1,112 @@
+"""``guts analyze``: statistics, pot escalation, collusion and bluff signals from saved
+hand histories (:mod:`gutskit.analysis`). Registered in :mod:`gutskit.cli`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from gutskit.analysis import analyze as run_analysis
+from gutskit.analysis import load_sessions
+from gutskit.cli import JsonOpt
+
+EPILOG = ("Examples:\n\n"
+          "    guts analyze                       # every session in the default database\n\n"
+          "    guts analyze --history game.jsonl --plot snowball.png\n\n"
+          "    guts analyze --db club.db --json")
+
+
+def analyze(
+    db: Annotated[str | None, typer.Option(
+        "--db", metavar="PATH|URL",
+        help="Database file (SQLite) or SQLAlchemy URL [default: gutskit.db in your data "
+             "folder, unless --history is given].")] = None,
+    history: Annotated[Path | None, typer.Option(
+        "--history", metavar="FILE", help="A JSON Lines hand-history file.")] = None,
+    alpha: Annotated[float, typer.Option(
+        "--alpha", min=0.0, max=1.0,
+        help="Flag pairs whose Holm-adjusted p-value is below this.")] = 0.01,
+    plot: Annotated[Path | None, typer.Option(
+        "--plot", metavar="FILE",
+        help="Save the pot snowball plot (.png, .svg or .pdf).")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Analyse saved hand histories: per player in-rate, win rate, net by position;
+    pot escalation against the seeds' "10 to 30 times the ante after 3 or 4 matched
+    rounds"; a collusion report (pairs whose declarations agree beyond chance: a
+    stratified Fisher exact test with Holm-adjusted p-values) and bluff signals (weak
+    hands shown at showdowns).
+    """
+    from gutskit.plots import PlotError, snowball_plot
+    from gutskit.storage import default_db_path
+
+    if plot is not None and plot.suffix.lower() not in (".png", ".svg", ".pdf"):
+        raise PlotError(f"plot file {str(plot)!r} must end in .png, .svg or .pdf")
+    if history is None and db is None:
+        db = str(default_db_path())
+    sessions = load_sessions(history=history, db=db)
+    report = run_analysis(sessions, alpha=alpha)
+    if plot is not None:
+        snowball_plot(report.pots_by_matched, plot,
+                      title=f"Pot snowball ({report.rounds} rounds, {report.games} games)")
+    if as_json:
+        data = report.to_dict()
+        if plot is not None:
+            data["plot"] = str(plot)
+        typer.echo(json.dumps(data, indent=2))
+        return
+    out = Console(highlight=False, width=max(110, Console().width))
+    players = Table(title=f"Players ({report.sessions} sessions, {report.rounds} rounds, "
+                          f"{report.games} games)")
+    for col in ("player", "rounds", "in-rate", "win rate", "net", "net/round",
+                "net/round by position (0 = dealer)"):
+        players.add_column(col, justify="left" if col == "player" else "right")
+    for name, s in report.players.items():
+        by_pos = " ".join(f"{p}:{v['net_per_round']:+.2f}"
+                          for p, v in s["net_by_position"].items())
+        players.add_row(name, str(s["rounds"]), f"{s['in_rate']:.3f}", f"{s['win_rate']:.3f}",
+                        f"{s['net']:+d}", f"{s['net_per_round']:+.3f}", by_pos)
+    out.print(players)
+    pots = Table(title="Pot escalation: pot after antes, in antes, by matched rounds so far")
+    for col in ("matched", "rounds", "median", "p25-p75", "mean", "max"):
+        pots.add_column(col, justify="right")
+    for k, v in report.escalation.items():
+        pots.add_row(str(k), str(v["rounds"]), f"{v['median']:g}",
+                     f"{v['p25']:g}-{v['p75']:g}", f"{v['mean']:.1f}", f"{v['max']:g}")
+    out.print(pots)
+    snow = report.snowball_check
+    if snow.get("median_antes") is not None:
+        out.print(f"Seeds: {snow['claim']}. Here after 3 or 4 matched rounds: median "
+                  f"{snow['median_antes']:g} antes, {snow['share_within_10_to_30']:.0%} "
+                  f"within 10-30, {snow['share_below_10']:.0%} below, "
+                  f"{snow['share_above_30']:.0%} above ({snow['rounds_after_3_or_4_matched']}"
+                  f" rounds).")
+    out.print(f"Games whose pot grew fivefold within three rounds: {report.fivefold_games}")
+    coll = Table(title=f"Collusion: declarations agreeing beyond chance (flag: Holm-adjusted "
+                       f"p < {report.alpha:g})")
+    for col in ("pair", "rounds", "agree", "both in", "expected", "z", "p", "p (Holm)",
+                "flag"):
+        coll.add_column(col, justify="left" if col == "pair" else "right")
+    for c in report.collusion:
+        coll.add_row(" & ".join(c["players"]), str(c["rounds"]), f"{c['agreement']:.3f}",
+                     str(c["both_in"]), f"{c['expected_both_in']:.1f}", f"{c['z']:+.2f}",
+                     f"{c['p_value']:.2g}", f"{c['p_adjusted']:.2g}",
+                     "COLLUSION?" if c["flagged"] else "")
+    out.print(coll)
+    bluff = Table(title="Bluff signals: hands shown at showdowns")
+    for col in ("player", "shown", "below median", "below rule of thumb", "weakest shown"):
+        bluff.add_column(col, justify="left" if col in ("player", "weakest shown") else "right")
+    for name, b in report.bluffs.items():
+        weakest = b["weakest"]
+        bluff.add_row(name, str(b["shown"]), str(b["below_median"]),
+                      str(b["below_rule_of_thumb"]),
+                      "" if weakest is None else
+                      f"{weakest['hand']} ({weakest['percentile']:.0%})")
+    out.print(bluff)
+    if plot is not None:
+        out.print(f"Pot snowball plot saved to {plot}")

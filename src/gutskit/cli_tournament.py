@@ -1,0 +1,99 @@
+"""``guts tournament``: bots against each other over many seeded sessions
+(:mod:`gutskit.tournament`). Registered in :mod:`gutskit.cli`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from gutskit.cli import JsonOpt, PresetOpt, RuleOpt, RulesFileOpt, resolve_rules
+from gutskit.strategies import BOT_KINDS
+from gutskit.tournament import CI_METHOD, run_tournament
+
+EPILOG = ("Examples:\n\n"
+          "    guts tournament\n\n"
+          "    guts tournament --bots equilibrium,rule-of-thumb,exploitative,random "
+          "--sessions 200 --rounds 200 --seed 7 --plot bankroll.png\n\n"
+          "    guts tournament --bots equilibrium,threshold:0.3 --players 6 --json")
+
+
+def tournament(
+    bots: Annotated[str, typer.Option(
+        "--bots", "-b", metavar="KIND,KIND,...",
+        help="Bot kinds, comma-separated, repeated to fill the seats: "
+             + "; ".join(f"{k} ({v})" for k, v in BOT_KINDS.items()) + ".")
+    ] = "equilibrium,rule-of-thumb,exploitative,random",
+    players: Annotated[int | None, typer.Option(
+        "--players", "-n", min=2, max=10,
+        help="Seats at the table [default: one per bot kind].")] = None,
+    sessions: Annotated[int, typer.Option(
+        "--sessions", "-S", min=1, help="Independent seeded sessions.")] = 100,
+    rounds: Annotated[int, typer.Option(
+        "--rounds", "-R", min=1, help="Rounds per session.")] = 200,
+    seed: Annotated[int, typer.Option("--seed", help="The tournament's seed.")] = 0,
+    chips: Annotated[int, typer.Option("--chips", min=1,
+                                       help="Every seat's buy-in, in chips.")] = 10_000,
+    preset_name: PresetOpt = None,
+    rules_file: RulesFileOpt = None,
+    rule: RuleOpt = None,
+    exploitability: Annotated[bool, typer.Option(
+        "--exploitability/--no-exploitability",
+        help="Measure each bot's exploitability with the vectorized simulator.")] = True,
+    plot: Annotated[Path | None, typer.Option(
+        "--plot", metavar="FILE", help="Save bankroll curves (.png, .svg or .pdf).")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Play bots against each other and report chips per round with 95% confidence
+    intervals and each bot's exploitability.
+
+    Session s rotates the seats by s, uses fresh bots and its own seed. The interval is
+    Student's t over sessions (one value per session and bot kind: net chips per round per
+    seat). Exploitability: the chips per round a best threshold response wins against
+    copies of the bot (vectorized simulator, same rules, buy-in and session length).
+    """
+    from gutskit.plots import PlotError, bankroll_plot
+
+    rules = resolve_rules(preset_name, rules_file, rule)
+    if plot is not None and plot.suffix.lower() not in (".png", ".svg", ".pdf"):
+        raise PlotError(f"plot file {str(plot)!r} must end in .png, .svg or .pdf")
+    result = run_tournament(bots.split(","), players=players, sessions=sessions,
+                            rounds=rounds, seed=seed, rules=rules, chips=chips,
+                            exploitability=exploitability)
+    if plot is not None:
+        bankroll_plot(result.bankroll, plot, bands=result.bankroll_half,
+                      title=f"Bankroll by bot ({sessions} sessions, 95% t band)")
+    if as_json:
+        data = result.to_dict()
+        if plot is not None:
+            data["plot"] = str(plot)
+        typer.echo(json.dumps(data, indent=2))
+        return
+    out = Console(highlight=False, width=max(110, Console().width))
+    table = Table(title=f"Tournament: {' '.join(result.lineup)}; {sessions} sessions x "
+                        f"{rounds} rounds, {result.rounds_played} rounds played, seed {seed}")
+    for col in ("bot", "seats", "chips/round", "95% CI", "in-rate", "exploit.", "s.e.",
+                "BR"):
+        table.add_column(col, justify="left" if col == "bot" else "right")
+    for r in result.results:
+        ex = r.exploitability
+        if ex.chips_per_round is None:
+            exploit = ("n/a", "", "")
+        else:
+            exploit = (f"{ex.chips_per_round:.3f}", f"{ex.standard_error or 0:.3f}",
+                       f"{ex.best_response:.2f}")
+        table.add_row(r.kind, str(r.seats), f"{r.chips_per_round:+.3f}",
+                      f"[{r.ci_low:+.2f}, {r.ci_high:+.2f}]", f"{r.in_rate:.3f}", *exploit)
+    out.print(table)
+    out.print(f"CI: {CI_METHOD}.")
+    out.print("exploit.: chips per round a best threshold response (BR: its percentile) "
+              "wins against copies of the bot; s.e.: its standard error.")
+    notes = {r.exploitability.note for r in result.results}
+    for note in sorted(notes):
+        out.print(f"Exploitability: {note}.")
+    if plot is not None:
+        out.print(f"Bankroll plot saved to {plot}")
