@@ -10,12 +10,30 @@ Input (a JSON object; see docs/referee.md for the full format and examples)::
      "rounds": [{"hands": {"Ana": "Ah Kd", ...},         # out players' hands may be left out
                  "declarations": {"Ana": "in", ...}}]}
 
+Variants add optional keys (docs/variants/)::
+
+    players: {"name", "stack", "loss_limit"}               # personal loss limit (chips)
+    rounds:  {"hands", "declarations",                      # declarations may be
+              "community": "Qs",                            #   "high"/"low"/"both" (hi_lo)
+              "ghost": "Kd 7c 2h",                          # ghost_hand
+              "passes": {name: "2c"},                       # pass_the_trash: hands are
+              "rebuys": {name: chips}}                      #   as dealt; before the deal
+             {"misdeal": true}                              # a misdeal: cards thrown in
+    top level: "end": true                                  # end the session, settle up
+
 Output::
 
     {"rounds": [{"dealer", "antes": {name: int}, "pot_before", "in": [names],
                  "winners": [names], "deltas": {name: int}, "pot_after",
                  "eliminated": [names], "outcome", "reserve_after"}],
      "stacks": {name: int}, "pot": int, "reserve": int, "session_over": bool}
+
+and, only where they apply: per round ``community``, ``ghost``, ``ghost_won``,
+``high`` / ``low`` (``{"pot", "winners"}``), ``pays_antes`` (the best hand(s) of a void
+round under ``all_out = "best_pays_antes"``), ``rebuys``, ``sat_out`` (``{name: why}``), and
+``outcome = "misdeal"``; with ``"end": true`` the top-level ``ledger``
+(``{name: {"buy_in", "stack", "net"}}``) and ``payments`` (who pays whom, fewest
+transfers: ``[{"from", "to", "chips"}]``). A round's ``deltas`` leave out its rebuys.
 
 ``antes`` lists the players who paid an ante for that round's deal (``{}`` when none was
 due); ``pot_before`` is the pot after antes; ``deltas`` is each stack's change over the
@@ -28,16 +46,21 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from gutskit.cards import CardError, parse_cards
+from gutskit.cards import CardError, format_cards, parse_card, parse_cards
 from gutskit.engine import (
     GameState,
     IllegalActionError,
     Phase,
     deal,
     declare_all,
+    end_session,
+    misdeal,
     new_session,
+    pass_all,
+    rebuy,
 )
-from gutskit.events import AntesPosted, Declaration, Hand, RoundResolved
+from gutskit.events import AntesPosted, Declaration, Event, Hand, RoundResolved, SatOut
+from gutskit.payments import settle_up
 from gutskit.rules import RulesError, rules_from_mapping
 
 
@@ -45,8 +68,9 @@ class RefereeError(ValueError):
     """Invalid referee input; the message names the problem (and the round, 1-based)."""
 
 
-_TOP_KEYS = {"rules", "players", "dealer", "pot", "reserve", "rounds"}
-_ROUND_KEYS = {"hands", "declarations"}
+_TOP_KEYS = {"rules", "players", "dealer", "pot", "reserve", "rounds", "end"}
+_ROUND_KEYS = {"hands", "declarations", "community", "ghost", "passes", "rebuys", "misdeal"}
+_DECLARATIONS = {d.value: d for d in Declaration}
 
 
 def _chips(value: Any, what: str) -> int:
@@ -95,9 +119,10 @@ def _start(data: Mapping[str, Any]) -> GameState:
         raise RefereeError("players must be a non-empty list of {\"name\", \"stack\"}")
     names: list[str] = []
     stacks: list[int] = []
+    limits: list[int | None] = []
     for i, player in enumerate(players, 1):
         player = _mapping(player, f"player {i}")
-        _unknown_keys(player, {"name", "stack"}, f"player {i}")
+        _unknown_keys(player, {"name", "stack", "loss_limit"}, f"player {i}")
         name = player.get("name")
         if not isinstance(name, str) or not name.strip():
             raise RefereeError(f"player {i} needs a non-empty \"name\", got {name!r}")
@@ -107,6 +132,8 @@ def _start(data: Mapping[str, Any]) -> GameState:
             raise RefereeError(f"player {name!r} has no \"stack\"")
         names.append(name)
         stacks.append(_chips(player["stack"], f"stack of {name!r}"))
+        limit = player.get("loss_limit")
+        limits.append(None if limit is None else _chips(limit, f"loss_limit of {name!r}"))
     dealer = data.get("dealer")
     if dealer not in names:
         raise RefereeError(f"dealer {dealer!r} is not one of the players "
@@ -115,7 +142,8 @@ def _start(data: Mapping[str, Any]) -> GameState:
     reserve = _chips(data.get("reserve", 0), "reserve")
     try:
         return new_session(names, stacks, dealer=names.index(dealer), rules=rules, pot=pot,
-                           reserve=reserve)
+                           reserve=reserve,
+                           loss_limits=limits if any(x is not None for x in limits) else None)
     except IllegalActionError as error:
         raise RefereeError(str(error)) from None
 
@@ -134,10 +162,56 @@ def _round_hands(state: GameState, rnd: Mapping[str, Any], where: str,
             raise RefereeError(f"{where}: hand of {name!r}: {error}") from None
     for seat in state.seats_in_play:
         if hands[seat] is None:
-            if seat in decls and decls[seat] is Declaration.IN:
+            if seat in decls and decls[seat] is not Declaration.OUT:
                 raise RefereeError(f"{where}: {state.names[seat]!r} is in but has no hand")
             hands[seat] = ()
     return tuple(hands)
+
+
+def _extra(state: GameState, rnd: Mapping[str, Any], key: str, wanted: bool, size: int,
+           where: str) -> Hand | None:
+    """The ghost hand / community card of a round: parsed when given, ``()`` (dealt, not
+    recorded) when the rules deal it but the file leaves it out."""
+    if key not in rnd:
+        return () if wanted else None
+    text = rnd[key]
+    if not isinstance(text, str):
+        raise RefereeError(f"{where}: {key} must be cards like \"Qs\", not {text!r}")
+    try:
+        return parse_cards(text, count=size)
+    except CardError as error:
+        raise RefereeError(f"{where}: {key}: {error}") from None
+
+
+def _round_passes(state: GameState, rnd: Mapping[str, Any], where: str) -> dict[int, int]:
+    raw = _mapping(rnd.get("passes"), f"{where}: passes")
+    passes: dict[int, int] = {}
+    for name, text in raw.items():
+        if name not in state.names:
+            raise RefereeError(f"{where}: unknown player {name!r} in passes")
+        if not isinstance(text, str):
+            raise RefereeError(f"{where}: card passed by {name!r} must be a card like "
+                               f"\"2c\", not {text!r}")
+        try:
+            passes[state.seat_of(name)] = parse_card(text.strip())
+        except CardError as error:
+            raise RefereeError(f"{where}: card passed by {name!r}: {error}") from None
+    return passes
+
+
+def _rebuys(state: GameState, rnd: Mapping[str, Any], where: str
+            ) -> tuple[GameState, dict[str, int]]:
+    raw = _mapping(rnd.get("rebuys"), f"{where}: rebuys")
+    done: dict[str, int] = {}
+    for name, chips in raw.items():
+        if name not in state.names:
+            raise RefereeError(f"{where}: unknown player {name!r} in rebuys")
+        try:
+            state, _ = rebuy(state, state.seat_of(name), chips)
+        except IllegalActionError as error:
+            raise RefereeError(f"{where}: rebuy: {error}") from None
+        done[name] = chips
+    return state, done
 
 
 def _round_declarations(state: GameState, rnd: Mapping[str, Any],
@@ -147,10 +221,14 @@ def _round_declarations(state: GameState, rnd: Mapping[str, Any],
     for name, value in raw.items():
         if name not in state.names:
             raise RefereeError(f"{where}: unknown player {name!r} in declarations")
-        if value not in ("in", "out"):
-            raise RefereeError(f"{where}: declaration of {name!r} must be \"in\" or \"out\", "
+        choices = ("high", "low", "both", "out") if state.rules.hi_lo else ("in", "out")
+        if value not in choices:
+            listed = " or ".join(f'"{c}"' for c in choices)
+            if state.rules.hi_lo:
+                listed = '"high", "low", "both" or "out" (hi_lo)'
+            raise RefereeError(f"{where}: declaration of {name!r} must be {listed}, "
                                f"not {value!r}")
-        decls[state.seat_of(name)] = Declaration(value)
+        decls[state.seat_of(name)] = _DECLARATIONS[value]
     for seat in state.seats_in_play:
         if seat not in decls:
             raise RefereeError(f"{where}: {state.names[seat]!r} was dealt in but has no "
@@ -177,6 +255,9 @@ def settle(data: Any) -> dict[str, Any]:
     """
     data = _mapping(data, "the referee file")
     _unknown_keys(data, _TOP_KEYS, "the referee file")
+    end = data.get("end", False)
+    if not isinstance(end, bool):
+        raise RefereeError(f"end must be true or false, not {end!r}")
     state = _start(data)
     rounds = data.get("rounds", [])
     if not isinstance(rounds, list):
@@ -188,37 +269,128 @@ def settle(data: Any) -> dict[str, Any]:
         _unknown_keys(rnd, _ROUND_KEYS, where)
         if state.phase is Phase.OVER:
             raise RefereeError(f"{where}: the session is already over ({state.end_reason})")
-        if "declarations" not in rnd:
-            raise RefereeError(f"{where}: no \"declarations\"")
-        decls = _round_declarations(state, rnd, where)
-        hands = _round_hands(state, rnd, where, decls)
-        before = state
-        try:
-            state, dealt_events = deal(state, hands)
-            pot_before = state.pot
-            state, events = declare_all(state, decls)
-        except IllegalActionError as error:
-            raise RefereeError(f"{where}: {error}") from None
-        antes = next((e for e in dealt_events if isinstance(e, AntesPosted)), None)
-        result = next(e for e in events if isinstance(e, RoundResolved))
-        out_rounds.append({
-            "dealer": before.names[before.dealer],
-            "antes": {} if antes is None else {
-                before.names[s]: a for s, a in enumerate(antes.amounts) if a},
-            "pot_before": pot_before,
-            "in": _names(state, [s for s, d in decls.items() if d is Declaration.IN]),
-            "winners": _names(state, result.winners),
-            "deltas": {name: state.stacks[s] - before.stacks[s]
-                       for s, name in enumerate(state.names)},
-            "pot_after": state.pot,
-            "eliminated": _names(state, result.eliminated),
-            "outcome": result.outcome.value,
-            "reserve_after": state.reserve,
-        })
-    return {
+        rebought: dict[str, int] = {}
+        if "rebuys" in rnd:
+            state, rebought = _rebuys(state, rnd, where)
+        if "misdeal" in rnd:
+            state, out = _misdeal_round(state, rnd, where)
+        else:
+            state, out = _played_round(state, rnd, where)
+        if rebought:
+            out["rebuys"] = rebought
+        out_rounds.append(out)
+    result: dict[str, Any] = {
         "rounds": out_rounds,
         "stacks": dict(zip(state.names, state.stacks, strict=True)),
         "pot": state.pot,
         "reserve": state.reserve,
         "session_over": state.phase is Phase.OVER,
     }
+    if end:
+        state, _ = end_session(state)
+        nets = {name: stack - buy_in for name, stack, buy_in
+                in zip(state.names, state.stacks, state.buy_ins, strict=True)}
+        result["stacks"] = dict(zip(state.names, state.stacks, strict=True))
+        result["pot"] = state.pot
+        result["reserve"] = state.reserve
+        result["session_over"] = True
+        result["ledger"] = {name: {"buy_in": buy_in, "stack": stack, "net": nets[name]}
+                            for name, stack, buy_in
+                            in zip(state.names, state.stacks, state.buy_ins, strict=True)}
+        result["payments"] = [{"from": p.payer, "to": p.payee, "chips": p.chips}
+                              for p in settle_up(nets)] if sum(nets.values()) == 0 else []
+    return result
+
+
+def _misdeal_round(state: GameState, rnd: Mapping[str, Any], where: str
+                   ) -> tuple[GameState, dict[str, Any]]:
+    """A round ``{"misdeal": true}``: antes due are posted, the cards thrown in; the same
+    dealer deals the next round without a new ante."""
+    if rnd["misdeal"] is not True:
+        raise RefereeError(f"{where}: misdeal must be true, not {rnd['misdeal']!r}")
+    extra = sorted(set(rnd) - {"misdeal", "rebuys"})
+    if extra:
+        raise RefereeError(f"{where}: a misdeal round holds only \"misdeal\" (and "
+                           f"\"rebuys\"), not {extra[0]!r}")
+    rules = state.rules
+    hands = tuple(() if state.in_play(s) else None for s in range(state.n_seats))
+    before = state
+    try:
+        state, dealt_events = deal(state, hands, ghost=() if rules.ghost_hand else None,
+                                   community=() if rules.community_card else None)
+        pot_before = state.pot
+        state, _ = misdeal(state)
+    except IllegalActionError as error:
+        raise RefereeError(f"{where}: {error}") from None
+    return state, {
+        **_opening(before, dealt_events, pot_before), "in": [], "winners": [],
+        "deltas": _deltas(before, state), "pot_after": state.pot, "eliminated": [],
+        "outcome": "misdeal", "reserve_after": state.reserve,
+    }
+
+
+def _opening(before: GameState, dealt_events: list[Event], pot_before: int
+             ) -> dict[str, Any]:
+    """A round's dealer, antes and pot after the antes."""
+    antes = next((e for e in dealt_events if isinstance(e, AntesPosted)), None)
+    return {
+        "dealer": before.names[before.dealer],
+        "antes": {} if antes is None else {
+            before.names[s]: a for s, a in enumerate(antes.amounts) if a},
+        "pot_before": pot_before,
+    }
+
+
+def _deltas(before: GameState, state: GameState) -> dict[str, int]:
+    return {name: state.stacks[s] - before.stacks[s] for s, name in enumerate(state.names)}
+
+
+def _played_round(state: GameState, rnd: Mapping[str, Any], where: str
+                  ) -> tuple[GameState, dict[str, Any]]:
+    """Deal, (pass,) declare and resolve one recorded round."""
+    if "declarations" not in rnd:
+        raise RefereeError(f"{where}: no \"declarations\"")
+    rules = state.rules
+    decls = _round_declarations(state, rnd, where)
+    hands = _round_hands(state, rnd, where, decls)
+    ghost = _extra(state, rnd, "ghost", rules.ghost_hand, rules.cards_per_hand, where)
+    community = _extra(state, rnd, "community", rules.community_card, 1, where)
+    if "passes" in rnd and not rules.pass_the_trash:
+        raise RefereeError(f"{where}: passes given, but the rules have no pass_the_trash")
+    if rules.pass_the_trash and "passes" not in rnd:
+        raise RefereeError(f"{where}: pass_the_trash: \"passes\" must give the card each "
+                           "player passed")
+    before = state
+    try:
+        state, dealt_events = deal(state, hands, ghost=ghost, community=community)
+        pot_before = state.pot
+        if state.phase is Phase.PASS:
+            state, _ = pass_all(state, _round_passes(state, rnd, where))
+        state, events = declare_all(state, decls)
+    except IllegalActionError as error:
+        raise RefereeError(f"{where}: {error}") from None
+    result = next(e for e in events if isinstance(e, RoundResolved))
+    out: dict[str, Any] = {
+        **_opening(before, dealt_events, pot_before),
+        "in": _names(state, [s for s, d in decls.items() if d is not Declaration.OUT]),
+        "winners": _names(state, result.winners),
+        "deltas": _deltas(before, state),
+        "pot_after": state.pot,
+        "eliminated": _names(state, result.eliminated),
+        "outcome": result.outcome.value,
+        "reserve_after": state.reserve,
+    }
+    if result.community:
+        out["community"] = format_cards(result.community)
+    if rules.ghost_hand and result.outcome.value == "showdown":
+        out["ghost"] = format_cards(result.ghost or ())
+        out["ghost_won"] = result.ghost_won
+    if rules.hi_lo and result.outcome.value == "showdown":
+        out["high"] = {"pot": result.high_pot, "winners": _names(state, result.high_winners)}
+        out["low"] = {"pot": result.low_pot, "winners": _names(state, result.low_winners)}
+    if result.ante_payers:
+        out["pays_antes"] = _names(state, result.ante_payers)
+    sat = {state.names[e.seat]: e.reason for e in events if isinstance(e, SatOut)}
+    if sat:
+        out["sat_out"] = sat
+    return state, out
