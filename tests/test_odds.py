@@ -228,7 +228,7 @@ def test_independence_approximation_is_flagged_and_close_to_exact() -> None:
 
 
 def test_bad_input() -> None:
-    with pytest.raises(OddsError, match="players must be 2..10"):
+    with pytest.raises(OddsError, match=r"players must be 2\.\.10"):
         odds(parse_cards("Ah Kd"), players=11, rules=TWO)
     with pytest.raises(OddsError, match="mixing probability"):
         ThresholdStrategy(key=0, mix=1.5)

@@ -272,9 +272,9 @@ def disjoint_sums(weights: FloatArray, ranking: Ranking, hands: IntArray | None 
         values = f[term.rows]
         c = np.zeros((values.shape[0], values.shape[1] + 1))
         np.cumsum(values, axis=1, out=c[:, 1:])
-        row_of = term.row_of[sel]
-        b = c[row_of, term.lo[sel]]
-        u = c[row_of, term.hi[sel]]
+        row_of = term.row_of if hands is None else term.row_of[sel]
+        b = c[row_of, term.lo if hands is None else term.lo[sel]]
+        u = c[row_of, term.hi if hands is None else term.hi[sel]]
         t = c[row_of, -1]
         below += term.sign * b.sum(axis=1)
         tie += term.sign * (u - b).sum(axis=1)

@@ -42,8 +42,13 @@ are computed with exact card removal given my hand (:mod:`gutskit.odds`); with s
 opponents they are combined as independent draws (card removal *between* opponents is
 ignored; exact for heads-up). For a threshold profile parametrised by the number x of
 hands (in strength order) that are out, the gain of *in* over *out* of the marginal key is a
-function of x; the equilibrium is its sign change, found by bisection (60 halvings). At a
-jump between keys the equilibrium is a pure threshold; inside a key it mixes.
+function of x; the equilibrium is its sign change, found by bisection (45 halvings): at a
+jump between keys a pure threshold, inside a key a mixed one. This is the exact analogue
+of the continuous solution (the marginal hand is indifferent). With real cards it is not
+an exact Nash equilibrium: hands below the threshold are nearly indifferent too (as in
+continuous Guts, where every hand below the threshold is exactly indifferent), and card
+removal tips some of them, e.g. weak high cards that *block* the opponents' pairs, into a
+small gain from bluffing. :attr:`Equilibrium.exploitability` measures exactly that.
 
 **How close it is.** :attr:`Equilibrium.exploitability` is the expected gain, in chips per
 round at pot ``P``, of the best *one-round* deviation of one seat, choosing in or out hand
@@ -104,7 +109,7 @@ IntArray = npt.NDArray[np.int64]
 Model = Literal["one_round", "recursive"]
 MODELS: tuple[Model, ...] = ("one_round", "recursive")
 
-BISECTION_STEPS = 60
+BISECTION_STEPS = 45
 
 
 class SolverError(ValueError):
@@ -173,9 +178,14 @@ def game_model(players: int, rules: Rules, model: Model, pot: int) -> GameModel:
 def _binomial_share(tie: FloatArray, rest: FloatArray, n: int) -> FloatArray:
     """E[1 / (1 + J)] * P(no opponent outside {tie, rest}) with J ~ the number of ``n``
     opponents in the ``tie`` class: ``sum_j C(n, j) tie^j rest^(n-j) / (j + 1)``."""
-    total = np.zeros_like(tie)
-    for j in range(n + 1):
-        total = total + comb(n, j) * tie**j * rest ** (n - j) / (j + 1)
+    rest_powers = [np.ones_like(rest)]
+    for _ in range(n):
+        rest_powers.append(rest_powers[-1] * rest)
+    total = rest_powers[n].copy()
+    tie_power = np.ones_like(tie)
+    for j in range(1, n + 1):
+        tie_power = tie_power * tie
+        total += (comb(n, j) / (j + 1)) * tie_power * rest_powers[n - j]
     return total
 
 
@@ -414,20 +424,22 @@ def _solve(players: int, rules: Rules, model: Model, pot: int) -> Equilibrium:
                 lo = mid
             else:
                 hi = mid
+    upper = np.cumsum(count)
     x = hi
     f, gain, imm_in, imm_out = _gain_all(x, table, game)
+    best_loss = float((np.maximum(gain, 0.0) - f * gain).mean())
     r = _rank_at(x, table)
-    upper = np.cumsum(count)
     mixing = float(np.clip((upper[r] - x) / count[r], 0.0, 1.0))
-    if mixing <= 1e-9 and r + 1 < table.n_ranks:  # exactly at a boundary: pure threshold
+    if mixing >= 1.0 - 1e-9:  # at the boundary below the key: a pure threshold
+        mixing = 1.0
+    elif mixing <= 1e-9 and r + 1 < table.n_ranks:  # at the boundary above the key
         r, mixing = r + 1, 1.0
     key = int(table.rank_keys[r])
     example = int(np.flatnonzero(rank == r)[0])
     description = evaluate(tuple(int(c) for c in table.cards[example]),
                            rules.ranking).description
     below = float(upper[r] - count[r]) / table.n_hands
-    best = np.maximum(gain, 0.0)
-    exploit = float((best - f * gain).mean()) * pot
+    exploit = best_loss * pot
     value = float((f * imm_in + (1.0 - f) * imm_out).mean()) * pot
     return Equilibrium(
         cards_per_hand=rules.cards_per_hand, players=players, model=model, rules=rules,
