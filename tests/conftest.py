@@ -115,10 +115,10 @@ def mixed_bots(n: int, rng: random.Random) -> list[Strategy]:
     """``n`` bots: rule-of-thumb bots of random style and random bots of random ``p_in``."""
     bots: list[Strategy] = []
     for _ in range(n):
-        if rng.random() < 0.5:
-            bots.append(RuleOfThumbBot(style=rng.uniform(-0.3, 0.1)))
+        if rng.random() < 0.4:
+            bots.append(RuleOfThumbBot(style=rng.uniform(-0.5, 0.05)))
         else:
-            bots.append(RandomBot(p_in=rng.uniform(0.1, 0.9)))
+            bots.append(RandomBot(p_in=rng.uniform(0.2, 0.95)))
     return bots
 
 
