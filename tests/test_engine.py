@@ -8,6 +8,7 @@ beats "Jc Ts 4h" (jack high) beats "7c 5d 2h" (seven high).
 from __future__ import annotations
 
 import copy
+import dataclasses
 import random
 from typing import Any
 
@@ -767,3 +768,17 @@ def test_conservation_is_checked_after_every_event() -> None:
     with pytest.raises(ConservationError, match="after SessionEnded"):
         evolve(state, SessionEnded(reason="forged", payouts=(1, 0, 0)))
     assert chips_on_table(state) == state.total == 60
+
+
+def test_states_are_immutable_values() -> None:
+    state = table(3, 20)
+    snapshot = copy.deepcopy(state)
+    dealt, _ = deal_cards(state, {0: QUEENS, 1: SEVEN_HIGH, 2: JACK_HIGH})
+    resolved, _ = declare_all(dealt, {0: IN, 1: OUT, 2: IN})
+    # every operation returns a new state; the old objects are untouched
+    assert state == snapshot
+    assert (state.phase, state.pot, state.stacks) == (Phase.DEAL, 0, (20, 20, 20))
+    assert (dealt.phase, dealt.pot, dealt.declarations) == (Phase.DECLARE, 3, NONE3)
+    assert resolved.stacks == (22, 19, 16)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        state.pot = 5  # type: ignore[misc]
