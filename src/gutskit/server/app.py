@@ -25,10 +25,10 @@ import contextlib
 import time
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 from urllib.parse import urlsplit
 
-from fastapi import FastAPI, HTTPException, Request, WebSocket, WebSocketDisconnect
+from fastapi import FastAPI, HTTPException, Query, Request, WebSocket, WebSocketDisconnect
 from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel
@@ -47,6 +47,7 @@ from gutskit.server.protocol import (
 )
 from gutskit.server.rooms import Room, RoomManager, ServerConfig
 from gutskit.server.store import RoomStore, open_room_store
+from gutskit.server.web import HandDescriptionError, describe_hand, ledger_json, rule_choices
 
 __all__ = ["BURST", "RATE", "create_app"]
 
@@ -168,7 +169,7 @@ def create_app(db: str | Path | None = None, *, config: ServerConfig | None = No
                   for name, f in Rules.model_fields.items()}
         presets = {name: {"description": text, "rules": Rules(**rules).to_dict()}
                    for name, (text, rules) in PRESETS.items()}
-        return {"rules": fields, "presets": presets}
+        return {"rules": fields, "presets": presets, "choices": rule_choices()}
 
     @app.post("/api/rooms")
     async def create_room(request: Request) -> CreatedRoom:
@@ -202,6 +203,27 @@ def create_app(db: str | Path | None = None, *, config: ServerConfig | None = No
                               reserve=state.reserve)
         return PlainTextResponse(text, media_type="text/csv", headers={
             "Content-Disposition": f'attachment; filename="gutskit-{room_id}-ledger.csv"'})
+
+    @app.get("/api/rooms/{room_id}/ledger.json")
+    async def ledger_as_json(room_id: str) -> dict[str, Any]:
+        room = room_or_404(room_id)
+        state = room.state
+        if state is None:
+            names = [s.name for s in room.seats]
+            buy_ins = [room.settings.buy_in] * len(names)
+            return ledger_json(names, buy_ins, buy_ins, final=False)
+        return ledger_json(state.names, state.buy_ins, state.stacks,
+                           final=state.phase is Phase.OVER, pot=state.pot,
+                           reserve=state.reserve)
+
+    @app.get("/api/rooms/{room_id}/hands")
+    async def describe_hands(room_id: str, cards: Annotated[list[str], Query()]
+                             ) -> dict[str, Any]:
+        room = room_or_404(room_id)
+        try:
+            return {"hands": [describe_hand(c, room.settings.rules) for c in cards[:12]]}
+        except HandDescriptionError as error:
+            raise ProtocolError("bad_message", str(error)) from None
 
     @app.get("/api/rooms/{room_id}/history.jsonl")
     async def history(room_id: str, token: str | None = None) -> PlainTextResponse:

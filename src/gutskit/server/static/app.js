@@ -1,0 +1,884 @@
+// The gutskit browser table: lobby (create a room), room (join, seats, host controls),
+// the table (sealed declaration, countdown, simultaneous reveal, showdown), ledger, hand
+// log, rules. Speaks the WebSocket protocol of docs/protocol.md (version 1). No build step.
+import { cardHtml, backHtml, escapeHtml as esc, handHtml, handText } from "./cards.js";
+import { LANGUAGES, has, language, pickLanguage, setLanguage, t, tn } from "./i18n.js";
+import { Connection } from "./net.js";
+
+const PROTOCOL = 1;
+const KEYS = { in: "i", out: "o", high: "h", low: "l", both: "b" };
+const REVEAL_MS = 1400; // the fists open, then the showdown hands turn over
+
+const S = {
+  roomId: null,
+  token: null,
+  seat: null,
+  host: false,
+  room: null,
+  table: null,
+  events: [],
+  historyLoaded: false,
+  deadline: null,
+  revealAt: 0,
+  revealRound: null,
+  ledger: null,
+  rulesMeta: null,
+  hands: new Map(),
+  commitments: {},
+  conn: null,
+  status: "connecting",
+  kicked: false,
+  noRoom: false,
+  sent: new Map(),
+  actionPrefix: Math.random().toString(36).slice(2, 8),
+  actionCount: 0,
+};
+
+const $ = (selector) => document.querySelector(selector);
+
+// ---------------------------------------------------------------------------------------
+// Start.
+
+async function main() {
+  await setLanguage(pickLanguage());
+  renderLanguageSwitch();
+  const match = location.pathname.match(/^\/r\/([A-Za-z0-9_-]+)\/?$/);
+  if (match) startRoom(match[1]);
+  else startHome();
+  document.addEventListener("keydown", onKey);
+  setInterval(tick, 200);
+}
+
+function renderLanguageSwitch() {
+  const select = $("#lang");
+  select.innerHTML = Object.entries(LANGUAGES)
+    .map(([code, name]) => `<option value="${code}"${code === language() ? " selected" : ""}>${name}</option>`)
+    .join("");
+  select.onchange = async () => {
+    await setLanguage(select.value, true);
+    translateStatic();
+    if (S.roomId) {
+      for (const el of document.querySelectorAll("[data-html]")) el.dataset.html = "";
+      renderRoom();
+    } else startHome();
+  };
+  translateStatic();
+}
+
+function translateStatic() {
+  for (const el of document.querySelectorAll("[data-i18n]")) el.textContent = t(el.dataset.i18n);
+  document.title = S.roomId ? `${t("room")} · gutskit` : "gutskit";
+}
+
+/** Replace `el`'s HTML only when it changed; keep the focus on an element with an id. */
+function patch(el, html) {
+  if (!el || el.dataset.html === html) return;
+  const focused = document.activeElement;
+  const focusId = focused && el.contains(focused) ? focused.id : null;
+  el.innerHTML = html;
+  el.dataset.html = html;
+  if (focusId) document.getElementById(focusId)?.focus();
+}
+
+function toast(text, kind = "error") {
+  const box = $("#toast");
+  box.textContent = text;
+  box.className = `toast show ${kind}`;
+  clearTimeout(toast.timer);
+  toast.timer = setTimeout(() => { box.className = "toast"; }, 4500);
+}
+
+function errorText(code, message) {
+  return has(`err.${code}`) ? `${t(`err.${code}`)} (${message})` : message;
+}
+
+async function getJson(url, options) {
+  const response = await fetch(url, options);
+  const data = await response.json().catch(() => ({}));
+  if (!response.ok) {
+    const error = new Error(data.message || data.detail || response.statusText);
+    error.code = data.code;
+    throw error;
+  }
+  return data;
+}
+
+// ---------------------------------------------------------------------------------------
+// Home: create a room.
+
+async function startHome() {
+  const main = $("#main");
+  if (!S.rulesMeta) {
+    try {
+      S.rulesMeta = await getJson("/api/rules");
+    } catch (error) {
+      main.innerHTML = `<p class="panel">${esc(error.message)}</p>`;
+      return;
+    }
+  }
+  const meta = S.rulesMeta;
+  const presets = Object.entries(meta.presets)
+    .map(([name, p]) => `<option value="${esc(name)}">${esc(name)} — ${esc(p.description)}</option>`)
+    .join("");
+  const savedName = localStorage.getItem("gutskit.name") || "";
+  main.innerHTML = `
+  <section class="home">
+    <div class="hero">
+      <h1>${esc(t("home_title"))}</h1>
+      <p>${esc(t("home_intro"))}</p>
+    </div>
+    <form id="create" class="panel create" novalidate>
+      <h2>${esc(t("create_room"))}</h2>
+      <label>${esc(t("your_name"))}
+        <input id="host-name" name="host_name" required maxlength="24" autocomplete="nickname" value="${esc(savedName)}"></label>
+      <label>${esc(t("preset"))}
+        <select id="preset" name="preset">${presets}</select></label>
+      <div class="row3">
+        <label>${esc(t("buy_in"))}<input id="buy-in" type="number" min="1" max="1000000" value="100" required></label>
+        <label>${esc(t("decision_seconds"))}<input id="decision-seconds" type="number" min="1" max="600" step="1" value="30" required></label>
+        <label>${esc(t("reveal_seconds"))}<input id="reveal-seconds" type="number" min="0" max="60" step="0.5" value="3" required></label>
+      </div>
+      <label>${esc(t("seed_reveal"))}
+        <select id="seed-reveal"><option value="round">${esc(t("seed_round"))}</option>
+        <option value="session">${esc(t("seed_session"))}</option></select></label>
+      <details class="house-rules">
+        <summary>${esc(t("house_rules"))}</summary>
+        <div id="rule-fields" class="rule-fields"></div>
+      </details>
+      <p id="create-error" class="error" role="alert"></p>
+      <button id="create-button" class="primary" type="submit">${esc(t("create_button"))}</button>
+    </form>
+    <form id="open-room" class="panel">
+      <h2>${esc(t("have_link"))}</h2>
+      <label>${esc(t("room_link"))}<input id="room-link" placeholder="http://…/r/…"></label>
+      <button type="submit">${esc(t("open_room"))}</button>
+    </form>
+  </section>`;
+  const presetSelect = $("#preset");
+  presetSelect.value = "default" in meta.presets ? "default" : presetSelect.value;
+  const fill = () => renderRuleFields(meta.presets[presetSelect.value]?.rules ?? {});
+  presetSelect.onchange = fill;
+  fill();
+  $("#create").onsubmit = (event) => { event.preventDefault(); createRoom(); };
+  $("#open-room").onsubmit = (event) => {
+    event.preventDefault();
+    const m = $("#room-link").value.match(/\/r\/([A-Za-z0-9_-]+)/) || $("#room-link").value.trim().match(/^([A-Za-z0-9_-]+)$/);
+    if (m) location.href = `/r/${m[1]}`;
+  };
+}
+
+function renderRuleFields(values) {
+  const meta = S.rulesMeta;
+  const rows = Object.entries(meta.rules).map(([name, info]) => {
+    const value = values[name] ?? info.default;
+    const id = `rule-${name}`;
+    const label = `<span class="rule-name">${esc(ruleLabel(name))}</span>`;
+    const help = `<small id="${id}-help">${esc(info.description || "")}</small>`;
+    let input;
+    if (meta.choices?.[name]) {
+      input = `<select id="${id}" data-rule="${name}" aria-describedby="${id}-help">${meta.choices[name]
+        .map((c) => `<option value="${esc(JSON.stringify(c))}"${c === value ? " selected" : ""}>${esc(String(c))}</option>`)
+        .join("")}</select>`;
+    } else if (typeof info.default === "boolean") {
+      input = `<input type="checkbox" id="${id}" data-rule="${name}" aria-describedby="${id}-help"${value ? " checked" : ""}>`;
+    } else {
+      input = `<input type="number" min="0" id="${id}" data-rule="${name}" aria-describedby="${id}-help" value="${value ?? ""}" placeholder="${esc(t("none"))}">`;
+    }
+    return `<label class="rule" for="${id}">${label}${input}${help}</label>`;
+  });
+  $("#rule-fields").innerHTML = rows.join("");
+}
+
+function ruleLabel(name) {
+  return has(`rule.${name}`) ? t(`rule.${name}`) : name.replaceAll("_", " ");
+}
+
+function collectRules() {
+  const preset = $("#preset").value;
+  const base = S.rulesMeta.presets[preset]?.rules ?? {};
+  const rules = { preset };
+  for (const el of document.querySelectorAll("[data-rule]")) {
+    const name = el.dataset.rule;
+    let value;
+    if (el.tagName === "SELECT") value = JSON.parse(el.value);
+    else if (el.type === "checkbox") value = el.checked;
+    else value = el.value === "" ? null : Number(el.value);
+    if (JSON.stringify(value) !== JSON.stringify(base[name] ?? S.rulesMeta.rules[name].default)) {
+      rules[name] = value;
+    }
+  }
+  return rules;
+}
+
+async function createRoom() {
+  const name = $("#host-name").value.trim();
+  const problem = $("#create-error");
+  if (!name) {
+    problem.textContent = t("need_name");
+    $("#host-name").focus();
+    return;
+  }
+  const body = {
+    host_name: name,
+    rules: collectRules(),
+    buy_in: Number($("#buy-in").value),
+    decision_seconds: Number($("#decision-seconds").value),
+    reveal_seconds: Number($("#reveal-seconds").value),
+    seed_reveal: $("#seed-reveal").value,
+  };
+  $("#create-button").disabled = true;
+  try {
+    const created = await getJson("/api/rooms", {
+      method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
+    });
+    localStorage.setItem("gutskit.name", name);
+    localStorage.setItem(tokenKey(created.room_id), created.token);
+    location.href = `/r/${created.room_id}`;
+  } catch (error) {
+    problem.textContent = errorText(error.code, error.message);
+    $("#create-button").disabled = false;
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Room: connection and messages.
+
+const tokenKey = (roomId) => `gutskit.seat.${roomId}`;
+
+function startRoom(roomId) {
+  S.roomId = roomId;
+  S.token = localStorage.getItem(tokenKey(roomId));
+  translateStatic();
+  $("#main").innerHTML = `
+  <section class="room" id="room">
+    <div id="banner" class="banner" role="status" aria-live="polite"></div>
+    <div id="lobby"></div>
+    <div id="play" class="play" hidden>
+      <div class="table-col">
+        <div class="felt" id="felt">
+          <div id="seats" class="seats"></div>
+          <div id="center" class="center" aria-live="polite"></div>
+        </div>
+        <div id="me" class="me"></div>
+      </div>
+      <aside class="side">
+        <div id="host-panel"></div>
+        <details class="panel" id="ledger-panel" open><summary data-i18n="ledger">${esc(t("ledger"))}</summary><div id="ledger"></div></details>
+        <details class="panel" id="log-panel" open><summary data-i18n="hand_log">${esc(t("hand_log"))}</summary><ol id="log" class="log" reversed></ol></details>
+        <details class="panel" id="rules-panel"><summary data-i18n="rules_summary">${esc(t("rules_summary"))}</summary><div id="rules"></div></details>
+      </aside>
+    </div>
+  </section>`;
+  S.conn = new Connection(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws/${roomId}`, {
+    hello: () => ({ type: "hello", protocol: PROTOCOL, token: S.token }),
+    onMessage,
+    onStatus: (status) => { S.status = status; renderRoom(); },
+  });
+  S.conn.open();
+  getJson("/api/rules").then((meta) => { S.rulesMeta = meta; renderRoom(); }).catch(() => {});
+  window.gutskit = { state: S, drop: () => S.conn.drop() }; // for the end-to-end tests
+}
+
+function onMessage(m) {
+  switch (m.type) {
+    case "welcome":
+      S.seat = m.seat;
+      S.host = m.host;
+      S.room = m.room;
+      setTable(m.table);
+      loadHistory();
+      loadLedger();
+      break;
+    case "seated":
+      S.seat = m.seat;
+      S.token = m.token;
+      localStorage.setItem(tokenKey(S.roomId), m.token);
+      break;
+    case "room": {
+      const before = S.room?.status;
+      S.room = m.room;
+      if (before !== m.room.status) loadLedger();
+      break;
+    }
+    case "state":
+      setTable(m.table);
+      break;
+    case "event":
+      addEvent(m.seq, m.event);
+      break;
+    case "commitment":
+      S.commitments[m.round] = { commitment: m.commitment, seed: S.commitments[m.round]?.seed ?? null };
+      break;
+    case "reveal":
+      S.commitments[m.round] = { commitment: m.commitment, seed: m.seed };
+      break;
+    case "ack":
+      S.sent.delete(m.action_id);
+      break;
+    case "kicked":
+      S.seat = null;
+      S.host = false;
+      S.token = null;
+      S.kicked = true;
+      localStorage.removeItem(tokenKey(S.roomId));
+      toast(t("you_were_kicked"), "info");
+      break;
+    case "error":
+      onError(m);
+      break;
+    default:
+      break;
+  }
+  renderRoom();
+}
+
+function onError(m) {
+  if (m.code === "bad_token") {
+    // The seat was revoked or belongs to another room: watch instead.
+    S.token = null;
+    localStorage.removeItem(tokenKey(S.roomId));
+    S.conn.send({ type: "hello", protocol: PROTOCOL, token: null });
+    toast(t("seat_lost"), "info");
+    return;
+  }
+  if (m.code === "no_room") {
+    S.noRoom = true;
+    S.conn.stop();
+    return;
+  }
+  if (m.action_id) S.sent.delete(m.action_id);
+  if (m.code === "stale_round") return; // a late click; the state that follows is the truth
+  toast(errorText(m.code, m.message));
+}
+
+function setTable(table) {
+  const previous = S.table;
+  S.table = table;
+  S.deadline = table && table.time_left != null ? performance.now() + table.time_left * 1000 : null;
+  if (!table) return;
+  if (previous && previous.round !== table.round) S.revealRound = null;
+  const wanted = [];
+  if (table.hand?.length) wanted.push(table.hand.join(" "));
+  const result = table.last_result;
+  if (result?.shown) {
+    const extra = result.community ? ` ${result.community}` : "";
+    for (const hand of result.shown) if (hand) wanted.push(hand + extra);
+  }
+  if (result?.ghost) wanted.push(result.ghost + (result.community ? ` ${result.community}` : ""));
+  describeHands(wanted);
+}
+
+function addEvent(seq, event) {
+  const gap = S.historyLoaded && seq > S.events.length;
+  S.events[seq] = event;
+  if (event.type === "DeclarationsRevealed") {
+    S.revealAt = performance.now();
+    S.revealRound = S.table?.round ?? null;
+  }
+  if (["RoundResolved", "SessionEnded", "Rebought", "SessionStarted"].includes(event.type)) loadLedger();
+  if (gap) loadHistory();
+}
+
+async function loadHistory() {
+  const query = S.token ? `?token=${encodeURIComponent(S.token)}` : "";
+  try {
+    const response = await fetch(`/api/rooms/${S.roomId}/history.jsonl${query}`);
+    if (!response.ok) return;
+    const lines = (await response.text()).split("\n").filter((line) => line.trim());
+    lines.forEach((line, seq) => { if (!S.events[seq]) S.events[seq] = JSON.parse(line); });
+    S.historyLoaded = true;
+    renderRoom();
+  } catch {
+    // the next reconnect tries again
+  }
+}
+
+async function loadLedger() {
+  try {
+    S.ledger = await getJson(`/api/rooms/${S.roomId}/ledger.json`);
+    renderRoom();
+  } catch {
+    // kept from the last time
+  }
+}
+
+async function describeHands(hands) {
+  const missing = [...new Set(hands)].filter((h) => !S.hands.has(h));
+  if (!missing.length || !S.roomId) return;
+  for (const h of missing) S.hands.set(h, null);
+  const query = missing.map((h) => `cards=${encodeURIComponent(h)}`).join("&");
+  try {
+    const data = await getJson(`/api/rooms/${S.roomId}/hands?${query}`);
+    data.hands.forEach((d, i) => S.hands.set(missing[i], d));
+    renderRoom();
+  } catch {
+    for (const h of missing) S.hands.delete(h);
+  }
+}
+
+function handName(cards) {
+  const d = S.hands.get(cards);
+  if (!d) return "";
+  if (language() === "en") return d.description;
+  const letters = t("rank_letters").split(" ");
+  const rank = (r) => letters["23456789TJQKA".indexOf(r)] ?? r;
+  return `${t(`cat.${d.category}`)} ${d.ranks.map(rank).join("-")}`;
+}
+
+function send(message) {
+  if (!S.conn.send(message)) {
+    toast(t("not_connected"));
+    return false;
+  }
+  return true;
+}
+
+function act(type, fields) {
+  const table = S.table;
+  S.actionCount += 1;
+  const actionId = `${S.actionPrefix}-${table.round}-${S.actionCount}`;
+  if (send({ type, round: table.round, action_id: actionId, ...fields })) S.sent.set(actionId, type);
+}
+
+function declare(declaration) {
+  const table = S.table;
+  if (!table || !table.my_turn || !table.legal_declarations.includes(declaration)) return;
+  act("declare", { declaration });
+}
+
+function passCard(card) {
+  const table = S.table;
+  if (!table || table.phase !== "pass" || table.passed_card) return;
+  act("pass_card", { card });
+}
+
+function onKey(event) {
+  if (!S.table || event.ctrlKey || event.metaKey || event.altKey) return;
+  const target = event.target;
+  if (target && (target.tagName === "INPUT" || target.tagName === "SELECT" || target.tagName === "TEXTAREA")) return;
+  const key = event.key.toLowerCase();
+  for (const [declaration, letter] of Object.entries(KEYS)) {
+    if (key === letter && S.table.legal_declarations.includes(declaration) && S.table.my_turn) {
+      event.preventDefault();
+      declare(declaration);
+      return;
+    }
+  }
+}
+
+function tick() {
+  const el = document.getElementById("countdown");
+  if (el && S.deadline != null) {
+    const left = Math.max(0, (S.deadline - performance.now()) / 1000);
+    const total = S.room?.decision_seconds || 30;
+    el.querySelector(".secs").textContent = t("seconds_left", { s: Math.ceil(left) });
+    el.querySelector(".bar span").style.width = `${Math.min(100, (100 * left) / total)}%`;
+    el.classList.toggle("urgent", left <= 5);
+  }
+  const banner = document.getElementById("retry-in");
+  if (banner && S.conn) banner.textContent = t("retry_in", { s: Math.max(0, Math.ceil((S.conn.retryAt - Date.now()) / 1000)) });
+}
+
+// ---------------------------------------------------------------------------------------
+// Room: rendering.
+
+function renderRoom() {
+  if (!S.roomId) return;
+  translateStatic();
+  patch($("#banner"), bannerHtml());
+  const room = S.room;
+  if (!room) return;
+  const lobby = room.status === "lobby";
+  $("#play").hidden = lobby;
+  patch($("#lobby"), lobby ? lobbyHtml() : "");
+  if (!lobby && S.table) {
+    patch($("#seats"), seatsHtml());
+    patch($("#center"), centerHtml());
+    patch($("#me"), meHtml());
+    patch($("#host-panel"), hostPanelHtml());
+    patch($("#ledger"), ledgerHtml());
+    patch($("#log"), logHtml());
+    patch($("#rules"), rulesHtml());
+  }
+  bindRoom();
+}
+
+function bannerHtml() {
+  if (S.noRoom) return `<p class="state bad">${esc(t("no_room"))} <a href="/">${esc(t("create_room"))}</a></p>`;
+  const parts = [];
+  if (S.status === "waiting") {
+    parts.push(`<p class="state bad"><strong>${esc(t("disconnected"))}</strong> <span id="retry-in"></span>
+      <button id="retry-now" type="button">${esc(t("retry_now"))}</button></p>`);
+  } else if (S.status === "connecting") {
+    parts.push(`<p class="state warn">${esc(t("connecting"))}</p>`);
+  } else if (S.status === "closed") {
+    parts.push(`<p class="state bad">${esc(t("connection_closed"))}</p>`);
+  }
+  if (S.room?.paused) parts.push(`<p class="state warn">${esc(t("paused"))}</p>`);
+  if (S.room?.status === "over") parts.push(`<p class="state over">${esc(t("session_over"))}</p>`);
+  if (S.room && S.seat == null && S.status === "open") {
+    parts.push(`<p class="state info">${esc(S.kicked ? t("you_were_kicked") : t("watching"))}</p>`);
+  }
+  return parts.join("");
+}
+
+function inviteUrl() {
+  return `${location.origin}/r/${S.roomId}`;
+}
+
+function lobbyHtml() {
+  const room = S.room;
+  const seats = room.seats.map((s) => `
+    <li class="lobby-seat">
+      <span class="dot ${s.connected ? "on" : "off"}" title="${esc(s.connected ? t("online") : t("offline"))}"></span>
+      <span class="name">${esc(s.name)}</span>
+      ${s.host ? `<span class="tag">${esc(t("host"))}</span>` : ""}
+      ${s.seat === S.seat ? `<span class="tag you">${esc(t("you"))}</span>` : ""}
+      ${S.host && !s.host ? `<button type="button" id="kick-${s.seat}" data-kick="${s.seat}" class="small">${esc(t("kick"))}</button>` : ""}
+    </li>`).join("");
+  let actions = "";
+  if (S.seat == null) {
+    actions = `<form id="join" class="join">
+      <label>${esc(t("your_name"))}<input id="join-name" required maxlength="24" autocomplete="nickname" value="${esc(localStorage.getItem("gutskit.name") || "")}"></label>
+      <button id="join-button" class="primary" type="submit">${esc(t("take_seat"))}</button></form>`;
+  } else if (S.host) {
+    actions = `<div class="host-lobby">
+      <label>${esc(t("bot_style"))}<select id="bot-style">
+        <option value="cautious">${esc(t("bot.cautious"))}</option>
+        <option value="standard" selected>${esc(t("bot.standard"))}</option>
+        <option value="loose">${esc(t("bot.loose"))}</option></select></label>
+      <button type="button" id="add-bot">${esc(t("add_bot"))}</button>
+      <button type="button" id="start" class="primary"${room.seats.length < 2 ? " disabled" : ""}>${esc(t("start"))}</button>
+      ${room.seats.length < 2 ? `<p class="hint">${esc(t("need_two"))}</p>` : ""}</div>`;
+  } else {
+    actions = `<p>${esc(t("wait_for_host"))}</p><button type="button" id="leave">${esc(t("leave_seat"))}</button>`;
+  }
+  return `<div class="lobby panel">
+    <h2>${esc(t("lobby"))}</h2>
+    <div class="invite">
+      <label for="invite">${esc(t("invite_link"))}</label>
+      <div class="copyrow"><input id="invite" readonly value="${esc(inviteUrl())}">
+      <button type="button" id="copy-invite">${esc(t("copy"))}</button></div>
+      <p class="hint">${esc(t("invite_hint"))}</p>
+    </div>
+    <h3>${esc(tn("seats_taken", room.seats.length))}</h3>
+    <ul class="lobby-seats">${seats}</ul>
+    ${actions}
+    <h3>${esc(t("rules_summary"))}</h3>
+    ${rulesHtml()}
+  </div>`;
+}
+
+function revealedDeclarations() {
+  // The last DeclarationsRevealed of the current round (after its CardsDealt), if any.
+  const table = S.table;
+  if (!table || table.phase === "declare" || table.phase === "pass") return null;
+  for (let i = S.events.length - 1; i >= 0; i -= 1) {
+    const e = S.events[i];
+    if (!e) continue;
+    if (e.type === "DeclarationsRevealed") return e.declarations;
+    if (e.type === "CardsDealt") return null;
+  }
+  return null;
+}
+
+function seatPosition(seat, n) {
+  const me = S.seat ?? 0;
+  const rel = (seat - me + n) % n;
+  const angle = Math.PI / 2 + (rel * 2 * Math.PI) / n;
+  return { x: 50 + 44 * Math.cos(angle), y: 50 + 40 * Math.sin(angle) };
+}
+
+function seatsHtml() {
+  const table = S.table;
+  const room = S.room;
+  const n = table.names.length;
+  const revealed = revealedDeclarations();
+  const result = table.phase === "deal" || table.phase === "over" ? table.last_result : null;
+  const animate = performance.now() - S.revealAt < REVEAL_MS + 600;
+  const out = [];
+  for (let seat = 0; seat < n; seat += 1) {
+    const info = room.seats[seat] || {};
+    const pos = seatPosition(seat, n);
+    const classes = ["seat"];
+    if (seat === S.seat) classes.push("me");
+    if (table.eliminated[seat]) classes.push("eliminated");
+    if (info.kicked) classes.push("kicked");
+    if (!info.connected) classes.push("offline");
+    let fist = "";
+    let cards = "";
+    let delta = "";
+    const dealt = table.dealt_in[seat];
+    if (revealed && revealed[seat] != null) {
+      const d = revealed[seat];
+      const isIn = d !== "out";
+      classes.push(isIn ? "is-in" : "is-out");
+      fist = `<span class="fist open ${isIn ? "in" : "out"}${animate ? " animate" : ""}">
+        <span class="chip-dot" aria-hidden="true"></span><span class="word">${esc(t(`decl.${d}`))}</span></span>`;
+    } else if ((table.phase === "declare" || table.phase === "pass") && dealt) {
+      const sealed = table.declared[seat];
+      const own = seat === S.seat && table.declarations[seat];
+      fist = sealed
+        ? `<span class="fist closed"><span class="word">${esc(own ? t("sealed_own", { d: t(`decl.${own}`) }) : t("sealed"))}</span></span>`
+        : `<span class="fist thinking"><span class="word">${esc(table.phase === "pass" ? t("passing") : t("thinking"))}</span></span>`;
+      if (seat !== S.seat) cards = backHtml("small").repeat(S.room.rules.cards_per_hand);
+    }
+    if (result) {
+      const shown = result.shown?.[seat];
+      if (shown && revealed) {
+        cards = handHtml(shown, `small${animate ? " flip" : ""}`);
+        const desc = handName(shown + (result.community ? ` ${result.community}` : ""));
+        if (desc) cards += `<span class="desc">${esc(desc)}</span>`;
+      }
+      if (result.won?.[seat] > 0) {
+        classes.push("winner");
+        delta += `<span class="delta plus">+${result.won[seat]}</span>`;
+      }
+      if (result.matched?.[seat] > 0) delta += `<span class="delta minus">−${result.matched[seat]} ${esc(t("matched_short"))}</span>`;
+    }
+    const badges = [
+      seat === table.dealer ? `<span class="dealer" title="${esc(t("dealer"))}" aria-label="${esc(t("dealer"))}">D</span>` : "",
+      info.host ? `<span class="tag">${esc(t("host"))}</span>` : "",
+      info.bot ? `<span class="tag">${esc(t("bot"))}</span>` : "",
+      seat === S.seat ? `<span class="tag you">${esc(t("you"))}</span>` : "",
+    ].join("");
+    out.push(`<div class="${classes.join(" ")}" style="--x:${pos.x.toFixed(1)}%;--y:${pos.y.toFixed(1)}%" data-seat="${seat}">
+      <div class="seat-head"><span class="dot ${info.connected ? "on" : "off"}" title="${esc(info.connected ? t("online") : t("offline"))}"></span>
+        <span class="name">${esc(table.names[seat])}</span>${badges}</div>
+      <div class="stack"><span class="num">${table.stacks[seat]}</span> ${esc(t("chips"))}${table.eliminated[seat] ? ` · ${esc(t("eliminated"))}` : ""}${info.kicked ? ` · ${esc(t("kicked"))}` : ""}</div>
+      <div class="seat-fist">${fist}</div>
+      <div class="seat-cards">${cards}</div>
+      <div class="seat-delta">${delta}</div>
+    </div>`);
+  }
+  return out.join("");
+}
+
+function centerHtml() {
+  const table = S.table;
+  const rules = S.room.rules;
+  const parts = [`<div class="pot"><span class="label">${esc(t("pot"))}</span> <span class="num" id="pot">${table.pot}</span></div>`];
+  if (table.reserve || rules.pot_cap_mode === "reserve") {
+    parts.push(`<div class="reserve">${esc(t("reserve"))} <span class="num" id="reserve">${table.reserve}</span></div>`);
+  }
+  parts.push(`<div class="round">${esc(t("round_n", { n: table.round }))} · ${esc(t("game_n", { n: table.game }))}</div>`);
+  if (table.phase === "declare" || table.phase === "pass") {
+    const waiting = table.dealt_in.filter((d, s) => d && !(table.phase === "pass" ? table.passed?.[s] : table.declared[s])).length;
+    parts.push(`<div class="waiting" id="waiting">${esc(tn(table.phase === "pass" ? "waiting_pass" : "waiting_for", waiting))}</div>`);
+    if (S.room.paused) parts.push(`<div class="countdown paused">${esc(t("paused"))}</div>`);
+    else if (S.deadline != null) {
+      parts.push(`<div class="countdown" id="countdown" role="timer" aria-label="${esc(t("timer"))}"><span class="secs"></span><span class="bar"><span></span></span></div>`);
+    }
+  }
+  const result = table.last_result;
+  if (table.community) parts.push(`<div class="extra">${esc(t("community"))} ${handHtml(table.community, "small")}</div>`);
+  if (table.ghost) parts.push(`<div class="extra">${esc(t("ghost"))} ${handHtml(table.ghost, "small")}</div>`);
+  if (result) {
+    const fresh = table.phase === "deal" || table.phase === "over";
+    parts.push(`<div class="result${fresh ? " fresh" : ""}" id="result"><span class="label">${esc(fresh ? t("this_round") : t("last_round"))}</span>
+      ${resultLines(result, table.names).map((l) => `<p>${esc(l)}</p>`).join("")}</div>`);
+  }
+  if (table.phase === "over") parts.push(`<div class="over">${esc(t("session_over"))}</div>`);
+  return parts.join("");
+}
+
+function resultLines(r, names) {
+  const lines = [];
+  const withHand = (seat) => {
+    const shown = r.shown?.[seat];
+    const desc = shown ? handName(shown + (r.community ? ` ${r.community}` : "")) : "";
+    return desc ? ` (${desc})` : "";
+  };
+  if (r.outcome === "void") {
+    lines.push(t("res_void"));
+    for (const s of r.ante_payers || []) lines.push(t("res_pays_antes", { name: names[s] }));
+  } else if (r.outcome === "uncontested") {
+    for (const s of r.winners) lines.push(t("res_uncontested", { name: names[s], chips: r.won[s] }));
+  } else {
+    if (r.ghost_won) lines.push(t("res_ghost_won"));
+    if (r.high_winners?.length || r.low_winners?.length) {
+      for (const s of r.high_winners) lines.push(t("res_high", { name: names[s] }) + withHand(s));
+      for (const s of r.low_winners) lines.push(t("res_low", { name: names[s] }) + withHand(s));
+    }
+    for (const s of r.winners) lines.push(t("res_wins", { name: names[s], chips: r.won[s] }) + withHand(s));
+  }
+  r.matched.forEach((chips, s) => {
+    if (chips > 0) lines.push(t("res_matches", { name: names[s], chips }) + withHand(s));
+  });
+  for (const s of r.eliminated || []) lines.push(t("res_eliminated", { name: names[s] }));
+  if (r.to_reserve) lines.push(t("res_to_reserve", { chips: r.to_reserve }));
+  lines.push(t("res_pot_after", { pot: r.pot_after }));
+  return lines;
+}
+
+function meHtml() {
+  const table = S.table;
+  if (S.seat == null) return `<p class="hint">${esc(t("watching"))}</p>`;
+  const parts = [];
+  const hand = table.hand;
+  if (hand && hand.length) {
+    const desc = handName(hand.join(" "));
+    const passing = table.phase === "pass" && !table.passed_card;
+    const cards = passing
+      ? hand.map((c) => `<button type="button" class="card-button" id="pass-${c}" data-pass="${c}" aria-label="${esc(t("pass_this"))}">${cardHtml(c, "big")}</button>`).join("")
+      : handHtml(hand, "big");
+    parts.push(`<div class="my-hand" id="my-hand" aria-label="${esc(t("your_cards"))}">${cards}</div>`);
+    if (desc) parts.push(`<div class="my-desc">${esc(desc)}</div>`);
+    if (passing) {
+      const n = table.names.length;
+      let left = (S.seat + 1) % n;
+      while (!table.dealt_in[left] && left !== S.seat) left = (left + 1) % n;
+      parts.push(`<p class="prompt">${esc(t("choose_pass", { name: table.names[left] }))}</p>`);
+    }
+    if (table.passed_card) parts.push(`<p class="hint">${esc(t("you_pass", { card: handText([table.passed_card]) }))}</p>`);
+    if (table.received_card) parts.push(`<p class="hint">${esc(t("you_received", { card: handText([table.received_card]) }))}</p>`);
+  } else if (hand && !hand.length && table.phase === "declare") {
+    parts.push(`<div class="my-hand">${backHtml("big").repeat(S.room.rules.cards_per_hand)}</div><p class="hint">${esc(t("no_peek"))}</p>`);
+  }
+  if (table.phase === "declare" && table.dealt_in[S.seat]) {
+    const mine = table.declarations[S.seat];
+    const buttons = table.legal_declarations.map((d) => `<button type="button" id="declare-${d}" data-declare="${d}"
+      class="declare ${d}${mine === d ? " chosen" : ""}"${table.my_turn ? "" : " disabled"} aria-keyshortcuts="${KEYS[d].toUpperCase()}">
+      ${esc(t(`decl.${d}`))} <kbd>${KEYS[d].toUpperCase()}</kbd></button>`).join("");
+    parts.push(`<div class="declare-row" role="group" aria-label="${esc(t("declaration"))}">${buttons}</div>`);
+    if (mine) parts.push(`<p class="sealed-note" id="my-declaration">${esc(t("you_declared", { d: t(`decl.${mine}`) }))}</p>`);
+    else if (table.my_turn) parts.push(`<p class="hint">${esc(t("owed_hint", { chips: table.owed }))}</p>`);
+  } else if (table.phase === "deal" && !S.room.paused) {
+    parts.push(`<p class="hint">${esc(t("next_deal"))}</p>`);
+  }
+  return parts.join("");
+}
+
+function hostPanelHtml() {
+  if (!S.host || S.room.status !== "playing") return "";
+  const seats = S.room.seats.filter((s) => !s.host && !s.kicked).map((s) => `<li>${esc(s.name)}
+    <button type="button" class="small" id="kick-${s.seat}" data-kick="${s.seat}">${esc(t("kick"))}</button></li>`).join("");
+  return `<details class="panel host" open><summary>${esc(t("host_controls"))}</summary>
+    <div class="host-buttons">
+    ${S.room.paused
+      ? `<button type="button" id="resume">${esc(t("resume"))}</button>`
+      : `<button type="button" id="pause">${esc(t("pause"))}</button>`}
+    <button type="button" id="end-session" class="danger">${esc(t("end_session"))}</button></div>
+    <ul class="kick-list">${seats}</ul></details>`;
+}
+
+function ledgerHtml() {
+  const ledger = S.ledger;
+  if (!ledger) return "";
+  const rows = ledger.rows.map((r) => `<tr><td>${esc(r.name)}</td><td class="num">${r.buy_in}</td>
+    <td class="num">${r.cash_out}</td><td class="num ${r.net > 0 ? "plus" : r.net < 0 ? "minus" : ""}">${r.net > 0 ? "+" : ""}${r.net}</td></tr>`).join("");
+  const total = ledger.rows.reduce((sum, r) => sum + r.net, 0);
+  const transfers = ledger.transfers.map((x) => `<li>${esc(t("pays", { payer: x.payer, payee: x.payee, chips: x.chips }))}</li>`).join("");
+  const token = S.token ? `?token=${encodeURIComponent(S.token)}` : "";
+  return `<table class="ledger" id="ledger-table"><thead><tr><th>${esc(t("player"))}</th><th>${esc(t("buy_in"))}</th>
+    <th>${esc(t("stack"))}</th><th>${esc(t("net"))}</th></tr></thead><tbody>${rows}</tbody>
+    <tfoot><tr><td>${esc(t("in_pot"))}</td><td></td><td class="num">${ledger.pot + ledger.reserve}</td><td class="num" id="ledger-total">${total > 0 ? "+" : ""}${total}</td></tr></tfoot></table>
+    ${ledger.final ? `<h4>${esc(t("settle_up"))}</h4><ul class="transfers" id="transfers">${transfers || `<li>${esc(t("nothing_owed"))}</li>`}</ul>` : ""}
+    <p class="downloads"><a href="/api/rooms/${S.roomId}/ledger.csv" download id="dl-ledger">${esc(t("download_ledger"))}</a>
+    <a href="/api/rooms/${S.roomId}/history.jsonl${token}" download id="dl-history">${esc(t("download_history"))}</a>
+    <a href="/api/rooms/${S.roomId}/fairness.json" download id="dl-fairness">${esc(t("download_fairness"))}</a></p>`;
+}
+
+function logLine(e, names, round) {
+  const who = (s) => names[s] ?? `#${s}`;
+  switch (e.type) {
+    case "SessionStarted": return t("log_started", { names: e.names.join(", ") });
+    case "AntesPosted": {
+      const total = e.amounts.reduce((a, b) => a + b, 0);
+      return t(e.new_game ? "log_antes_new" : "log_antes", { chips: total }) + (e.refill ? ` ${t("log_refill", { chips: e.refill })}` : "");
+    }
+    case "CardsDealt": {
+      const own = S.seat != null ? e.hands[S.seat] : null;
+      return t("log_dealt", { n: round }) + (own ? ` ${t("log_your_cards", { cards: handText(own) })}` : "");
+    }
+    case "DeclarationSealed": return t("log_sealed", { name: who(e.seat) });
+    case "Declared": return t("log_declared", { name: who(e.seat), d: t(`decl.${e.declaration}`) });
+    case "DeclarationsRevealed":
+      return t("log_revealed", { list: e.declarations.map((d, s) => (d ? `${who(s)} ${t(`decl.${d}`)}` : null)).filter(Boolean).join(", ") });
+    case "RoundResolved": {
+      const shown = (e.shown || []).map((h, s) => (h ? `${who(s)}: ${handText(h)}` : null)).filter(Boolean);
+      return [...(shown.length ? [t("log_shown", { list: shown.join("; ") })] : []), ...resultLines(e, names)].join(" · ");
+    }
+    case "SessionEnded": return t("log_ended", { reason: e.reason });
+    case "Rebought": return t("log_rebought", { name: who(e.seat), chips: e.chips });
+    case "SatOut": return t("log_sat_out", { name: who(e.seat) });
+    case "Misdealt": return t("log_misdeal");
+    case "PassSealed":
+    case "PassChosen": return t("log_pass_chosen", { name: who(e.seat) });
+    case "PassSeen":
+      return e.passed ? t("log_pass_seen", { passed: handText([e.passed]), received: handText([e.received]) }) : t("log_passed");
+    default: return e.type;
+  }
+}
+
+function logHtml() {
+  const names = S.table?.names ?? S.room.seats.map((s) => s.name);
+  const lines = [];
+  let round = 0;
+  S.events.forEach((e) => {
+    if (!e) return;
+    if (e.type === "CardsDealt") round += 1;
+    lines.push(`<li class="log-${e.type}">${esc(logLine(e, names, round))}</li>`);
+  });
+  return lines.reverse().slice(0, 300).join("");
+}
+
+function rulesHtml() {
+  const room = S.room;
+  const r = room.rules;
+  const items = [
+    [t("cards_per_hand"), r.cards_per_hand],
+    [t("ante"), r.ante],
+    [t("buy_in"), room.buy_in],
+    [t("declaration"), t(`declmode.${r.declaration}`)],
+    [t("pot_cap"), r.pot_cap ?? t("none")],
+    [t("timer"), t("seconds", { s: room.decision_seconds })],
+  ];
+  const variants = ["hi_lo", "pass_the_trash", "community_card", "ghost_hand", "no_peek"].filter((v) => r[v]);
+  if (variants.length) items.push([t("variants"), variants.map(ruleLabel).join(", ")]);
+  const meta = S.rulesMeta;
+  const shown = new Set(["cards_per_hand", "ante", "declaration", "pot_cap", ...variants]);
+  const others = meta ? Object.entries(r).filter(([k, v]) => !shown.has(k) && meta.rules[k] && JSON.stringify(v) !== JSON.stringify(meta.rules[k].default)) : [];
+  for (const [k, v] of others) items.push([ruleLabel(k), v === null ? t("none") : String(v)]);
+  return `<dl class="rules">${items.map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(String(v))}</dd>`).join("")}</dl>`;
+}
+
+function bindRoom() {
+  const on = (id, handler) => { const el = document.getElementById(id); if (el) el.onclick = handler; };
+  on("retry-now", () => S.conn.retryNow());
+  on("copy-invite", async () => {
+    const input = $("#invite");
+    try {
+      await navigator.clipboard.writeText(input.value);
+      toast(t("copied"), "info");
+    } catch {
+      input.select();
+    }
+  });
+  on("add-bot", () => send({ type: "add_bot", style: $("#bot-style").value }));
+  on("start", () => send({ type: "start" }));
+  on("leave", () => send({ type: "leave" }));
+  on("pause", () => send({ type: "pause" }));
+  on("resume", () => send({ type: "resume" }));
+  on("end-session", () => { if (confirm(t("confirm_end"))) send({ type: "end_session" }); });
+  for (const el of document.querySelectorAll("[data-kick]")) {
+    el.onclick = () => {
+      const seat = Number(el.dataset.kick);
+      if (confirm(t("confirm_kick", { name: S.room.seats[seat]?.name ?? seat }))) send({ type: "kick", seat });
+    };
+  }
+  for (const el of document.querySelectorAll("[data-declare]")) el.onclick = () => declare(el.dataset.declare);
+  for (const el of document.querySelectorAll("[data-pass]")) el.onclick = () => passCard(el.dataset.pass);
+  const join = document.getElementById("join");
+  if (join) {
+    join.onsubmit = (event) => {
+      event.preventDefault();
+      const name = $("#join-name").value.trim();
+      if (!name) return;
+      localStorage.setItem("gutskit.name", name);
+      send({ type: "join", name });
+    };
+  }
+}
+
+main();
