@@ -1,0 +1,131 @@
+"""The threshold, equilibrium and exploitative bots, and bots as fast-simulator policies."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from gutskit.bots import RandomBot, RuleOfThumbBot, Strategy
+from gutskit.cards import parse_cards
+from gutskit.engine import deal, deal_from_rng, declare_all, new_session
+from gutskit.events import Declaration
+from gutskit.rules import DEFAULT_RULES, Rules
+from gutskit.solver import equilibrium
+from gutskit.strategies import (
+    EquilibriumBot,
+    ExploitativeBot,
+    ThresholdBot,
+    UnknownBotError,
+    fast_policy,
+    make_bot,
+)
+from gutskit.tables import hand_table
+from gutskit.view import SeatView, joint_views, view_for
+
+IN, OUT = Declaration.IN, Declaration.OUT
+
+
+def _view(hands: tuple[str, ...], rules: Rules = DEFAULT_RULES, seat: int = 0) -> SeatView:
+    names = [f"p{i}" for i in range(len(hands))]
+    state = new_session(names, 1000, rules=rules)
+    state, _ = deal(state, tuple(parse_cards(h) for h in hands))
+    return view_for(state, seat)
+
+
+def test_threshold_bot_uses_the_table_percentile() -> None:
+    two = Rules(cards_per_hand=2, suit_tiebreak="none")
+    table = hand_table(two.ranking)
+    tens = float(table.rank_percentile[table.rank_of_key(
+        int(table.code_to_key[parse_cards("Th")[0] * 52 + parse_cards("Tc")[0]]))])
+    rng = random.Random(0)
+    view = _view(("Th Tc", "2c 3d"), two)
+    assert ThresholdBot(tens).declare(view, rng) is IN
+    assert ThresholdBot(tens + 1e-9).declare(view, rng) is OUT
+    # pair of tens beats 1,326 - 5 * 6 (JJ..AA) - 6 (TT) hands... it beats all 1,248 high
+    # card hands and 8 * 6 = 48 lower pairs, ties 6: (1296 + 3) / 1326
+    assert tens == pytest.approx((1248 + 48 + 3) / 1326)
+
+
+def test_equilibrium_bot_plays_the_solver_threshold() -> None:
+    eq = equilibrium(cards_per_hand=3, players=3)
+    table = hand_table(Rules().ranking)
+    above = int(np.flatnonzero(table.keys > eq.threshold_key)[0])
+    below = int(np.flatnonzero(table.keys < eq.threshold_key)[-1])
+    bot = EquilibriumBot()
+    rng = random.Random(0)
+    fmt = " ".join
+    from gutskit.cards import card_name
+
+    def deal3(i: int) -> tuple[str, str, str]:
+        mine = [int(c) for c in table.cards[i]]
+        rest = [c for c in range(52) if c not in mine]
+        return (fmt(card_name(c) for c in mine), fmt(card_name(c) for c in rest[:3]),
+                fmt(card_name(c) for c in rest[3:6]))
+
+    strong = _view(deal3(above))
+    weak = _view(deal3(below))
+    assert bot.in_probability(strong) == 1.0 and bot.declare(strong, rng) is IN
+    assert bot.in_probability(weak) == 0.0 and bot.declare(weak, rng) is OUT
+    policy = fast_policy(bot, Rules(), 3)
+    assert policy is not None
+    assert policy.in_prob[0, table.rank[above]] == 1.0
+    assert policy.in_prob[0, table.rank[below]] == 0.0
+
+
+def _exploitative_in_rate(opponent_percentile: float, players: int, rounds: int = 300
+                          ) -> float:
+    bots = [ExploitativeBot()] + [ThresholdBot(opponent_percentile)] * (players - 1)
+    state = new_session(["me", "a", "b"][:players], 10**7, rules=Rules())
+    rng = random.Random(5)
+    ins = 0
+    for r in range(rounds):
+        state, _ = deal_from_rng(state, rng)
+        calls = {s: bots[s].declare(v, rng) for s, v in joint_views(state).items()}
+        if r >= rounds // 2:
+            ins += calls[0] is IN
+        state, _ = declare_all(state, calls)
+    return ins / (rounds - rounds // 2)
+
+
+def test_exploitative_bot_learns_and_responds() -> None:
+    # opponents who never go in: every pot is an uncontested win, so it goes in every time
+    assert _exploitative_in_rate(1.01, 3) == 1.0
+    # heads-up against an always-in opponent the pot stays 2: in pays when
+    # h * 2 > (1 - h) * 2 * (1 - 1/2), i.e. above the 1/3 percentile: in-rate about 2/3
+    loose = _exploitative_in_rate(0.0, 2)
+    assert 0.55 < loose < 0.78
+    bot = ExploitativeBot()
+    # what it learnt about an always-in opponent: threshold near 0
+    bots: list[Strategy] = [bot, ThresholdBot(0.0), ThresholdBot(0.9)]
+    state = new_session(["me", "loose", "tight"], 10**7)
+    rng = random.Random(1)
+    for _ in range(200):
+        state, _ = deal_from_rng(state, rng)
+        state, _ = declare_all(state, {s: bots[s].declare(v, rng)
+                                       for s, v in joint_views(state).items()})
+    assert bot.threshold_of("loose", 1) < 0.1
+    assert 0.8 < bot.threshold_of("tight", 1) <= 0.95
+    assert bot.threshold_of("stranger", 0) == pytest.approx(0.7)  # the prior
+
+
+def test_fast_policies_of_bots() -> None:
+    rules = Rules()
+    assert fast_policy(ExploitativeBot(), rules, 4) is None
+    rnd = fast_policy(RandomBot(0.25), rules, 4)
+    assert rnd is not None and np.all(rnd.in_prob == 0.25)
+    rot = fast_policy(RuleOfThumbBot(), rules, 4)
+    assert rot is not None and rot.pot_edges.size > 3
+    # the rule of thumb is looser at a 1-2 chip pot than at a 50-chip pot
+    small, big = rot.in_prob[rot.rows_for(np.array([2, 50]))]
+    assert small.sum() > big.sum()
+
+
+def test_make_bot() -> None:
+    assert isinstance(make_bot("threshold:0.7"), ThresholdBot)
+    assert make_bot("cautious").name == "cautious"
+    for bad, message in (("nope", "unknown bot"), ("threshold:x", "bad threshold"),
+                         ("threshold:2", "within 0..1"), ("random:1", "takes no argument")):
+        with pytest.raises(UnknownBotError, match=message):
+            make_bot(bad)
