@@ -256,7 +256,8 @@ def sim(
 ) -> None:
     """Let bots play many rounds and summarise them.
 
-    The summary: final stacks, rounds, games, sessions, largest pot and pot growth. When a session ends (fewer than two players with chips, or end_on_uncontested) a new
+    The summary: final stacks, rounds, games, sessions, largest pot and pot growth.
+    When a session ends (fewer than two players with chips, or end_on_uncontested) a new
     one starts with fresh buy-ins and the counts go on. A *game* starts when antes
     go into an empty pot; its *pot growth* is the pot at stake in its last round
     divided by its opening pot (after the first antes); the mean is over games that ended
