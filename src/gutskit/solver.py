@@ -439,7 +439,7 @@ def _solve(players: int, rules: Rules, model: Model, pot: int) -> Equilibrium:
     description = evaluate(tuple(int(c) for c in table.cards[example]),
                            rules.ranking).description
     below = float(upper[r] - count[r]) / table.n_hands
-    exploit = best_loss * pot
+    exploit = best_loss * pot if best_loss > 1e-12 else 0.0  # below float noise: zero
     value = float((f * imm_in + (1.0 - f) * imm_out).mean()) * pot
     return Equilibrium(
         cards_per_hand=rules.cards_per_hand, players=players, model=model, rules=rules,
