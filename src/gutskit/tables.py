@@ -204,9 +204,12 @@ def batch_codes(hands: npt.ArrayLike, cards_per_hand: int) -> IntArray:
     if array.ndim != 2 or array.shape[1] != cards_per_hand:
         raise ValueError(f"expected an (n, {cards_per_hand}) array of card codes, "
                          f"got shape {array.shape}")
-    codes: IntArray = array[:, 0].astype(np.int64) * 52 + array[:, 1]
+    codes: IntArray = array[:, 0].astype(np.intp)  # in place from here: the hot path
+    codes *= 52
+    codes += array[:, 1]
     if cards_per_hand == 3:
-        codes = codes * 52 + array[:, 2]
+        codes *= 52
+        codes += array[:, 2]
     return codes
 
 

@@ -1,0 +1,100 @@
+"""Shared helpers for the benchmark scripts: machine and version report, timing, output.
+
+Benchmarks print figures; they are not tests and assert nothing about speed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import sys
+import time
+from collections.abc import Callable
+from importlib import metadata
+from typing import Any
+
+
+def cpu_model() -> str:
+    """The CPU model name (from /proc/cpuinfo on Linux, else platform.processor())."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as handle:
+            for line in handle:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def versions() -> dict[str, str]:
+    """Python and library versions that matter for the figures."""
+    out = {"python": platform.python_version(), "implementation":
+           platform.python_implementation()}
+    for name in ("gutskit", "numpy", "scipy", "pokerkit"):
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            out[name] = "not installed"
+    return out
+
+
+def machine() -> dict[str, Any]:
+    """CPU model, logical cores, OS and load at the time of the run."""
+    load = os.getloadavg() if hasattr(os, "getloadavg") else (0.0, 0.0, 0.0)
+    return {"cpu": cpu_model(), "cores": os.cpu_count(), "os": platform.platform(),
+            "load_1min": round(load[0], 2)}
+
+
+def header(title: str) -> None:
+    """Print the benchmark's title with the machine and versions."""
+    m, v = machine(), versions()
+    print(f"== {title}")
+    print(f"machine: {m['cpu']}, {m['cores']} logical cores, {m['os']}, "
+          f"load {m['load_1min']}")
+    print("versions: " + ", ".join(f"{k} {val}" for k, val in v.items()))
+
+
+def best_rate(run: Callable[[], int], *, repeats: int = 5, min_time: float = 0.2) -> float:
+    """Items per second: ``run()`` returns how many items it processed; the best of
+    ``repeats`` timings (each repeating ``run`` until ``min_time`` seconds) is reported,
+    the usual way to filter out interference from other processes."""
+    best = 0.0
+    for _ in range(repeats):
+        items = 0
+        start = time.perf_counter()
+        while True:
+            items += run()
+            elapsed = time.perf_counter() - start
+            if elapsed >= min_time:
+                break
+        best = max(best, items / elapsed)
+    return best
+
+
+def emit(results: list[dict[str, Any]]) -> None:
+    """Print the figures; with ``--json`` also one JSON line for ``run_all.py``."""
+    for r in results:
+        target = r.get("target")
+        goal = "" if target is None else (
+            f"  (target {r['cmp']} {target:,.4g} {r['unit']}: "
+            f"{'met' if r['met'] else 'NOT met'})")
+        print(f"{r['name']}: {r['value']:,.4g} {r['unit']}{goal}")
+        if "note" in r:
+            print(f"    {r['note']}")
+    if "--json" in sys.argv:
+        print("JSON " + json.dumps({"machine": machine(), "versions": versions(),
+                                    "results": results}))
+
+
+def result(name: str, value: float, unit: str, *, target: float | None = None,
+           higher_is_better: bool = True, note: str | None = None) -> dict[str, Any]:
+    """One figure, with its target and whether it was met."""
+    out: dict[str, Any] = {"name": name, "value": value, "unit": unit}
+    if target is not None:
+        out["target"] = target
+        out["cmp"] = ">=" if higher_is_better else "<"
+        out["met"] = value >= target if higher_is_better else value < target
+    if note:
+        out["note"] = note
+    return out
