@@ -8,13 +8,12 @@ import os
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import httpx
-import pytest
 import uvicorn
 from sqlalchemy import create_engine, text
 from websockets.exceptions import ConnectionClosed
@@ -33,10 +32,10 @@ DB_KINDS = ["sqlite", *(["postgresql"] if PG_URL else [])]
 variable GUTSKIT_TEST_PG_URL names one (CI installs Debian's PostgreSQL)."""
 
 
-@pytest.fixture(params=DB_KINDS)
-def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    """A fresh database URL of each kind of :data:`DB_KINDS`."""
-    if request.param == "sqlite":
+def make_db_url(kind: str, tmp_path: Path) -> str:
+    """A fresh database URL of a kind of :data:`DB_KINDS` (test modules wrap it in a
+    ``db_url`` fixture parametrized over :data:`DB_KINDS`)."""
+    if kind == "sqlite":
         return f"sqlite:///{tmp_path / 'server.db'}"
     assert PG_URL is not None
     wipe_postgres(PG_URL)
@@ -177,9 +176,16 @@ class Player:
         table: dict[str, Any] = message["table"]
         return table
 
+    def last_state(self) -> dict[str, Any]:
+        """The last table view received so far."""
+        table: dict[str, Any] = next(m for m in reversed(self.log)
+                                     if m["type"] == "state")["table"]
+        return table
+
     def declare(self, round_number: int, declaration: str, action_id: str | None = None
                 ) -> dict[str, Any]:
-        """Send a declaration and return the ack or error."""
+        """Send a declaration and return the ack or error (the ack comes after the
+        events and the new state)."""
         action = action_id or f"{self.seat}-{round_number}"
         self.send({"type": "declare", "round": round_number, "action_id": action,
                    "declaration": declaration})
@@ -195,10 +201,8 @@ class Player:
                 return message
 
     def close(self) -> None:
-        try:
+        with suppress(ConnectionClosed):
             self.ws.close()
-        except ConnectionClosed:
-            pass
 
 
 def deck(number: int) -> list[int]:

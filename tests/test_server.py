@@ -31,7 +31,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from server_support import Player, Server, db_url, running_server  # noqa: F401
+import pytest
+from server_support import DB_KINDS, Player, Server, make_db_url, running_server
 from typer.testing import CliRunner
 
 from gutskit.cli import app as cli_app
@@ -47,6 +48,12 @@ HANDS = {
     4: {0: "7s 9s 3d", 1: "Kd 7d 7c", 2: "6s 5h 4d"},
 }
 SHOWN = {1: {0: "Ts Td Qc", 1: "Qd Jh 7h"}, 2: {}, 3: {}, 4: {}}
+
+
+@pytest.fixture(params=DB_KINDS)
+def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A fresh SQLite database, and PostgreSQL when GUTSKIT_TEST_PG_URL is set."""
+    return make_db_url(request.param, tmp_path)
 
 
 def allowed_cards(seat: int | None) -> set[str]:
@@ -78,8 +85,10 @@ def play_scripted_session(server: Server) -> dict[str, Any]:
     ana.send({"type": "start"})
 
     def at_round(number: int) -> list[dict[str, Any]]:
-        return [p.state(lambda t, n=number: t["phase"] == "declare" and t["round"] == n)
-                for p in players]
+        def open_round(table: dict[str, Any]) -> bool:
+            return bool(table["phase"] == "declare" and table["round"] == number)
+
+        return [p.state(open_round) for p in players]
 
     views = at_round(1)
     assert [v["hand"] for v in views] == [HANDS[1][s].split() for s in range(3)]

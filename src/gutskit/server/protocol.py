@@ -395,6 +395,8 @@ class TableView(_Message):
             ``None``.
         ghost: the ghost hand (``ghost_hand``) once shown at the showdown, else ``None``.
         passed: Pass the Trash: per seat, has chosen the card to pass (``None`` otherwise).
+        passed_card: Pass the Trash: the card you pass (once chosen).
+        received_card: Pass the Trash: the card you received (after the exchange).
     """
 
     seat: int
@@ -419,6 +421,8 @@ class TableView(_Message):
     community: list[str] | None = None
     ghost: list[str] | None = None
     passed: list[bool] | None = None
+    passed_card: str | None = None
+    received_card: str | None = None
 
 
 class Welcome(_Message):

@@ -25,7 +25,7 @@ from typing import Any, Protocol
 
 from gutskit import engine
 from gutskit.bots import BOT_NAMES, STYLES, RuleOfThumbBot
-from gutskit.cards import card_name
+from gutskit.cards import CardError, card_name, parse_card
 from gutskit.engine import GameState, Phase
 from gutskit.events import Declaration, Event, RoundResolved, SessionStarted
 from gutskit.history import event_to_dict
@@ -48,6 +48,7 @@ from gutskit.server.protocol import (
     Kicked,
     Leave,
     LobbySeat,
+    PassCard,
     Pause,
     Ping,
     Pong,
@@ -63,6 +64,14 @@ from gutskit.server.protocol import (
 )
 from gutskit.server.store import DealRow, LoadedRoom, RoomStore, SeatRow, hash_token
 from gutskit.view import SeatView, view_for, visible_events
+
+
+def legal_declarations(rules: Rules) -> tuple[Declaration, ...]:
+    """The declarations the rules allow (Hi-Lo: high/low/both/out; else in/out)."""
+    if getattr(rules, "hi_lo", False):
+        return tuple(Declaration(v) for v in ("high", "low", "both", "out"))
+    return (Declaration.IN, Declaration.OUT)
+
 
 __all__ = ["Client", "Room", "RoomManager", "ServerConfig", "public_view", "table_view"]
 
@@ -146,21 +155,63 @@ def public_view(state: GameState) -> SeatView:
     return view._replace(seat=-1, hand=None, declarations=decls)
 
 
+def _names(cards: Sequence[int] | None) -> list[str] | None:
+    return None if cards is None else [card_name(c) for c in cards]
+
+
 def table_view(view: SeatView, time_left: float | None) -> TableView:
-    """The protocol form of a :class:`~gutskit.view.SeatView`."""
+    """The protocol form of a :class:`~gutskit.view.SeatView` (variant fields read when
+    the view has them)."""
+    chosen = getattr(view, "passes_chosen", ())
+    passed = getattr(view, "passed", None)
+    received = getattr(view, "received", None)
+    between = view.phase.value in ("deal", "over")
+    result = view.last_result
+    community = getattr(result, "community", None) if between else None
+    ghost = getattr(result, "ghost", None) if between else None
     return TableView(
         seat=view.seat, names=list(view.names), stacks=list(view.stacks),
         eliminated=list(view.eliminated), dealer=view.dealer, pot=view.pot,
         reserve=view.reserve, phase=view.phase.value, round=view.round_number,
         game=view.game_number,
-        hand=None if view.hand is None else [card_name(c) for c in view.hand],
+        hand=_names(view.hand),
         declarations=[None if d is None else d.value
                       for d in view.declarations],
         declared=list(view.declared), dealt_in=list(view.dealt_in), owed=view.owed,
         my_turn=view.seat >= 0 and view.my_turn,
         last_result=None if view.last_result is None else event_to_dict(view.last_result),
         time_left=time_left,
+        legal_declarations=[d.value for d in legal_declarations(view.rules)],
+        community=_names(community) or None, ghost=_names(ghost) or None,
+        passed=list(chosen) if chosen else None,
+        passed_card=None if passed is None else card_name(passed),
+        received_card=None if received is None else card_name(received),
     )
+
+
+def _deciding(state: GameState) -> bool:
+    """Cards are out and seats are choosing (Pass the Trash or declaring)."""
+    return state.phase.value in ("pass", "declare")
+
+
+def _may_act(state: GameState, seat: int) -> bool:
+    """Whether ``seat`` has a choice to make now (a card to pass, a declaration)."""
+    if state.phase is Phase.DECLARE:
+        return engine.can_declare(state, seat, Declaration.OUT) is None
+    if state.phase.value == "pass":
+        hand = state.hands[seat]
+        return bool(hand) and hand is not None and engine.can_pass_card(
+            state, seat, min(hand)) is None
+    return False
+
+
+def _default_action(state: GameState, seat: int) -> tuple[GameState, list[Event]]:
+    """What a silent or kicked seat does: pass its lowest card / declare out."""
+    if state.phase.value == "pass":
+        hand = state.hands[seat]
+        assert hand
+        return engine.pass_card(state, seat, min(hand))
+    return engine.declare(state, seat, Declaration.OUT)
 
 
 class Room:
@@ -184,6 +235,7 @@ class Room:
         self.clients: set[Client] = set()
         self.lock = asyncio.Lock()
         self.deadline: float | None = None
+        self._timer_key: tuple[int, str, int | None] | None = None
         self._timer: asyncio.Task[None] | None = None
         self._next_deal: asyncio.Task[None] | None = None
         self._bot_tasks: dict[int, asyncio.Task[None]] = {}
@@ -294,6 +346,8 @@ class Room:
         async with self.lock:
             if isinstance(message, Declare):
                 self._declare(client, message)
+            elif isinstance(message, PassCard):
+                self._pass_card(client, message)
             elif isinstance(message, Join):
                 self._join(client, message)
             elif isinstance(message, Leave):
@@ -463,27 +517,66 @@ class Room:
         self._broadcast_events(events)
         self._after_change()
 
-    def _declare(self, client: Client, message: Declare) -> None:
+    def _open_action(self, client: Client, round_number: int, action_id: str,
+                     phase: str) -> tuple[GameState, int, str] | None:
+        """Checks shared by every in-round action; ``None`` for a duplicate (answered).
+
+        Raises:
+            ProtocolError: ``not_seated``, ``not_playing`` or ``stale_round``.
+        """
         if client.seat is None:
-            raise _fail("not_seated", "a spectator cannot declare")
-        key = f"{client.seat}:{message.action_id}"
+            raise _fail("not_seated", "a spectator cannot act; join first")
+        key = f"{client.seat}:{action_id}"
         if key in self.actions:
-            client.send(Ack(action_id=message.action_id, duplicate=True))
-            return
+            client.send(Ack(action_id=action_id, duplicate=True))
+            return None
         state = self.state
         if self.status != "playing" or state is None:
             raise _fail("not_playing", "the session is not in play")
-        if state.phase is not Phase.DECLARE or message.round != state.round_number:
-            current = (f"round {state.round_number} is being declared"
-                       if state.phase is Phase.DECLARE else "no round is being declared now")
-            raise _fail("stale_round", f"round {message.round} is not open: {current}")
-        decl = Declaration(message.declaration)
-        problem = engine.can_declare(state, client.seat, decl)
+        if state.phase.value != phase or round_number != state.round_number:
+            current = (f"round {state.round_number} is in the {state.phase.value} phase"
+                       if _deciding(state) else "no round is open now")
+            if state.phase.value == phase:
+                current = f"round {state.round_number} is being played"
+                if phase == "declare":
+                    current = f"round {state.round_number} is being declared"
+            raise _fail("stale_round", f"round {round_number} is not open: {current}")
+        return state, client.seat, key
+
+    def _declare(self, client: Client, message: Declare) -> None:
+        opened = self._open_action(client, message.round, message.action_id, "declare")
+        if opened is None:
+            return
+        state, seat, key = opened
+        try:
+            decl = Declaration(message.declaration)
+        except ValueError:
+            raise _fail("illegal_action", f"{message.declaration!r} is not a declaration of "
+                        "this table") from None
+        problem = engine.can_declare(state, seat, decl)
         if problem is not None:
             raise _fail("illegal_action", problem)
-        self.actions[key] = (client.seat, message.round)
+        self.actions[key] = (seat, message.round)
+        self._apply([(seat, decl)], action=(key, seat, message.round))
         client.send(Ack(action_id=message.action_id))
-        self._apply([(client.seat, decl)], action=(key, client.seat, message.round))
+
+    def _pass_card(self, client: Client, message: PassCard) -> None:
+        opened = self._open_action(client, message.round, message.action_id, "pass")
+        if opened is None:
+            return
+        state, seat, key = opened
+        try:
+            card = parse_card(message.card)
+        except CardError as error:
+            raise _fail("bad_message", f"pass_card.card: {error}") from None
+        problem = engine.can_pass_card(state, seat, card)
+        if problem is not None:
+            raise _fail("illegal_action", problem)
+        self.actions[key] = (seat, message.round)
+        state, events = engine.pass_card(state, seat, card)
+        state, more = self._auto_outs(state)
+        self._persist_and_send(state, events + more, (key, seat, message.round))
+        client.send(Ack(action_id=message.action_id))
 
     def _apply(self, declarations: list[tuple[int, Declaration]],
                action: tuple[str, int, int] | None) -> None:
@@ -499,14 +592,15 @@ class Room:
         self._persist_and_send(state, events, action)
 
     def _auto_outs(self, state: GameState) -> tuple[GameState, list[Event]]:
-        """Kicked seats declare out as soon as they may."""
+        """Kicked seats act at once: they pass their lowest card (Pass the Trash) and
+        declare out."""
         events: list[Event] = []
         progress = True
-        while progress and state.phase is Phase.DECLARE:
+        while progress and _deciding(state):
             progress = False
             for seat in self.seats:
-                if seat.kicked and engine.can_declare(state, seat.seat, Declaration.OUT) is None:
-                    state, more = engine.declare(state, seat.seat, Declaration.OUT)
+                if seat.kicked and _may_act(state, seat.seat):
+                    state, more = _default_action(state, seat.seat)
                     events.extend(more)
                     progress = True
         return state, events
@@ -563,16 +657,13 @@ class Room:
             self._cancel(self._timer)
             self._cancel(self._next_deal)
             self.deadline = None
-            self._broadcast_state()
-            return
-        if state.phase is Phase.DECLARE:
-            sequential = state.rules.declaration == "sequential"
-            if self._timer is None or self._timer.done() or sequential:
-                self._start_timer(state.round_number, state.next_to_declare()
-                                  if sequential else None)
+            self._timer_key = None
+        elif _deciding(state):
+            self._start_timer()
             self._schedule_bots()
         else:
             self.deadline = None
+            self._timer_key = None
             self._cancel(self._timer)
             self._schedule_deal()
         self._broadcast_state()
@@ -581,44 +672,66 @@ class Room:
         state = self.state
         if state is None or self.status != "playing" or self.paused:
             return
-        if state.phase is Phase.DECLARE:
-            sequential = state.rules.declaration == "sequential"
-            self._start_timer(state.round_number,
-                              state.next_to_declare() if sequential else None)
+        if _deciding(state):
+            self._timer_key = None  # restart in full
+            self._start_timer()
             self._schedule_bots()
         elif state.phase is Phase.DEAL:
             self._schedule_deal()
 
-    def _start_timer(self, round_number: int, turn: int | None) -> None:
-        self._cancel(self._timer)
+    def _current_key(self) -> tuple[int, str, int | None]:
+        """What the timer runs for: the round, the phase and, under sequential
+        declaration, whose turn it is."""
+        state = self.state
+        assert state is not None
+        turn = None
+        if state.phase is Phase.DECLARE and state.rules.declaration == "sequential":
+            turn = state.next_to_declare()
+        return (state.round_number, state.phase.value, turn)
+
+    def _start_timer(self) -> None:
+        """(Re)start the decision timer when the round, phase or turn changed."""
+        key = self._current_key()
         if self.paused:
+            self._cancel(self._timer)
             self.deadline = None
+            self._timer_key = None
             return
+        if key == self._timer_key and self._timer is not None and not self._timer.done():
+            return
+        self._cancel(self._timer)
+        self._timer_key = key
         seconds = self.settings.decision_seconds
         self.deadline = time.monotonic() + seconds
-        self._timer = asyncio.get_running_loop().create_task(
-            self._timeout(round_number, turn, seconds))
+        self._timer = asyncio.get_running_loop().create_task(self._timeout(key, seconds))
 
-    async def _timeout(self, round_number: int, turn: int | None, seconds: float) -> None:
+    async def _timeout(self, key: tuple[int, str, int | None], seconds: float) -> None:
         await asyncio.sleep(seconds)
         async with self.lock:
             state = self.state
             if (state is None or self.paused or self.status != "playing"
-                    or state.phase is not Phase.DECLARE or state.round_number != round_number):
+                    or not _deciding(state) or self._current_key() != key):
                 return
             self._timer = None
-            silent = [s for s in state.declaration_order() if state.declarations[s] is None]
-            if turn is not None:
+            self._timer_key = None
+            # Every silent seat (under sequential declaration: the one whose turn it is)
+            # counts as out / passes its lowest card.
+            silent = [s for s in state.declaration_order() if _may_act(state, s)]
+            if key[2] is not None:
                 silent = silent[:1]
-            self._apply([(s, Declaration.OUT) for s in silent], action=None)
+            events: list[Event] = []
+            for seat in silent:
+                if _may_act(state, seat):
+                    state, more = _default_action(state, seat)
+                    events.extend(more)
+            state, more = self._auto_outs(state)
+            self._persist_and_send(state, events + more, None)
 
     def _schedule_bots(self) -> None:
         state = self.state
         assert state is not None
         for seat in self.seats:
-            if seat.bot_style is None or seat.kicked:
-                continue
-            if engine.can_declare(state, seat.seat, Declaration.OUT) is not None:
+            if seat.bot_style is None or seat.kicked or not _may_act(state, seat.seat):
                 continue
             task = self._bot_tasks.get(seat.seat)
             if task is not None and not task.done():
@@ -626,24 +739,30 @@ class Room:
             low, high = self.manager.config.bot_delay
             delay = self._rng.uniform(low, high)
             self._bot_tasks[seat.seat] = asyncio.get_running_loop().create_task(
-                self._bot_declare(seat.seat, seat.bot_style, state.round_number, delay))
+                self._bot_act(seat.seat, seat.bot_style, self._current_key(), delay))
 
-    async def _bot_declare(self, seat: int, style: str, round_number: int,
-                           delay: float) -> None:
+    async def _bot_act(self, seat: int, style: str, key: tuple[int, str, int | None],
+                       delay: float) -> None:
         await asyncio.sleep(delay)
         async with self.lock:
             state = self.state
             self._bot_tasks.pop(seat, None)
-            if state is None or self.status != "playing" or state.round_number != round_number:
+            if (state is None or self.status != "playing" or self._current_key()[:2] != key[:2]
+                    or not _may_act(state, seat)):
+                if state is not None and self.status == "playing" and _deciding(state):
+                    self._schedule_bots()
                 return
-            view = view_for(state, seat)
-            if engine.can_declare(state, seat, Declaration.OUT) is not None:
-                return
-            bot = RuleOfThumbBot(style=STYLES.get(style, 0.0), name=self.seats[seat].name)
-            choice = bot.declare(view, self._rng)
-            if engine.can_declare(state, seat, choice) is not None:
-                choice = Declaration.OUT
-            self._apply([(seat, choice)], action=None)
+            events: list[Event]
+            if state.phase is Phase.DECLARE:
+                bot = RuleOfThumbBot(style=STYLES.get(style, 0.0), name=self.seats[seat].name)
+                choice = bot.declare(view_for(state, seat), self._rng)
+                if engine.can_declare(state, seat, choice) is not None:
+                    choice = Declaration.OUT
+                state, events = engine.declare(state, seat, choice)
+            else:
+                state, events = _default_action(state, seat)
+            state, more = self._auto_outs(state)
+            self._persist_and_send(state, events + more, None)
 
     def _schedule_deal(self) -> None:
         if self.paused or self.status != "playing":

@@ -27,6 +27,7 @@ const S = {
   commitments: {},
   conn: null,
   status: "connecting",
+  statuses: [],
   kicked: false,
   noRoom: false,
   sent: new Map(),
@@ -272,7 +273,7 @@ function startRoom(roomId) {
   S.conn = new Connection(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws/${roomId}`, {
     hello: () => ({ type: "hello", protocol: PROTOCOL, token: S.token }),
     onMessage,
-    onStatus: (status) => { S.status = status; renderRoom(); },
+    onStatus: (status) => { S.status = status; S.statuses.push(status); renderRoom(); },
   });
   S.conn.open();
   getJson("/api/rules").then((meta) => { S.rulesMeta = meta; renderRoom(); }).catch(() => {});
