@@ -818,12 +818,12 @@ def can_rebuy(state: GameState, seat: int, chips: int) -> str | None:
     if state.eliminated[seat]:
         why = "sat out" if state.sat_out[seat] else "eliminated"
         return f"{name!r} is {why} for the rest of the session"
+    if rules.max_rebuys is not None and state.rebuys_used[seat] >= rules.max_rebuys:
+        return f"{name!r} has used all {rules.max_rebuys} rebuys"
     floor = rules.min_buy_in if rules.min_buy_in is not None else rules.ante
     if state.stacks[seat] >= floor:
         return (f"{name!r} has {state.stacks[seat]} chips: a rebuy is for a stack below "
                 f"{floor}")
-    if rules.max_rebuys is not None and state.rebuys_used[seat] >= rules.max_rebuys:
-        return f"{name!r} has used all {rules.max_rebuys} rebuys"
     least = rules.min_buy_in or 1
     if isinstance(chips, bool) or not isinstance(chips, int) or chips < least:
         return f"a rebuy must be a whole number of chips >= {least}, not {chips!r}"
