@@ -170,11 +170,36 @@ def test_styles_shift_the_threshold() -> None:
     view = view_with("Th Tc 9d", pot=8)
     cautious, standard, loose = (RuleOfThumbBot(style=STYLES[s])
                                  for s in ("cautious", "standard", "loose"))
-    assert cautious.threshold(view) > standard.threshold(view) > loose.threshold(view)
+    # a cautious bot raises the bar for the rule's hands; a loose one keeps the rule's bar
+    # and also plays strong hands the rule does not name
     assert cautious.threshold(view) == pytest.approx(standard.threshold(view) + 0.04)
+    assert loose.threshold(view) == standard.threshold(view)
     # the threshold stays a probability
     assert RuleOfThumbBot(style=5.0).threshold(view) == 0.999
-    assert RuleOfThumbBot(style=-5.0).threshold(view) == 0.0
+
+
+def test_styles_order_the_hands_played() -> None:
+    """3-card, 4 players, pot 8: count the hands each style plays among all 22,100."""
+    view = view_with("Th Tc 9d", pot=8)
+    counts = {}
+    for style in ("cautious", "standard", "loose"):
+        bot = RuleOfThumbBot(style=STYLES[style])
+        counts[style] = sum(bot.plays(combo, view)
+                            for combo in itertools.combinations(range(52), 3))
+    assert counts["cautious"] < counts["standard"] < counts["loose"]
+
+
+def test_standard_bot_plays_exactly_the_rule_at_an_ante_pot() -> None:
+    """4 players, pot 4 (antes only, tightening 0): 3-card, exactly the hands the seeds'
+    rule plays: pair or better with a card jack or higher (5-5-3 is out, 5-5-K in)."""
+    view = view_with("Th Tc 9d", pot=4)
+    bot = RuleOfThumbBot()
+    played = [c for c in itertools.combinations(range(52), 3) if bot.plays(c, view)]
+    assert all(qualifies_by_rule_of_thumb(c, 3) for c in played)
+    assert len(played) == sum(qualifies_by_rule_of_thumb(c, 3)
+                              for c in itertools.combinations(range(52), 3))
+    assert not bot.plays(parse_cards("5h 5c 3d"), view)
+    assert bot.plays(parse_cards("5h 5c Kd"), view)
 
 
 def test_bots_respect_require_cover() -> None:

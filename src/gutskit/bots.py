@@ -137,28 +137,62 @@ class RuleOfThumbBot:
 
     style: float = 0.0
     name: str = "rule-of-thumb"
-    _tables: dict[Ranking, tuple[tuple[float, ...], float]] = field(
+    _tables: dict[Ranking, tuple[tuple[float, ...], float, tuple[bool, ...]]] = field(
         default_factory=dict, init=False, repr=False, compare=False)
 
-    def _lookup(self, ranking: Ranking) -> tuple[tuple[float, ...], float]:
+    def _lookup(self, ranking: Ranking) -> tuple[tuple[float, ...], float, tuple[bool, ...]]:
         cached = self._tables.get(ranking)
         if cached is None:
             cached = self._tables[ranking] = (percentile_by_index(ranking),
-                                              _rule_percentile(ranking))
+                                              _rule_percentile(ranking),
+                                              _rule_by_index(ranking.cards_per_hand))
         return cached
 
+    def tightening(self, view: SeatView) -> float:
+        """How much the percentile bar rises with the pot and the number of opponents:
+        +0.015 per doubling of the pot over one ante per seat, +0.01 per opponent beyond
+        three (RULES.md "Strategy notes": bigger pots and more players need stronger
+        hands)."""
+        rules = view.rules
+        rise = 0.015 * math.log2(max(1.0, view.pot / (rules.ante * len(view.names))))
+        opponents = sum(view.dealt_in) - 1
+        if opponents > 3:
+            rise += 0.01 * (opponents - 3)
+        return rise
+
     def threshold(self, view: SeatView) -> float:
-        """The percentile a hand must reach to go in."""
+        """The percentile a hand that the rule of thumb plays must reach to go in: 0.5 at a
+        pot of at most two antes (a coin flip), otherwise the weakest hand the rule plays,
+        raised by :meth:`tightening` and a cautious style."""
         rules = view.rules
         if view.pot <= 2 * rules.ante:
             base = 0.5  # "with a 1-2 chip pot a coin-flip hand may be worth it"
         else:
-            base = self._lookup(rules.ranking)[1]
-            base += 0.015 * math.log2(max(1.0, view.pot / (rules.ante * len(view.names))))
-        opponents = sum(view.dealt_in) - 1
-        if opponents > 3:
-            base += 0.01 * (opponents - 3)
-        return min(0.999, max(0.0, base + self.style))
+            base = self._lookup(rules.ranking)[1] + self.tightening(view)
+        return min(0.999, max(0.0, base + max(self.style, 0.0)))
+
+    def plays(self, hand: Sequence[Card], view: SeatView) -> bool:
+        """Whether this bot goes in with ``hand`` (plain resolution).
+
+        At a pot of at most two antes: any hand at or above :meth:`threshold` (a coin
+        flip). Otherwise: a hand the seeds' rule plays (:func:`qualifies_by_rule_of_thumb`)
+        at or above :meth:`threshold`; a loose bot (``style < 0``) also plays any hand
+        whose percentile reaches the rule's share of hands lowered by ``-style``.
+        """
+        pct_table, _, rule_table = self._lookup(view.rules.ranking)
+        index = 0
+        for card in hand:
+            index = index * 52 + card
+        pct = pct_table[index]
+        bar = self.threshold(view)
+        if view.pot <= 2 * view.rules.ante:
+            return pct >= bar
+        if rule_table[index] and pct >= bar:
+            return True
+        if self.style < 0:
+            share = _rule_share_percentile(view.rules.ranking)
+            return pct >= share + self.tightening(view) + self.style
+        return False
 
     def declare(self, view: SeatView, rng: random.Random) -> Declaration:
         """In when the hand's percentile reaches :meth:`threshold` and it can be covered.
@@ -175,11 +209,7 @@ class RuleOfThumbBot:
             return self.declare_blind(view, rng)
         if not rules.plain_resolution:
             return self.declare_variant(view, rng)
-        index = 0
-        for card in hand:
-            index = index * 52 + card
-        strong = self._lookup(rules.ranking)[0][index] >= self.threshold(view)
-        return Declaration.IN if strong else Declaration.OUT
+        return Declaration.IN if self.plays(hand, view) else Declaration.OUT
 
     def declare_blind(self, view: SeatView, rng: random.Random) -> Declaration:
         """No Peek: in with the break-even probability of :func:`blind_in_probability`
@@ -379,6 +409,30 @@ def community_percentile(hand: Sequence[Card], ranking: Ranking, *, low: bool) -
         beaten = (total - above) if low else below
         values.append((beaten + (above - below) / 2) / total)
     return sum(values) / len(values)
+
+
+@cache
+def _rule_by_index(cards_per_hand: int) -> tuple[bool, ...]:
+    """:func:`qualifies_by_rule_of_thumb` for every ordered hand, indexed like
+    :func:`gutskit.evaluation.strength_table`."""
+    table = [False] * (52**cards_per_hand)
+    for combo in itertools.combinations(range(52), cards_per_hand):
+        if qualifies_by_rule_of_thumb(combo, cards_per_hand):
+            for perm in itertools.permutations(combo):
+                index = 0
+                for card in perm:
+                    index = index * 52 + card
+                table[index] = True
+    return tuple(table)
+
+
+@cache
+def _rule_share_percentile(ranking: Ranking) -> float:
+    """The percentile above which lie as many hands as the rule of thumb plays (3-card:
+    17.8% of hands, so about 0.82; 2-card: 30 of 1,326 hands)."""
+    combos = list(itertools.combinations(range(52), ranking.cards_per_hand))
+    share = sum(qualifies_by_rule_of_thumb(c, ranking.cards_per_hand) for c in combos)
+    return 1.0 - share / len(combos)
 
 
 @cache

@@ -1015,7 +1015,13 @@ def _resolution_problem(state: GameState, decls: Sequence[Declaration | None]) -
 # Resolution (RULES.md "Antes, declaration, resolution", step 4-5).
 
 
-def _next_dealer(state: GameState, stacks: Sequence[int], eliminated: Sequence[bool]) -> int:
+def _next_dealer(state: GameState, stacks: Sequence[int], eliminated: Sequence[bool],
+                 *, void: bool = False) -> int:
+    """The next round's dealer: after a void round the same dealer deals again
+    (German/French seed) if still in play; otherwise the deal passes to the next seat on
+    the left that is still in play (RULES.md "Money, limits, ending")."""
+    if void and not eliminated[state.dealer] and stacks[state.dealer] > 0:
+        return state.dealer
     for seat in settlement.clockwise_from(state.dealer, state.n_seats):
         if not eliminated[seat] and stacks[seat] > 0:
             return seat
@@ -1039,7 +1045,6 @@ def _resolve(state: GameState) -> RoundResolved:
     pot_after = state.pot
     if not in_seats:
         outcome = Outcome.VOID
-        next_dealer = state.dealer  # the same dealer deals again
     elif len(in_seats) == 1:
         outcome = Outcome.UNCONTESTED
         winners = (in_seats[0],)
@@ -1076,8 +1081,7 @@ def _resolve(state: GameState) -> RoundResolved:
     if state.loss_limits is not None:
         for seat in _over_limit(state, stacks, out_flags):
             out_flags[seat] = True
-    if outcome is not Outcome.VOID:
-        next_dealer = _next_dealer(state, stacks, out_flags)
+    next_dealer = _next_dealer(state, stacks, out_flags, void=outcome is Outcome.VOID)
     players_left = sum(1 for s in range(n) if not out_flags[s] and stacks[s] > 0)
     session_over = players_left < 2 or (
         outcome is Outcome.UNCONTESTED and rules.end_on_uncontested and state.game_matched)
@@ -1187,8 +1191,7 @@ def _resolve_variant(state: GameState) -> RoundResolved:
     out_flags = [e or s in eliminated for s, e in enumerate(state.eliminated)]
     for seat in _over_limit(state, stacks, out_flags):
         out_flags[seat] = True
-    next_dealer = (state.dealer if outcome is Outcome.VOID
-                   else _next_dealer(state, stacks, out_flags))
+    next_dealer = _next_dealer(state, stacks, out_flags, void=outcome is Outcome.VOID)
     players_left = sum(1 for s in range(n) if not out_flags[s] and stacks[s] > 0)
     session_over = players_left < 2 or (
         outcome is Outcome.UNCONTESTED and rules.end_on_uncontested and state.game_matched)
