@@ -662,7 +662,7 @@ function centerHtml() {
   if (table.reserve || rules.pot_cap_mode === "reserve") {
     parts.push(`<div class="reserve">${esc(t("reserve"))} <span class="num" id="reserve">${table.reserve}</span></div>`);
   }
-  parts.push(`<div class="round">${esc(t("round_n", { n: table.round }))} · ${esc(t("game_n", { n: table.game }))}</div>`);
+  parts.push(`<div class="round" data-round="${table.round}" data-phase="${table.phase}">${esc(t("round_n", { n: table.round }))} · ${esc(t("game_n", { n: table.game }))}</div>`);
   if (table.phase === "declare" || table.phase === "pass") {
     const waiting = table.dealt_in.filter((d, s) => d && !(table.phase === "pass" ? table.passed?.[s] : table.declared[s])).length;
     parts.push(`<div class="waiting" id="waiting">${esc(tn(table.phase === "pass" ? "waiting_pass" : "waiting_for", waiting))}</div>`);
