@@ -12,6 +12,8 @@ from rich.console import Console
 from rich.table import Table
 
 from gutskit.cli import JsonOpt, PresetOpt, RuleOpt, RulesFileOpt, resolve_rules
+from gutskit.events import Event
+from gutskit.history import dump_history
 from gutskit.strategies import BOT_KINDS
 from gutskit.tournament import CI_METHOD, run_tournament
 
@@ -19,7 +21,9 @@ EPILOG = ("Examples:\n\n"
           "    guts tournament\n\n"
           "    guts tournament --bots equilibrium,rule-of-thumb,exploitative,random "
           "--sessions 200 --rounds 200 --seed 7 --plot bankroll.png\n\n"
-          "    guts tournament --bots equilibrium,threshold:0.3 --players 6 --json")
+          "    guts tournament --bots equilibrium,threshold:0.3 --players 6 --json\n\n"
+          "    guts tournament --sessions 20 --history games.jsonl && guts analyze "
+          "--history games.jsonl")
 
 
 def tournament(
@@ -46,6 +50,9 @@ def tournament(
         help="Measure each bot's exploitability with the vectorized simulator.")] = True,
     plot: Annotated[Path | None, typer.Option(
         "--plot", metavar="FILE", help="Save bankroll curves (.png, .svg or .pdf).")] = None,
+    history: Annotated[Path | None, typer.Option(
+        "--history", metavar="FILE",
+        help="Save every session's hand history (JSON Lines) for 'guts analyze'.")] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Play bots against each other and report chips per round with 95% confidence
@@ -61,9 +68,12 @@ def tournament(
     rules = resolve_rules(preset_name, rules_file, rule)
     if plot is not None and plot.suffix.lower() not in (".png", ".svg", ".pdf"):
         raise PlotError(f"plot file {str(plot)!r} must end in .png, .svg or .pdf")
+    log: list[Event] | None = [] if history is not None else None
     result = run_tournament(bots.split(","), players=players, sessions=sessions,
                             rounds=rounds, seed=seed, rules=rules, chips=chips,
-                            exploitability=exploitability)
+                            exploitability=exploitability, history=log)
+    if history is not None and log is not None:
+        dump_history(log, history)
     if plot is not None:
         bankroll_plot(result.bankroll, plot, bands=result.bankroll_half,
                       title=f"Bankroll by bot ({sessions} sessions, 95% t band)")
@@ -97,3 +107,5 @@ def tournament(
         out.print(f"Exploitability: {note}.")
     if plot is not None:
         out.print(f"Bankroll plot saved to {plot}")
+    if history is not None:
+        out.print(f"Hand histories saved to {history}")

@@ -44,8 +44,10 @@ from gutskit.engine import (
     declare,
     declare_all,
     end_session,
-    new_session,
+    evolve,
+    start_event,
 )
+from gutskit.events import Event
 from gutskit.fast import FastPolicy, UnsupportedRulesError, check_supported, simulate
 from gutskit.rules import Rules
 from gutskit.strategies import ExploitativeBot, fast_policy, make_bot
@@ -179,19 +181,23 @@ class TournamentResult:
 
 
 def _declare_round(state: GameState, bots: Sequence[Strategy], rng: random.Random,
-                   ins: list[int]) -> GameState:
+                   ins: list[int], log: list[Event] | None) -> GameState:
     from gutskit.events import Declaration
 
     if state.rules.declaration == "sequential":
         for seat in state.declaration_order():
             call = bots[seat].declare(view_for(state, seat), rng)
             ins[seat] += call is Declaration.IN
-            state, _ = declare(state, seat, call)
+            state, events = declare(state, seat, call)
+            if log is not None:
+                log.extend(events)
         return state
     calls = {seat: bots[seat].declare(view, rng) for seat, view in joint_views(state).items()}
     for seat, call in calls.items():
         ins[seat] += call is Declaration.IN
-    state, _ = declare_all(state, calls)
+    state, events = declare_all(state, calls)
+    if log is not None:
+        log.extend(events)
     return state
 
 
@@ -261,7 +267,8 @@ def _exploitability(kind: str, rules: Rules, players: int, seed: int, enabled: b
 def run_tournament(kinds: Sequence[str], *, players: int | None = None, sessions: int = 100,
                    rounds: int = 200, seed: int = 0, rules: Rules | None = None,
                    chips: int = 10_000, exploitability: bool = True,
-                   progress: Callable[[int], None] | None = None) -> TournamentResult:
+                   progress: Callable[[int], None] | None = None,
+                   history: list[Event] | None = None) -> TournamentResult:
     """Play the tournament (see the module docstring).
 
     Args:
@@ -274,6 +281,8 @@ def run_tournament(kinds: Sequence[str], *, players: int | None = None, sessions
         chips: every seat's buy-in.
         exploitability: compute each kind's exploitability.
         progress: called with the number of sessions done.
+        history: when given, every session's hand history is appended to it (events,
+            sessions back to back; :func:`gutskit.history.dump_history` writes them).
 
     Raises:
         TournamentError: bad settings or an unknown bot kind.
@@ -296,6 +305,8 @@ def run_tournament(kinds: Sequence[str], *, players: int | None = None, sessions
         raise TournamentError("sessions, rounds and chips must be at least 1")
     lineup = tuple(kinds[i % len(kinds)] for i in range(n))
     distinct = list(dict.fromkeys(lineup))
+    slot_names = [kind if lineup.count(kind) == 1 else f"{kind}-{lineup[:j + 1].count(kind)}"
+                  for j, kind in enumerate(lineup)]  # a player's name follows its slot
     per_session: dict[str, list[float]] = {k: [] for k in distinct}
     curves: dict[str, list[npt.NDArray[np.float64]]] = {k: [] for k in distinct}
     dealt = dict.fromkeys(distinct, 0)
@@ -305,8 +316,11 @@ def run_tournament(kinds: Sequence[str], *, players: int | None = None, sessions
         seating = [lineup[(i + s) % n] for i in range(n)]
         bots = [make_bot(kind) for kind in seating]
         rng = random.Random(f"gutskit-tournament:{seed}:{s}")
-        state = new_session([f"{kind}#{i}" for i, kind in enumerate(seating)], chips,
+        start = start_event([slot_names[(i + s) % n] for i in range(n)], chips,
                             rules=rules, dealer=rng.randrange(n))
+        state = evolve(None, start)
+        if history is not None:
+            history.append(start)
         ins = [0] * n
         dealt_seat = [0] * n
         curve = np.zeros((rounds, n))
@@ -315,13 +329,17 @@ def run_tournament(kinds: Sequence[str], *, players: int | None = None, sessions
             if state.phase is Phase.OVER or len(state.seats_in_play) < 2:
                 curve[r:] = np.array(state.stacks) - chips
                 break
-            state, _ = deal_from_rng(state, rng)
+            state, events = deal_from_rng(state, rng)
+            if history is not None:
+                history.extend(events)
             for seat in state.dealt:
                 dealt_seat[seat] += 1
-            state = _declare_round(state, bots, rng, ins)
+            state = _declare_round(state, bots, rng, ins, history)
             played += 1
             curve[r] = np.array(state.stacks) - chips
-        state, _ = end_session(state)
+        state, events = end_session(state)
+        if history is not None:
+            history.extend(events)
         total_rounds += played
         net = np.array(state.stacks) - chips
         curve[-1] = net
