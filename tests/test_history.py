@@ -151,3 +151,9 @@ def test_bad_lines_in_a_file_are_named(tmp_path: Path) -> None:
 def test_missing_history_file(tmp_path: Path) -> None:
     with pytest.raises(HistoryError, match="cannot read hand history"):
         load_history(tmp_path / "missing.jsonl")
+
+
+def test_a_field_of_the_wrong_type_is_a_history_error() -> None:
+    """A corrupt record fails when read, naming the field, not later during replay."""
+    with pytest.raises(HistoryError, match=r"seat: .*'x'"):
+        event_from_dict({"type": "Declared", "seat": "x", "declaration": "in"})

@@ -16,8 +16,11 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections.abc import Iterable
+from functools import cache
 from pathlib import Path
 from typing import Any
+
+from pydantic import TypeAdapter, ValidationError
 
 from gutskit.cards import CardError, card_name, format_cards, parse_card, parse_cards
 from gutskit.events import (
@@ -120,16 +123,28 @@ def event_from_dict(data: dict[str, Any]) -> Event:
     if not isinstance(data, dict) or data.get("type") not in EVENT_TYPES:
         kind = data.get("type") if isinstance(data, dict) else data
         raise HistoryError(f"unknown hand-history event {kind!r}")
-    cls = EVENT_TYPES[data["type"]]
+    cls: Any = EVENT_TYPES[data["type"]]
     try:
         # Fields added by later versions have defaults: older histories leave them out.
         kwargs = {f.name: _decode(data[f.name], f.name) for f in dataclasses.fields(cls)
                   if f.name in data or (f.default is dataclasses.MISSING
                                         and f.default_factory is dataclasses.MISSING)}
-        event: Event = cls(**kwargs)
+        event: Event = _adapter(cls).validate_python(kwargs)
+    except ValidationError as error:
+        problem = error.errors()[0]
+        where = ".".join(str(p) for p in problem["loc"])
+        raise HistoryError(f"bad {data['type']} event: {where}: {problem['msg']} "
+                           f"(got {problem.get('input')!r})") from None
     except (KeyError, TypeError, ValueError, CardError, RulesError) as error:
         raise HistoryError(f"bad {data['type']} event: {error}") from None
     return event
+
+
+@cache
+def _adapter(cls: Any) -> TypeAdapter[Any]:
+    """A pydantic validator of the event class's field types (seat numbers are ints, hands
+    are tuples of card codes, ...), so a corrupt record fails here, not during replay."""
+    return TypeAdapter(cls)
 
 
 def dump_history(events: Iterable[Event], path: str | Path) -> None:
