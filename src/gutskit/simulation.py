@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from statistics import fmean
 from typing import Any
 
-from gutskit.bots import Strategy, bot_table
+from gutskit.bots import Strategy, bot_table, bots_pass
 from gutskit.engine import (
     GameState,
     Phase,
@@ -105,6 +105,8 @@ class SimSummary:
 
 def _declare_round(state: GameState, bots: list[Strategy], rng: random.Random
                    ) -> GameState:
+    if state.phase is Phase.PASS:  # Pass the Trash: every bot passes a card first
+        state, _ = bots_pass(state, bots, rng)
     if state.rules.declaration == "sequential":
         for seat in state.declaration_order():
             state, _ = declare(state, seat, bots[seat].declare(view_for(state, seat), rng))
