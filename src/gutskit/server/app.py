@@ -10,6 +10,8 @@ Routes:
 * ``GET /api/rooms/<id>``: :class:`~gutskit.server.protocol.RoomInfo`.
 * ``GET /api/rooms/<id>/ledger.csv``, ``/history.jsonl?token=...`` (the history as the
   token's seat may see it; a spectator's without a token), ``/fairness.json``.
+* For the browser table (:mod:`gutskit.server.web`): ``GET /api/rooms/<id>/ledger.json``
+  and ``GET /api/rooms/<id>/hands?cards=...`` (hand descriptions under the room's rules).
 * ``WS /ws/<room_id>``: the protocol of :mod:`gutskit.server.protocol`.
 
 The WebSocket refuses a browser ``Origin`` that is not the server's own (or one of
