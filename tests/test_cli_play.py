@@ -264,6 +264,11 @@ def test_history_errors(tmp_path: Path) -> None:
     empty = guts("history", "--db", str(tmp_path / "empty.db"))
     assert empty.exit_code == 0
     assert "No saved sessions" in empty.stdout
+    assert not (tmp_path / "empty.db").exists()  # listing creates nothing
+    assert guts("history", "--db", str(tmp_path / "empty.db"), "--json").stdout == ""
+    missing = guts("history", "2", "--db", str(tmp_path / "empty.db"))
+    assert missing.exit_code == 2
+    assert missing.stderr.strip() == f"error: no session 2 in '{tmp_path / 'empty.db'}'"
 
 
 def test_guts_play_in_a_real_pipe(tmp_path: Path) -> None:

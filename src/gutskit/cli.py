@@ -551,9 +551,14 @@ def history(
     per line, the format of gutskit.history, readable by gutskit.history.load_history).
     """
     location = _db_location(db)
-    if db is None and not default_db_path().exists():
-        raise StorageError(f"no saved sessions yet ({location} does not exist); "
-                           "play one with 'guts play'")
+    if "://" not in location and not Path(location).expanduser().exists():
+        # Nothing saved there yet: say so without creating an empty database.
+        if session_id is not None:
+            raise StorageError(f"no session {session_id} in {location!r}")
+        if not as_json:
+            _out().print(f"No saved sessions in {escape(location)} yet; "
+                         "play one with 'guts play'.")
+        return
     store = open_store(location)
     if session_id is None:
         infos = store.sessions()

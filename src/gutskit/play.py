@@ -143,8 +143,8 @@ class Narrator:
                 out(f"  {self.subject(after, event.seat, 'declares', 'declare')} "
                     f"[bold]{call}[/].")
         elif isinstance(event, DeclarationsRevealed):
-            calls = [f"{self.name(after, s)} " + ("[bold green]IN[/]" if d is Declaration.IN
-                                                  else "[dim]out[/]")
+            calls = [f"{self.name(after, s)} " + ("[dim]out[/]" if d is Declaration.OUT
+                                                  else f"[bold green]{d.value.upper()}[/]")
                      for s, d in enumerate(event.declarations) if d is not None]
             out("Reveal: " + " · ".join(calls))
         elif isinstance(event, RoundResolved):
