@@ -93,3 +93,25 @@ def test_cli(tmp_path: Path) -> None:
     unsupported = runner.invoke(app, ["tournament", "--bots", "random,random", "--sessions",
                                       "2", "--rounds", "5", "--rule", "hi_lo=true"])
     assert unsupported.exit_code != 0 or "n/a" in unsupported.stdout
+
+
+def test_history_feeds_the_analysis(tmp_path: Path) -> None:
+    from gutskit.analysis import analyze, split_sessions
+    from gutskit.events import Event
+
+    log: list[Event] = []
+    result = run_tournament(["rule-of-thumb", "random", "random"], sessions=3, rounds=30,
+                            seed=2, exploitability=False, history=log)
+    report = analyze(split_sessions(log))
+    assert report.sessions == 3 and report.rounds == result.rounds_played
+    # players keep their line-up slot's name across rotated sessions
+    assert set(report.players) == {"rule-of-thumb", "random-1", "random-2"}
+    rot = next(r for r in result.results if r.kind == "rule-of-thumb")
+    assert report.players["rule-of-thumb"]["in_rate"] == pytest.approx(rot.in_rate, abs=1e-3)
+    runner = CliRunner()
+    path = tmp_path / "games.jsonl"
+    out = runner.invoke(app, ["tournament", "--bots", "rule-of-thumb,random", "--sessions", "2",
+                              "--rounds", "10", "--no-exploitability", "--history", str(path)])
+    assert out.exit_code == 0, out.output
+    assert runner.invoke(app, ["analyze", "--history", str(path), "--json"]).exit_code == 0
+
