@@ -7,6 +7,7 @@ import json
 import os
 import threading
 import time
+import uuid
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
@@ -32,23 +33,25 @@ DB_KINDS = ["sqlite", *(["postgresql"] if PG_URL else [])]
 variable GUTSKIT_TEST_PG_URL names one (CI installs Debian's PostgreSQL)."""
 
 
-def make_db_url(kind: str, tmp_path: Path) -> str:
-    """A fresh database URL of a kind of :data:`DB_KINDS` (test modules wrap it in a
-    ``db_url`` fixture parametrized over :data:`DB_KINDS`)."""
+@contextmanager
+def make_db_url(kind: str, tmp_path: Path) -> Iterator[str]:
+    """A fresh, empty database of a kind of :data:`DB_KINDS` (test modules wrap it in a
+    ``db_url`` fixture parametrized over :data:`DB_KINDS`). PostgreSQL: a new schema of the
+    test database per test (safe under pytest-xdist), dropped afterwards."""
     if kind == "sqlite":
-        return f"sqlite:///{tmp_path / 'server.db'}"
+        yield f"sqlite:///{tmp_path / 'server.db'}"
+        return
     assert PG_URL is not None
-    wipe_postgres(PG_URL)
-    return PG_URL
-
-
-def wipe_postgres(url: str) -> None:
-    """Drop every table of the PostgreSQL test database (a fresh start per test)."""
-    engine = create_engine(url)
+    schema = f"t_{uuid.uuid4().hex[:16]}"
+    engine = create_engine(PG_URL)
     with engine.begin() as connection:
-        connection.execute(text("DROP SCHEMA public CASCADE"))
-        connection.execute(text("CREATE SCHEMA public"))
-    engine.dispose()
+        connection.execute(text(f"CREATE SCHEMA {schema}"))
+    try:
+        yield f"{PG_URL}{'&' if '?' in PG_URL else '?'}options=-csearch_path%3D{schema}"
+    finally:
+        with engine.begin() as connection:
+            connection.execute(text(f"DROP SCHEMA {schema} CASCADE"))
+        engine.dispose()
 
 
 def seeds(*numbers: int) -> Callable[[], bytes]:
@@ -140,7 +143,7 @@ class Player:
     def send(self, message: dict[str, Any] | str) -> None:
         self.ws.send(message if isinstance(message, str) else json.dumps(message))
 
-    def recv(self, timeout: float = 5) -> dict[str, Any]:
+    def recv(self, timeout: float = 15) -> dict[str, Any]:
         text = self.ws.recv(timeout=timeout)
         assert isinstance(text, str)
         self.raw.append(text)
@@ -149,7 +152,7 @@ class Player:
         return message
 
     def expect(self, kind: str, predicate: Callable[[dict[str, Any]], bool] | None = None,
-               timeout: float = 5) -> dict[str, Any]:
+               timeout: float = 15) -> dict[str, Any]:
         """Receive until a message of type ``kind`` (matching ``predicate``) arrives."""
         deadline = time.monotonic() + timeout
         while True:
@@ -191,7 +194,7 @@ class Player:
                    "declaration": declaration})
         return self.expect_any(("ack", "error"))
 
-    def expect_any(self, kinds: Sequence[str], timeout: float = 5) -> dict[str, Any]:
+    def expect_any(self, kinds: Sequence[str], timeout: float = 15) -> dict[str, Any]:
         deadline = time.monotonic() + timeout
         while True:
             left = deadline - time.monotonic()

@@ -28,6 +28,7 @@ import csv
 import io
 import json
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -51,9 +52,10 @@ SHOWN = {1: {0: "Ts Td Qc", 1: "Qd Jh 7h"}, 2: {}, 3: {}, 4: {}}
 
 
 @pytest.fixture(params=DB_KINDS)
-def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     """A fresh SQLite database, and PostgreSQL when GUTSKIT_TEST_PG_URL is set."""
-    return make_db_url(request.param, tmp_path)
+    with make_db_url(request.param, tmp_path) as url:
+        yield url
 
 
 def allowed_cards(seat: int | None) -> set[str]:

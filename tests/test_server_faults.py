@@ -12,6 +12,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -27,9 +28,10 @@ from gutskit.engine import GameState
 
 
 @pytest.fixture(params=DB_KINDS)
-def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     """A fresh SQLite database, and PostgreSQL when GUTSKIT_TEST_PG_URL is set."""
-    return make_db_url(request.param, tmp_path)
+    with make_db_url(request.param, tmp_path) as url:
+        yield url
 
 
 def seat_three(server: Server, **room: Any) -> tuple[str, list[Player]]:
