@@ -12,8 +12,10 @@ from typing import Any
 
 import pytest
 from conftest import REPO_ROOT, assert_subset, run_referee
+from typer.testing import CliRunner, Result
 
 from gutskit.cards import parse_card, parse_cards
+from gutskit.cli import app
 from gutskit.engine import (
     IllegalActionError,
     Phase,
@@ -521,3 +523,46 @@ def test_settle_up_fewest_payments() -> None:
 
 def test_paths_exist() -> None:
     assert Path(EXAMPLES).is_dir()
+
+
+# ---------------------------------------------------------------------------------------------
+# Front ends: guts sim smoke runs per preset, guts referee on the documented examples.
+
+RUNNER = CliRunner(env={"FORCE_COLOR": None, "TTY_COMPATIBLE": None, "COLUMNS": "120",
+                        "GUTSKIT_DB": None})
+
+
+def guts(*args: str) -> Result:
+    result = RUNNER.invoke(app, list(args))
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return result
+
+
+VARIANT_PRESETS = ["monte-carlo", "pass-the-trash", "hi-lo", "no-peek", "single-loser",
+                   "ghost-hand", "all-out-penalty", "drop", "buy-in-limits", "estonian-full",
+                   "table-stakes", "pot-cap"]
+
+
+@pytest.mark.parametrize("name", VARIANT_PRESETS)
+def test_sim_smoke_run_per_variant_preset(name: str) -> None:
+    result = guts("sim", "-n", "5", "-R", "120", "--preset", name, "--seed", "7",
+                  "--chips", "40", "--json")
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    assert out["rounds"] == 120 and sum(out["outcomes"].values()) == 120
+    # Every session is ended before the summary: the 5 x 40 chips are all in the stacks.
+    assert sum(out["final_stacks"].values()) == 200
+
+
+@pytest.mark.parametrize("name", sorted(WORKED))
+def test_guts_referee_on_documented_example(name: str) -> None:
+    result = guts("referee", str(EXAMPLES / f"{name}.json"), "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout) == run_referee(example(name))
+
+
+def test_rules_list_shows_the_variant_presets() -> None:
+    listing = guts("rules", "--list").stdout
+    for name in VARIANT_PRESETS:
+        assert name in listing

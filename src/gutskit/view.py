@@ -205,7 +205,7 @@ def _givers(hands: tuple[Hand | None, ...]) -> dict[int, int]:
     return {seat: dealt[i - 1] for i, seat in enumerate(dealt)} if len(dealt) > 1 else {}
 
 
-def visible_events(events: list[Event], seat: int
+def visible_events(events: list[Event], seat: int, *, rules: Rules | None = None
                    ) -> list[Event | DeclarationSealed | PassSealed | PassSeen]:
     """``seat``'s copy of a hand history: other seats' dealt cards are replaced by ``()``
     ("dealt, unseen"), and so are the ghost hand and the community card (they are public
@@ -213,8 +213,11 @@ def visible_events(events: list[Event], seat: int
     cards; under sealed declaration, other seats' :class:`Declared` events become
     :class:`DeclarationSealed`; other seats' passed cards become :class:`PassSealed` and
     the exchange a :class:`PassSeen` with only the card this seat passed and received.
-    Showdown hands stay (they were shown)."""
-    rules: Rules | None = None
+    Showdown hands stay (they were shown).
+
+    ``rules`` redacts a history that does not start with its :class:`SessionStarted` (a
+    slice of a session); otherwise the session's rules are read from that event.
+    """
     hands: tuple[Hand | None, ...] = ()
     out: list[Event | DeclarationSealed | PassSealed | PassSeen] = []
     for event in events:
