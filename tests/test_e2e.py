@@ -207,7 +207,8 @@ def test_three_browsers_play_a_session(browser: Browser, shots: Path, tmp_path: 
             assert sorted(cards_on(cleo, f"{seat(cleo, 0)} [data-card]")) == ["Qc", "Td", "Ts"]
             for page in (ana, ben):
                 assert not {"Ah", "6c", "2h"} & set(cards_on(page))
-            expect(ana.locator(seat(ana, 0))).to_contain_text("Pair of tens, queen kicker")
+            expect(ana.locator("#my-shown + .my-desc")).to_have_text("Pair of tens, queen kicker")
+            expect(ben.locator(seat(ben, 0))).to_contain_text("Paire 10-D")
             expect(ana.locator("#result")).to_contain_text("Ana wins 3")
             expect(ana.locator("#result")).to_contain_text("Ben matches 3")
             expect(ana.locator("#result")).to_contain_text("The pot is now 3.")
@@ -294,3 +295,50 @@ def test_three_browsers_play_a_session(browser: Browser, shots: Path, tmp_path: 
         for page in everyone:
             assert page.errors == [], page.errors  # type: ignore[attr-defined]
     assert time.monotonic() - started < 120
+
+
+def test_pass_the_trash_and_hi_lo_with_bots(browser: Browser, shots: Path,
+                                            tmp_path: Path) -> None:
+    """Pass the Trash and Hi-Lo, one player (Indonesian browser) and two bots. Seed 1,
+    dealer Ana: Ava (bot) Qd Jh 7h, Bruno (bot) Ah 6c 2h, Ana Ts Td Qc. Ana passes Ts to
+    Ava (on her left) and receives one of Bruno's cards; then she declares high."""
+    with running_server(f"sqlite:///{tmp_path / 'e2e.db'}", seed_numbers=(1,), dealer=0,
+                        bot_delay=(0.0, 0.1)) as server:
+        created = server.create_room("Ana", rules={"pass_the_trash": True, "hi_lo": True},
+                                     decision_seconds=30, reveal_seconds=30)
+        room_id = created["room_id"]
+        page = open_page(browser, "id-ID", DESKTOP)
+        # The room's creator: the seat token is in this browser's storage.
+        page.context.add_init_script(
+            f"localStorage.setItem('gutskit.seat.{room_id}', '{created['token']}')")
+        page.goto(f"{server.http}/r/{room_id}")
+        expect(page.locator(".lobby-seat .tag.you")).to_have_count(1, timeout=WAIT)
+        for count in (2, 3):
+            page.click("#add-bot")
+            expect(page.locator(".lobby-seat")).to_have_count(count)
+        page.click("#start")
+        expect(page.locator("[data-pass]")).to_have_count(3, timeout=WAIT)
+        assert cards_on(page, "[data-pass] [data-card]") == ["Ts", "Td", "Qc"]
+        expect(page.locator("#me .prompt")).to_have_text(
+            "Pilih kartu yang dioper ke Ava (bot).")
+        page.click("#pass-Ts")
+        expect(page.locator("#declare-high")).to_be_enabled(timeout=WAIT)
+        hand = cards_on(page, "#my-hand [data-card]")
+        received = (set(hand) - {"Td", "Qc"}).pop()
+        assert len(hand) == 3 and received in {"Ah", "6c", "2h"}
+        expect(page.locator("#me")).to_contain_text("Anda mengoper 10♠.")
+        expect(page.locator("[data-declare]")).to_have_text(
+            ["Tinggi H", "Rendah L", "Keduanya B", "Out O"])
+        page.keyboard.press("h")
+        expect(page.locator(".fist.open")).to_have_count(3, timeout=WAIT)
+        expect(page.locator(f"{seat(page, 0)}.is-in .fist")).to_contain_text("Tinggi")
+        expect(page.locator("#result")).to_be_visible()
+        stacks = [int(page.inner_text(f"{seat(page, n)} .stack .num")) for n in range(3)]
+        pot = int(page.inner_text("#pot"))
+        assert sum(stacks) + pot == 60  # no chip created or destroyed
+        room = server.manager.rooms[room_id]
+        assert room.state is not None
+        assert (list(room.state.stacks), room.state.pot) == (stacks, pot)
+        time.sleep(1.5)  # the reveal animation ends
+        page.screenshot(path=str(shots / "hi-lo-desktop.png"))
+        assert page.errors == [], page.errors  # type: ignore[attr-defined]

@@ -626,7 +626,7 @@ function seatsHtml() {
     }
     if (result) {
       const shown = result.shown?.[seat];
-      if (shown && revealed) {
+      if (shown && revealed && seat !== S.seat) { // your own shown hand stays in your area
         cards = handHtml(shown, `small${animate ? " flip" : ""}`);
         const desc = handName(shown + (result.community ? ` ${result.community}` : ""));
         if (desc) cards += `<span class="desc">${esc(desc)}</span>`;
@@ -698,10 +698,12 @@ function resultLines(r, names) {
   } else {
     if (r.ghost_won) lines.push(t("res_ghost_won"));
     if (r.high_winners?.length || r.low_winners?.length) {
+      // Hi-Lo: who took each side; a seat's total is on its seat (+chips).
       for (const s of r.high_winners) lines.push(t("res_high", { name: names[s] }) + withHand(s));
       for (const s of r.low_winners) lines.push(t("res_low", { name: names[s] }) + withHand(s));
+    } else {
+      for (const s of r.winners) lines.push(t("res_wins", { name: names[s], chips: r.won[s] }) + withHand(s));
     }
-    for (const s of r.winners) lines.push(t("res_wins", { name: names[s], chips: r.won[s] }) + withHand(s));
   }
   r.matched.forEach((chips, s) => {
     if (chips > 0) lines.push(t("res_matches", { name: names[s], chips }) + withHand(s));
@@ -744,8 +746,16 @@ function meHtml() {
     parts.push(`<div class="declare-row" role="group" aria-label="${esc(t("declaration"))}">${buttons}</div>`);
     if (mine) parts.push(`<p class="sealed-note" id="my-declaration">${esc(t("you_declared", { d: t(`decl.${mine}`) }))}</p>`);
     else if (table.my_turn) parts.push(`<p class="hint">${esc(t("owed_hint", { chips: table.owed }))}</p>`);
-  } else if (table.phase === "deal" && !S.room.paused) {
-    parts.push(`<p class="hint">${esc(t("next_deal"))}</p>`);
+  } else if (table.phase === "deal" || table.phase === "over") {
+    const result = table.last_result;
+    const shown = result?.shown?.[S.seat];
+    if (shown && revealedDeclarations()) {
+      const animate = performance.now() - S.revealAt < REVEAL_MS + 600;
+      const desc = handName(shown + (result.community ? ` ${result.community}` : ""));
+      parts.push(`<div class="my-hand" id="my-shown">${handHtml(shown, `big${animate ? " flip" : ""}`)}</div>`);
+      if (desc) parts.push(`<div class="my-desc">${esc(desc)}</div>`);
+    }
+    if (table.phase === "deal" && !S.room.paused) parts.push(`<p class="hint">${esc(t("next_deal"))}</p>`);
   }
   return parts.join("");
 }
