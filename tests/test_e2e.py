@@ -180,6 +180,14 @@ def test_three_browsers_play_a_session(browser: Browser, shots: Path, tmp_path: 
             expect(ben.locator("#declare-in")).to_contain_text("Dedans")
             expect(cleo.locator("#declare-in")).to_contain_text("Rein")
             expect(cleo.locator("#declare-out")).to_contain_text("Raus")
+            # A spectator (Estonian) by the same link: no cards, no buttons.
+            watcher = open_page(browser, "et-EE", PHONE, mobile=True)
+            watcher.goto(invite)
+            expect(watcher.locator("#banner .state.info")).to_have_text("Sa vaatad pealt.",
+                                                                        timeout=WAIT)
+            expect(watcher.locator(".seat")).to_have_count(3)
+            assert cards_on(watcher) == []
+            expect(watcher.locator("[data-declare]")).to_have_count(0)
         expect(ana.locator("#countdown .secs")).to_have_text(re.compile(r"^[1-5] s$"))
 
         ana.click("#declare-in")
@@ -205,8 +213,10 @@ def test_three_browsers_play_a_session(browser: Browser, shots: Path, tmp_path: 
             # The shown hands: Ana's and Ben's, to everyone; Cleo's (out) to nobody else.
             assert sorted(cards_on(ana, f"{seat(ana, 1)} [data-card]")) == ["7h", "Jh", "Qd"]
             assert sorted(cards_on(cleo, f"{seat(cleo, 0)} [data-card]")) == ["Qc", "Td", "Ts"]
-            for page in (ana, ben):
+            for page in (ana, ben, watcher):
                 assert not {"Ah", "6c", "2h"} & set(cards_on(page))
+            expect(watcher.locator(".fist.open")).to_have_count(3)
+            assert sorted(cards_on(watcher)) == ["7h", "Jh", "Qc", "Qd", "Td", "Ts"]
             expect(ana.locator("#my-shown + .my-desc")).to_have_text("Pair of tens, queen kicker")
             expect(ben.locator(seat(ben, 0))).to_contain_text("Paire 10-D")
             expect(ana.locator("#result")).to_contain_text("Ana wins 3")
@@ -292,7 +302,7 @@ def test_three_browsers_play_a_session(browser: Browser, shots: Path, tmp_path: 
         assert room.state is not None and room.state.stacks == (21, 15, 24)
         assert ana.get_attribute("#dl-ledger", "href") == f"/api/rooms/{room_id}/ledger.csv"
 
-        for page in everyone:
+        for page in (*everyone, watcher):
             assert page.errors == [], page.errors  # type: ignore[attr-defined]
     assert time.monotonic() - started < 120
 

@@ -616,6 +616,13 @@ function seatsHtml() {
       classes.push(isIn ? "is-in" : "is-out");
       fist = `<span class="fist open ${isIn ? "in" : "out"}${animate ? " animate" : ""}">
         <span class="chip-dot" aria-hidden="true"></span><span class="word">${esc(t(`decl.${d}`))}</span></span>`;
+    } else if (table.phase === "declare" && dealt && seat !== S.seat && table.declarations[seat]) {
+      // Sequential declaration: each call is public as it is made.
+      const d = table.declarations[seat];
+      classes.push(d !== "out" ? "is-in" : "is-out");
+      fist = `<span class="fist open ${d !== "out" ? "in" : "out"}"><span class="chip-dot" aria-hidden="true"></span>`
+        + `<span class="word">${esc(t(`decl.${d}`))}</span></span>`;
+      cards = backHtml("small").repeat(S.room.rules.cards_per_hand);
     } else if ((table.phase === "declare" || table.phase === "pass") && dealt) {
       const sealed = table.declared[seat];
       const own = seat === S.seat && table.declarations[seat];
