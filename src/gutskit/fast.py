@@ -14,8 +14,9 @@ Supported rules (anything else raises :class:`UnsupportedRulesError` naming the 
   ``"carry"`` (not ``"best_pays_antes"``);
 * ``declaration``: ``simultaneous``, ``drop``, and ``sequential`` -- the strategies here
   decide from their own hand and the pot only, so the order of calls cannot change them;
-* nobody in (void round, same dealer), one in (uncontested win), showdown with ties and
-  ``odd_chip`` (``carry`` or ``first_left_of_dealer``), every loser matching;
+* nobody in (void round: the same dealer deals again while in play), one in (uncontested
+  win), showdown with ties and ``odd_chip`` (``carry`` or ``first_left_of_dealer``), every
+  loser matching;
 * ``pot_cap`` in both ``pot_cap_mode`` (``match`` and ``reserve``, with the reserve
   refilling a new game's pot and shared at the end like :func:`gutskit.engine.end_session`);
 * ``shortfall``: ``eliminate``, ``table_stakes`` and ``debt``; ``require_cover``;
@@ -240,24 +241,32 @@ class _Dealer:
             np.uint64(1) << table.cards.astype(np.uint64), axis=1
         ).astype(np.uint64).view(np.int64)
 
-    def deal(self, tables: int, seats: int, tries: int = 4) -> npt.NDArray[np.int32]:
+    def deal(self, tables: int, seats: int) -> npt.NDArray[np.int32]:
         """``(seats, tables)`` combination indices, hands pairwise disjoint per table."""
         used = np.zeros(tables, dtype=np.int64)
         combos = (self.rng.random((seats, tables)) * self.n).astype(np.int32)
+        masks = self.masks
         for seat in range(seats):
             combo = combos[seat]
-            mask = self.masks[combo]
+            mask = masks[combo]
             if seat:
                 bad = np.flatnonzero(mask & used)
-                while bad.size:
-                    cand = (self.rng.random((tries, bad.size)) * self.n).astype(np.int32)
-                    ok = (self.masks[cand] & used[bad]) == 0
+                while bad.size > 2048:  # one fresh candidate per clash: least work
+                    cand = (self.rng.random(bad.size) * self.n).astype(np.int32)
+                    cand_mask = masks[cand]
+                    ok = (cand_mask & used[bad]) == 0
+                    hit = bad[ok]
+                    combo[hit] = cand[ok]
+                    mask[hit] = cand_mask[ok]
+                    bad = bad[~ok]
+                while bad.size:  # the few left: many candidates at once, fewer passes
+                    cand = (self.rng.random((16, bad.size)) * self.n).astype(np.int32)
+                    ok = (masks[cand] & used[bad]) == 0
                     got = ok.any(axis=0)
-                    first = ok.argmax(axis=0)[got]
-                    chosen = cand[first, np.flatnonzero(got)]
+                    chosen = cand[ok.argmax(axis=0)[got], np.flatnonzero(got)]
                     hit = bad[got]
                     combo[hit] = chosen
-                    mask[hit] = self.masks[chosen]
+                    mask[hit] = masks[chosen]
                     bad = bad[~got]
             used |= mask
         return combos
@@ -394,14 +403,19 @@ def _run(rules: Rules, policies: Sequence[FastPolicy], *, tables: int, rounds: i
         # antes (engine.deal): new game, ante_every_round, re-ante after a void round
         new_game = active & (pot == 0)
         due = active & (new_game | reante_due) if not rules.ante_every_round else active
-        antes = np.where(inplay & due, ante if debt else np.minimum(ante, st), 0)
+        if due.any():
+            payers = inplay & due
+            if debt or int(st.min()) >= ante:  # everyone can pay the full ante
+                antes = payers * np.int64(ante)
+            else:
+                antes = np.where(payers, np.minimum(ante, st), 0)
+            st -= antes
+            pot += antes.sum(axis=0)
         if reserve_cap:
             assert cap is not None
             refill = np.where(new_game, np.minimum(reserve, cap), 0)
             reserve -= refill
             pot += refill
-        st -= antes
-        pot += antes.sum(axis=0)
         games += int(new_game.sum())
         game_matched &= ~new_game
         reante_due &= ~due
@@ -466,7 +480,8 @@ def _run(rules: Rules, policies: Sequence[FastPolicy], *, tables: int, rounds: i
         game_matched = (game_matched | (sd & matched_any)) & (pot > 0)
         if rules.all_out == "reante":
             reante_due = void.copy()
-        # next dealer: the next seat clockwise still in play (not after a void round)
+        # next dealer: the same after a void round if still in play, else the next seat
+        # clockwise still in play (engine._next_dealer)
         left = (~elim & (st > 0))
         if need_dealer and left.all():
             dealer_seat = np.where(active & ~void, (dealer_seat + 1) % n, dealer_seat)
@@ -476,7 +491,8 @@ def _run(rules: Rules, policies: Sequence[FastPolicy], *, tables: int, rounds: i
             step_to = np.argmax(eligible, axis=0)
             has = eligible.any(axis=0)
             moved = order[step_to, np.arange(tables)]
-            dealer_seat = np.where(active & ~void & has, moved, dealer_seat)
+            stays = void & left[dealer_seat, np.arange(tables)]  # still in play
+            dealer_seat = np.where(active & ~stays & has, moved, dealer_seat)
         finished = active & (left.sum(axis=0) < 2)
         if ended_unc is not None:
             finished |= ended_unc

@@ -315,14 +315,17 @@ def _with_pot(view: SeatView, pot: int) -> SeatView:
     return replace(pot=pot, owed=owed)
 
 
-def _pot_scan(cutoff: Callable[[int], int], max_pot: int) -> tuple[list[int], list[int]]:
+Cut = tuple[int, int, int]
+
+
+def _pot_scan(cutoff: Callable[[int], Cut], max_pot: int) -> tuple[list[int], list[Cut]]:
     """Change points of a step function of the pot on ``[0, max_pot]`` (monotone pieces
     found by bisection): ``(edges, values)`` with ``values[i]`` on
     ``[edges[i-1], edges[i])``."""
     edges: list[int] = []
-    values: list[int] = [cutoff(0)]
+    values: list[Cut] = [cutoff(0)]
 
-    def walk(lo: int, hi: int, v_lo: int, v_hi: int) -> None:
+    def walk(lo: int, hi: int, v_lo: Cut, v_hi: Cut) -> None:
         if v_lo == v_hi and hi - lo <= 64:
             return
         if hi - lo == 1:
@@ -339,14 +342,49 @@ def _pot_scan(cutoff: Callable[[int], int], max_pot: int) -> tuple[list[int], li
     return edges, values
 
 
+def _rule_of_thumb_policy(bot: RuleOfThumbBot, rules: Rules, players: int,
+                          table: HandTable) -> FastPolicy:
+    """:meth:`gutskit.bots.RuleOfThumbBot.plays` as in-tables by pot (plain resolution):
+    at a pot of at most two antes, hands at or above its threshold; above, the hands the
+    seeds' rule plays at or above the threshold, and for a loose bot also every hand at or
+    above the rule's share lowered by the style. The tests replay deals through both."""
+    from gutskit.bots import _rule_share_percentile, qualifies_by_rule_of_thumb
+
+    base = _base_view(rules, players)
+    pct = table.rank_percentile
+    first = np.unique(table.rank, return_index=True)[1]
+    rule = np.array([qualifies_by_rule_of_thumb(tuple(int(c) for c in table.cards[i]),
+                                                rules.cards_per_hand) for i in first])
+    share = _rule_share_percentile(rules.ranking)
+
+    def cuts(pot: int) -> tuple[int, int, int]:
+        view = _with_pot(base, pot)
+        bar = int(np.searchsorted(pct, bot.threshold(view), side="left"))
+        loose = (int(np.searchsorted(pct, share + bot.tightening(view) + bot.style,
+                                     side="left")) if bot.style < 0 else table.n_ranks)
+        return (int(pot <= 2 * rules.ante), bar, loose)
+
+    max_pot = 4096 * players * rules.ante
+    edges, values = _pot_scan(cuts, max_pot)
+    ranks = np.arange(table.n_ranks)
+    rows = []
+    for small, bar, loose in values:
+        if small:
+            rows.append(ranks >= bar)
+        else:
+            rows.append((rule & (ranks >= bar)) | (ranks >= loose))
+    probs = np.array(rows, dtype=np.float64)
+    return FastPolicy(probs, np.array(edges, dtype=np.int64), name=bot.name)
+
+
 def fast_policy(bot: Strategy, rules: Rules, players: int) -> FastPolicy | None:
     """``bot`` as a :class:`~gutskit.fast.FastPolicy` at a table of ``players`` players
     who are all dealt in, or ``None`` when the bot adapts (:class:`ExploitativeBot`) or is
     unknown.
 
-    :class:`~gutskit.bots.RuleOfThumbBot` depends on the pot: its cut-off rank is found
-    at every pot up to ``4096 x players x ante`` (step changes by bisection, sampled every
-    64 chips where it seems flat) and held beyond.
+    :class:`~gutskit.bots.RuleOfThumbBot` depends on the pot: its cut-offs are found at
+    every pot up to ``4096 x players x ante`` (step changes by bisection, sampled every 64
+    chips where they seem flat) and held beyond.
     """
     table = hand_table(rules.ranking)
     if isinstance(bot, ThresholdBot):
@@ -362,17 +400,7 @@ def fast_policy(bot: Strategy, rules: Rules, players: int) -> FastPolicy | None:
         probs = np.array([eq.in_probability(int(k)) for k in table.rank_keys])
         return FastPolicy(probs[None, :], name=bot.name)
     if isinstance(bot, RuleOfThumbBot):
-        base = _base_view(rules, players)
-        pct = table.rank_percentile
-
-        def cutoff(pot: int) -> int:
-            return int(np.searchsorted(pct, bot.threshold(_with_pot(base, pot)), side="left"))
-
-        max_pot = 4096 * players * rules.ante
-        edges, values = _pot_scan(cutoff, max_pot)
-        ranks = np.arange(table.n_ranks)
-        probs = np.array([(ranks >= v).astype(np.float64) for v in values])
-        return FastPolicy(probs, np.array(edges, dtype=np.int64), name=bot.name)
+        return _rule_of_thumb_policy(bot, rules, players, table)
     return None
 
 
