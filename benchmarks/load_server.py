@@ -104,7 +104,15 @@ async def bot(url: str, token: str | None, name: str | None, table: Table, stats
         if name is not None:
             await ws.send(json.dumps({"type": "join", "name": name}))
         seat: int | None = 0 if is_host else None
-        pending: asyncio.Task[None] | None = None
+        await play(ws, seat, table, stats, think, ready, seated, is_host, seats, rng)
+
+
+async def play(ws: ClientConnection, seat: int | None, table: Table, stats: Stats,
+               think: float, ready: asyncio.Event, seated: asyncio.Event, is_host: bool,
+               seats: int, rng: random.Random) -> None:
+    """React to the server's messages until cancelled."""
+    pending: asyncio.Task[None] | None = None
+    try:
         async for text in ws:
             stats.messages += 1
             message = json.loads(text)
@@ -132,7 +140,10 @@ async def bot(url: str, token: str | None, name: str | None, table: Table, stats
             if (kind == "state" and seat is not None and message["table"]["my_turn"]
                     and (pending is None or pending.done())):
                 pending = asyncio.create_task(
-                        declare(ws, message["table"]["round"], seat, table, rng, think))
+                    declare(ws, message["table"]["round"], seat, table, rng, think))
+    finally:
+        if pending is not None:
+            pending.cancel()
 
 
 async def declare(ws: ClientConnection, round_number: int, seat: int, table: Table,

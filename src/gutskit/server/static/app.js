@@ -260,7 +260,7 @@ function startRoom(roomId) {
           <div id="seats" class="seats"></div>
           <div id="center" class="center" aria-live="polite"></div>
         </div>
-        <div id="me" class="me"></div>
+        <div id="me" class="my-area"></div>
       </div>
       <aside class="side">
         <div id="host-panel"></div>

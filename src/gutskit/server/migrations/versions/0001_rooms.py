@@ -18,7 +18,9 @@ depends_on = None
 
 
 def upgrade() -> None:
-    """Create the tables that do not exist yet."""
+    """Create the tables that do not exist yet (a database may already hold some: ``guts
+    play`` creates ``sessions`` and ``events``, and ``Base.metadata.create_all`` in a
+    process that imported the server creates them all)."""
     existing = set(sa.inspect(op.get_bind()).get_table_names())
     if "sessions" not in existing:
         op.create_table(
@@ -40,6 +42,17 @@ def upgrade() -> None:
             sa.Column("type", sa.String(40), nullable=False),
             sa.Column("payload", sa.JSON(), nullable=False),
         )
+    if "rooms" not in existing:
+        _create_rooms()
+    if "room_seats" not in existing:
+        _create_seats()
+    if "room_deals" not in existing:
+        _create_deals()
+    if "room_actions" not in existing:
+        _create_actions()
+
+
+def _create_rooms() -> None:
     op.create_table(
         "rooms",
         sa.Column("id", sa.String(32), primary_key=True),
@@ -50,6 +63,9 @@ def upgrade() -> None:
         sa.Column("session_id", sa.Integer(),
                   sa.ForeignKey("sessions.id", ondelete="SET NULL"), nullable=True),
     )
+
+
+def _create_seats() -> None:
     op.create_table(
         "room_seats",
         sa.Column("room_id", sa.String(32), sa.ForeignKey("rooms.id", ondelete="CASCADE"),
@@ -62,6 +78,9 @@ def upgrade() -> None:
         sa.Column("kicked", sa.Boolean(), nullable=False),
     )
     op.create_index("ix_room_seats_token_hash", "room_seats", ["token_hash"])
+
+
+def _create_deals() -> None:
     op.create_table(
         "room_deals",
         sa.Column("room_id", sa.String(32), sa.ForeignKey("rooms.id", ondelete="CASCADE"),
@@ -71,6 +90,9 @@ def upgrade() -> None:
         sa.Column("seed", sa.String(64), nullable=False),
         sa.Column("revealed", sa.Boolean(), nullable=False),
     )
+
+
+def _create_actions() -> None:
     op.create_table(
         "room_actions",
         sa.Column("room_id", sa.String(32), sa.ForeignKey("rooms.id", ondelete="CASCADE"),

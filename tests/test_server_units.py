@@ -1,0 +1,169 @@
+"""Unit tests of the server's pure parts: the fairness algorithm (against an independent
+re-implementation of the documented steps), the settlement of the ledger, the protocol
+validation, the public view, and the Alembic migrations on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import hashlib
+import struct
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from alembic.autogenerate import compare_metadata
+from alembic.migration import MigrationContext
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from server_support import DB_KINDS, make_db_url
+from sqlalchemy import inspect
+
+from gutskit.engine import deal, declare, hands_from_deck, new_session, start_event
+from gutskit.events import Declaration
+from gutskit.rules import Rules
+from gutskit.server.exports import ledger_csv, who_pays_whom
+from gutskit.server.fairness import (
+    FairnessError,
+    commitment,
+    deck_from_seed,
+    deck_names,
+    verify_commitment,
+)
+from gutskit.server.protocol import ProtocolError, parse_client_message
+from gutskit.server.rooms import public_view, table_view
+from gutskit.server.store import open_room_store
+from gutskit.storage import Base, open_store
+
+
+@pytest.fixture(params=DB_KINDS)
+def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """A fresh SQLite database, and PostgreSQL when GUTSKIT_TEST_PG_URL is set."""
+    with make_db_url(request.param, tmp_path) as url:
+        yield url
+
+
+def reference_deck(seed: bytes) -> list[str]:
+    """docs/protocol.md "Provably fair deal", steps 1-3, written independently."""
+    words: list[int] = []
+    block = 0
+
+    def word() -> int:
+        nonlocal block
+        if not words:
+            digest = hashlib.sha256(b"gutskit-deck-v1" + seed + struct.pack(">Q", block))
+            words.extend(struct.unpack(">8I", digest.digest()))
+            block += 1
+        return words.pop(0)
+
+    names = [r + s for r in "23456789TJQKA" for s in "cdhs"]
+    for i in range(51, 0, -1):
+        bound = 2**32 - 2**32 % (i + 1)
+        w = word()
+        while w >= bound:
+            w = word()
+        j = w % (i + 1)
+        names[i], names[j] = names[j], names[i]
+    return names
+
+
+@settings(max_examples=25)
+@given(seed=st.binary(min_size=32, max_size=32))
+def test_deck_follows_the_documented_algorithm(seed: bytes) -> None:
+    deck = deck_from_seed(seed)
+    assert deck_names(deck) == reference_deck(seed)
+    assert sorted(deck) == list(range(52))
+    text = "gutskit-v1|" + " ".join(reference_deck(seed)) + "|" + seed.hex()
+    assert commitment(seed, deck) == hashlib.sha256(text.encode()).hexdigest()
+    assert verify_commitment(commitment(seed, deck), seed.hex()) == deck
+
+
+def test_verify_commitment_refuses_a_wrong_seed() -> None:
+    seed = bytes([1]) * 32
+    good = commitment(seed, deck_from_seed(seed))
+    with pytest.raises(FairnessError, match="does not match"):
+        verify_commitment(good, "02" * 32)
+    with pytest.raises(FairnessError, match="not hexadecimal"):
+        verify_commitment(good, "zz")
+    with pytest.raises(FairnessError, match="has 2 bytes, expected 32"):
+        verify_commitment(good, "abcd")
+
+
+def test_who_pays_whom_worked_example() -> None:
+    # Nets +10, -4, -7, +1: the largest debt (C, 7) goes to the largest credit (A, 10),
+    # then B's 4 covers A's remaining 3 and D's 1.
+    assert who_pays_whom(["A", "B", "C", "D"], [10, -4, -7, 1]) == [
+        ("C", "A", 7), ("B", "A", 3), ("B", "D", 1)]
+    assert who_pays_whom(["A", "B"], [0, 0]) == []
+    with pytest.raises(ValueError, match="add up to 1"):
+        who_pays_whom(["A", "B"], [1, 0])
+
+
+@settings(max_examples=60)
+@given(st.lists(st.integers(-50, 50), min_size=1, max_size=9))
+def test_who_pays_whom_settles_every_net(values: list[int]) -> None:
+    nets = [*values, -sum(values)]
+    names = [f"P{i}" for i in range(len(nets))]
+    transfers = who_pays_whom(names, nets)
+    balance = dict.fromkeys(names, 0)
+    for payer, payee, chips in transfers:
+        assert chips > 0
+        balance[payer] -= chips
+        balance[payee] += chips
+    assert [balance[n] for n in names] == nets
+    assert len(transfers) <= max(0, sum(1 for n in nets if n != 0) - 1)
+
+
+def test_ledger_csv_in_play_says_so() -> None:
+    text = ledger_csv(["Ana", "Ben"], [20, 20], [19, 18], final=False, pot=3)
+    assert text.splitlines()[-1] == "(session in play),\"pot 3, reserve 0\","
+
+
+def test_protocol_refuses_with_named_fields() -> None:
+    with pytest.raises(ProtocolError, match="bad_message: unknown message type 'fold'"):
+        parse_client_message('{"type": "fold"}')
+    with pytest.raises(ProtocolError, match=r"declare.action_id: string should have at most"):
+        parse_client_message('{"type": "declare", "round": 1, "declaration": "in", '
+                             '"action_id": "' + "x" * 65 + '"}')
+    with pytest.raises(ProtocolError, match="too_large"):
+        parse_client_message("{" + " " * 5000 + "}")
+    message = parse_client_message('{"type": "join", "name": "Ana"}')
+    assert message.type == "join"
+
+
+def test_public_view_hides_hands_and_sealed_declarations() -> None:
+    state = new_session(["Ana", "Ben", "Cleo"], 20, rules=Rules(cards_per_hand=2))
+    state, _ = deal(state, hands_from_deck(state, deck_from_seed(bytes([1]) * 32)))
+    state, _ = declare(state, 1, Declaration.IN)
+    view = table_view(public_view(state), None)
+    assert view.seat == -1 and view.hand is None and not view.my_turn
+    assert view.declarations == [None, None, None]
+    assert view.declared == [False, True, False]
+    seq = new_session(["Ana", "Ben", "Cleo"], 20, rules=Rules(declaration="sequential"))
+    seq, _ = deal(seq, hands_from_deck(seq, deck_from_seed(bytes([1]) * 32)))
+    seq, _ = declare(seq, 1, Declaration.OUT)  # dealer Ana: Ben calls first, in public
+    assert table_view(public_view(seq), None).declarations == [None, "out", None]
+
+
+def test_migrations_build_the_models_schema(db_url: str) -> None:
+    store = open_room_store(db_url)
+    open_room_store(db_url)  # a second upgrade is a no-op
+    with store.engine.connect() as connection:
+        assert compare_metadata(MigrationContext.configure(connection), Base.metadata) == []
+        tables = set(inspect(connection).get_table_names())
+    assert {"sessions", "events", "rooms", "room_seats", "room_deals", "room_actions",
+            "alembic_version"} <= tables
+    store.engine.dispose()
+
+
+def test_migrations_adopt_a_database_of_guts_play(tmp_path: Path) -> None:
+    """``guts play`` created sessions/events first (create_all): the server migrates it
+    and keeps the saved session."""
+    url = f"sqlite:///{tmp_path / 'play.db'}"
+    play = open_store(url)
+    session_id = play.create_session("play", start_event(["Ana", "Ben"], 10))
+    play.engine.dispose()
+    store = open_room_store(url)
+    assert store.load_rooms() == []
+    again = open_store(url)
+    assert [s.id for s in again.sessions()] == [session_id]
+    store.engine.dispose()
+    again.engine.dispose()
