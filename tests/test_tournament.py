@@ -44,15 +44,16 @@ def test_symmetric_bots_interval_covers_zero_and_chips_are_conserved() -> None:
     assert result.rounds_played == 30 * 60
 
 
-def test_tournament_is_reproducible_and_ranks_the_random_bot_last() -> None:
+def test_tournament_is_reproducible() -> None:
     kinds = ["equilibrium", "rule-of-thumb", "random"]
-    a = run_tournament(kinds, sessions=12, rounds=80, seed=1, exploitability=False)
-    b = run_tournament(kinds, sessions=12, rounds=80, seed=1, exploitability=False)
+    a = run_tournament(kinds, sessions=25, rounds=60, seed=1, exploitability=False)
+    b = run_tournament(kinds, sessions=25, rounds=60, seed=1, exploitability=False)
     assert a.to_dict() == b.to_dict()
     by_kind = {r.kind: r for r in a.results}
-    assert by_kind["random"].chips_per_round < min(
-        by_kind["equilibrium"].chips_per_round, by_kind["rule-of-thumb"].chips_per_round)
-    assert len(a.bankroll["random"]) == 80
+    assert by_kind["random"].in_rate == pytest.approx(0.5, abs=0.03)
+    for r in a.results:
+        assert r.ci_low < r.chips_per_round < r.ci_high
+    assert len(a.bankroll["random"]) == 60
 
 
 def test_best_response_exploits_a_random_bot_far_more_than_a_threshold_bot() -> None:
