@@ -50,7 +50,13 @@ from gutskit.engine import (
 from gutskit.events import Event
 from gutskit.fast import FastPolicy, UnsupportedRulesError, check_supported, simulate
 from gutskit.rules import Rules
-from gutskit.strategies import ExploitativeBot, fast_policy, make_bot
+from gutskit.strategies import (
+    EquilibriumBot,
+    ExploitativeBot,
+    _solver_rules,
+    fast_policy,
+    make_bot,
+)
 from gutskit.view import joint_views, view_for
 
 __all__ = [
@@ -260,8 +266,18 @@ def _exploitability(kind: str, rules: Rules, players: int, seed: int, enabled: b
     policy = fast_policy(bot, rules, players)
     if policy is None:
         return Exploitability(None, None, None, "no fast-simulator policy for this bot")
-    return best_response(policy, rules, players, chips=chips, rounds=min(rounds, 100),
-                         seed=seed)
+    found = best_response(policy, rules, players, chips=chips, rounds=min(rounds, 100),
+                          seed=seed)
+    if isinstance(bot, EquilibriumBot):
+        from gutskit.solver import equilibrium
+
+        eq = equilibrium(cards_per_hand=rules.cards_per_hand, players=players,
+                         rules=_solver_rules(rules), model=bot.model)  # type: ignore[arg-type]
+        found = Exploitability(found.chips_per_round, found.standard_error,
+                               found.best_response,
+                               f"{found.note}; the solver's own bound (best one-round "
+                               f"deviation, deep stacks): {eq.exploitability:.3g}")
+    return found
 
 
 def run_tournament(kinds: Sequence[str], *, players: int | None = None, sessions: int = 100,
