@@ -161,28 +161,32 @@ async def run(args: argparse.Namespace, port: int) -> tuple[Stats, float]:
     stats = Stats()
     tasks: list[asyncio.Task[None]] = []
     setup_start = time.monotonic()
-    async with httpx.AsyncClient(timeout=60) as http:
-        tables: list[tuple[Table, str]] = []
-        for _ in range(args.tables):
+    limit = asyncio.Semaphore(20)
+
+    async def create() -> tuple[Table, str]:
+        async with limit:
             created = (await http.post(f"{base}/api/rooms", json={
                 "host_name": "Host", "buy_in": 1000, "decision_seconds": 30,
                 "reveal_seconds": args.reveal})).json()
-            tables.append((Table(created["room_id"]), created["token"]))
+        return Table(created["room_id"]), created["token"]
+
+    async with httpx.AsyncClient(timeout=120) as http:
+        tables = await asyncio.gather(*(create() for _ in range(args.tables)))
     readies = []
     for table, token in tables:
         url = f"ws://{HOST}:{port}/ws/{table.room_id}"
         ready = asyncio.Event()
         readies.append(ready)
-        host_task = asyncio.create_task(bot(url, token, None, table, stats, args.think,
-                                            ready, asyncio.Event(), True, args.seats))
-        tasks.append(host_task)
+        seated = [asyncio.Event() for _ in range(args.seats)]
+        tasks.append(asyncio.create_task(bot(url, token, None, table, stats, args.think,
+                                             ready, seated[0], True, args.seats)))
         for i in range(1, args.seats):
-            seated = asyncio.Event()
             tasks.append(asyncio.create_task(bot(url, None, f"Bot{i}", table, stats,
-                                                 args.think, ready, seated, False,
+                                                 args.think, ready, seated[i], False,
                                                  args.seats)))
-            await seated.wait()
-    await asyncio.wait_for(asyncio.gather(*(r.wait() for r in readies)), 120)
+        if len(tasks) % 60 == 0:  # let the connections open in batches
+            await asyncio.gather(*(e.wait() for e in seated[1:]))
+    await asyncio.wait_for(asyncio.gather(*(r.wait() for r in readies)), 300)
     setup = time.monotonic() - setup_start
     # Play: measure over the duration, then stop the bots.
     stats.latencies.clear()

@@ -1,6 +1,7 @@
 """Run every benchmark (each in its own process, so caches start cold) and print one
-summary table. Figures depend on the machine and on its load at the time: the load is
-printed with them.
+summary table. Rates are per CPU-second of one process (``time.process_time``), so other
+processes sharing the cores slow the wall clock but not the figures much (cache sharing
+still does); the load at the time is printed with them.
 
 Run: python benchmarks/run_all.py
 """
