@@ -6,6 +6,7 @@ Every expected number below is worked out by hand in the comment beside it.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 from pathlib import Path
 from typing import Any
@@ -566,3 +567,17 @@ def test_rules_list_shows_the_variant_presets() -> None:
     listing = guts("rules", "--list").stdout
     for name in VARIANT_PRESETS:
         assert name in listing
+
+
+def test_variant_pages_hold_the_current_referee_output() -> None:
+    spec = importlib.util.spec_from_file_location("generate", REPO_ROOT / "docs" / "variants"
+                                                  / "generate.py")
+    assert spec is not None and spec.loader is not None
+    generate = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(generate)
+    assert set(generate.PAGES) == set(WORKED)
+    for name in generate.PAGES:
+        expected = generate.page(name, json.dumps(run_referee(example(name)), indent=1))
+        page = REPO_ROOT / "docs" / "variants" / f"{name}.md"
+        assert page.read_text(encoding="utf-8") == expected, (
+            f"{page.name} is out of date: run python docs/variants/generate.py")
