@@ -120,7 +120,7 @@ def running_server(db_url: str, *, seed_numbers: Sequence[int] = (), dealer: int
     finally:
         server.should_exit = True
         thread.join(10)
-        store.engine.dispose()
+        store.close()
 
 
 class Player:

@@ -138,6 +138,7 @@ def create_app(db: str | Path | None = None, *, config: ServerConfig | None = No
             await room.resume_after_restart()
         yield
         rooms.close()
+        rooms.store.close()
 
     app = FastAPI(title="gutskit", lifespan=lifespan)
     app.state.holder = holder

@@ -92,9 +92,9 @@ ERROR_CODES: dict[str, str] = {
     "not_in_lobby": "seats can change only before the session starts",
     "not_playing": "the session has not started or is over",
     "stale_round": "the action names a round that is not the one being declared",
-    "paused": "the host paused the table",
     "illegal_action": "the rules do not allow this now (the message says why)",
     "bad_rules": "the house rules are invalid (the message names the rule)",
+    "server_error": "the database could not store the action; nothing changed (retry)",
 }
 """Every :class:`Error` code and what it means."""
 

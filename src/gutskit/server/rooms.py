@@ -63,6 +63,7 @@ from gutskit.server.protocol import (
     Welcome,
 )
 from gutskit.server.store import DealRow, LoadedRoom, RoomStore, SeatRow, hash_token
+from gutskit.storage import StorageError
 from gutskit.view import SeatView, view_for, visible_events
 
 
@@ -344,16 +345,23 @@ class Room:
         if isinstance(message, Hello):
             raise _fail("bad_message", "hello was already received on this connection")
         async with self.lock:
-            if isinstance(message, Declare):
-                self._declare(client, message)
-            elif isinstance(message, PassCard):
-                self._pass_card(client, message)
-            elif isinstance(message, Join):
-                self._join(client, message)
-            elif isinstance(message, Leave):
-                self._leave(client)
-            else:
-                self._host_command(client, message)
+            try:
+                await self._dispatch(client, message)
+            except StorageError as error:
+                raise _fail("server_error", f"the action could not be stored, nothing "
+                            f"changed: {error}") from None
+
+    async def _dispatch(self, client: Client, message: ClientMessage) -> None:
+        if isinstance(message, Declare):
+            await self._declare(client, message)
+        elif isinstance(message, PassCard):
+            await self._pass_card(client, message)
+        elif isinstance(message, Join):
+            self._join(client, message)
+        elif isinstance(message, Leave):
+            self._leave(client)
+        else:
+            await self._host_command(client, message)
 
     # -- lobby ---------------------------------------------------------------------------
 
@@ -409,19 +417,19 @@ class Room:
 
     # -- host commands -------------------------------------------------------------------
 
-    def _host_command(self, client: Client, message: ClientMessage) -> None:
+    async def _host_command(self, client: Client, message: ClientMessage) -> None:
         if client.seat is None or not self.seats[client.seat].host:
             raise _fail("not_host", f"only the host may {message.type.replace('_', ' ')}")
         if isinstance(message, AddBot):
             self._add_bot(message.style)
         elif isinstance(message, Kick):
-            self._kick(message.seat)
+            await self._kick(message.seat)
         elif isinstance(message, Start):
-            self._start()
+            await self._start()
         elif isinstance(message, Pause | Resume):
             self._pause(isinstance(message, Pause))
         elif isinstance(message, EndSession):
-            self._end("the host ended the session")
+            await self._end("the host ended the session")
 
     def _add_bot(self, style: str) -> None:
         if self.status != "lobby":
@@ -437,7 +445,7 @@ class Room:
         self.seats.append(seat)
         self._broadcast_room()
 
-    def _kick(self, number: int) -> None:
+    async def _kick(self, number: int) -> None:
         if not 0 <= number < len(self.seats):
             raise _fail("illegal_action", f"there is no seat {number}")
         target = self.seats[number]
@@ -456,7 +464,7 @@ class Room:
                 client.seat = None
                 client.send(Kicked(seat=number))
         if self.state is not None and self.state.phase is Phase.DECLARE:
-            self._apply([], action=None)  # the kicked seat now declares out
+            await self._apply([], action=None)  # the kicked seat now declares out
         else:
             self._broadcast_room()
 
@@ -479,7 +487,7 @@ class Room:
 
     # -- play ----------------------------------------------------------------------------
 
-    def _start(self) -> None:
+    async def _start(self) -> None:
         if self.status != "lobby":
             raise _fail("not_in_lobby", "the session has already started")
         if len(self.seats) < 2:
@@ -493,16 +501,16 @@ class Room:
         self.status = "playing"
         self._broadcast_room()
         self._broadcast_events([start])
-        self._deal()
+        await self._deal()
 
-    def _deal(self) -> None:
+    async def _deal(self) -> None:
         """Deal the next round (commitment first), or end the session if it cannot go on."""
         state = self.state
         assert state is not None and self.session_id is not None
         if self.status != "playing" or self.paused or state.phase is not Phase.DEAL:
             return
         if engine.can_deal(state) is not None:
-            self._end("fewer than two players left with chips")
+            await self._end("fewer than two players left with chips")
             return
         seed = self.manager.new_seed()
         deck = fairness.deck_from_seed(seed)
@@ -510,7 +518,8 @@ class Room:
         new, events = engine.deal(state, engine.hands_from_deck(state, deck))
         deal = DealRow(round=new.round_number, commitment=commitment, seed=seed.hex(),
                        revealed=False)
-        self.store.append(self.room_id, self.session_id, len(self.events), events, deal=deal)
+        await self.store.append_async(self.room_id, self.session_id, len(self.events), events,
+                                      deal=deal)
         self.deals[deal.round] = deal
         self._commit(new, events)
         self._send_all(FairnessCommitment(round=deal.round, commitment=commitment))
@@ -543,7 +552,7 @@ class Room:
             raise _fail("stale_round", f"round {round_number} is not open: {current}")
         return state, client.seat, key
 
-    def _declare(self, client: Client, message: Declare) -> None:
+    async def _declare(self, client: Client, message: Declare) -> None:
         opened = self._open_action(client, message.round, message.action_id, "declare")
         if opened is None:
             return
@@ -556,11 +565,11 @@ class Room:
         problem = engine.can_declare(state, seat, decl)
         if problem is not None:
             raise _fail("illegal_action", problem)
+        await self._apply([(seat, decl)], action=(key, seat, message.round))
         self.actions[key] = (seat, message.round)
-        self._apply([(seat, decl)], action=(key, seat, message.round))
         client.send(Ack(action_id=message.action_id))
 
-    def _pass_card(self, client: Client, message: PassCard) -> None:
+    async def _pass_card(self, client: Client, message: PassCard) -> None:
         opened = self._open_action(client, message.round, message.action_id, "pass")
         if opened is None:
             return
@@ -572,13 +581,13 @@ class Room:
         problem = engine.can_pass_card(state, seat, card)
         if problem is not None:
             raise _fail("illegal_action", problem)
-        self.actions[key] = (seat, message.round)
         state, events = engine.pass_card(state, seat, card)
         state, more = self._auto_outs(state)
-        self._persist_and_send(state, events + more, (key, seat, message.round))
+        await self._persist_and_send(state, events + more, (key, seat, message.round))
+        self.actions[key] = (seat, message.round)
         client.send(Ack(action_id=message.action_id))
 
-    def _apply(self, declarations: list[tuple[int, Declaration]],
+    async def _apply(self, declarations: list[tuple[int, Declaration]],
                action: tuple[str, int, int] | None) -> None:
         """Apply declarations (then kicked seats' automatic outs), persist, broadcast."""
         state = self.state
@@ -589,7 +598,7 @@ class Room:
             events.extend(more)
         state, more = self._auto_outs(state)
         events.extend(more)
-        self._persist_and_send(state, events, action)
+        await self._persist_and_send(state, events, action)
 
     def _auto_outs(self, state: GameState) -> tuple[GameState, list[Event]]:
         """Kicked seats act at once: they pass their lowest card (Pass the Trash) and
@@ -605,7 +614,7 @@ class Room:
                     progress = True
         return state, events
 
-    def _persist_and_send(self, state: GameState, events: list[Event],
+    async def _persist_and_send(self, state: GameState, events: list[Event],
                           action: tuple[str, int, int] | None) -> None:
         assert self.session_id is not None
         resolved = [e for e in events if isinstance(e, RoundResolved)]
@@ -618,7 +627,7 @@ class Room:
             reveal.append(state.round_number)
         if state.phase is Phase.OVER:
             reveal = [r for r, d in self.deals.items() if not d.revealed]
-        self.store.append(self.room_id, self.session_id, len(self.events), events,
+        await self.store.append_async(self.room_id, self.session_id, len(self.events), events,
                           action=action, reveal=reveal)
         if state.phase is Phase.OVER and not end_events:
             self.store.set_status(self.room_id, "over")
@@ -638,11 +647,11 @@ class Room:
         self.state = state
         self.events.extend(events)
 
-    def _end(self, reason: str) -> None:
+    async def _end(self, reason: str) -> None:
         if self.status != "playing" or self.state is None:
             raise _fail("not_playing", "the session is not in play")
         state, events = engine.end_session(self.state, reason)
-        self._persist_and_send(state, events, None)
+        await self._persist_and_send(state, events, None)
         if self.status != "over":
             self.status = "over"
             self.store.set_status(self.room_id, "over")
@@ -725,7 +734,7 @@ class Room:
                     state, more = _default_action(state, seat)
                     events.extend(more)
             state, more = self._auto_outs(state)
-            self._persist_and_send(state, events + more, None)
+            await self._persist_and_send(state, events + more, None)
 
     def _schedule_bots(self) -> None:
         state = self.state
@@ -762,7 +771,7 @@ class Room:
             else:
                 state, events = _default_action(state, seat)
             state, more = self._auto_outs(state)
-            self._persist_and_send(state, events + more, None)
+            await self._persist_and_send(state, events + more, None)
 
     def _schedule_deal(self) -> None:
         if self.paused or self.status != "playing":
@@ -776,7 +785,7 @@ class Room:
         await asyncio.sleep(delay)
         async with self.lock:
             self._next_deal = None
-            self._deal()
+            await self._deal()
 
     @staticmethod
     def _cancel(task: asyncio.Task[None] | None) -> None:
@@ -846,7 +855,7 @@ class Room:
             if self.state.phase is Phase.DECLARE:
                 state, events = self._auto_outs(self.state)
                 if events:
-                    self._persist_and_send(state, events, None)
+                    await self._persist_and_send(state, events, None)
                     return
             self._resume_play()
 

@@ -19,8 +19,12 @@ upgraded by Alembic (:func:`upgrade`, migrations in ``gutskit/server/migrations`
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import hashlib
-from collections.abc import Sequence
+import queue
+import threading
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -35,9 +39,11 @@ from sqlalchemy import (
     String,
     create_engine,
     event,
+    insert,
     select,
+    update,
 )
-from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 from sqlalchemy.orm import Mapped, Session, mapped_column, sessionmaker
 
@@ -205,6 +211,120 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor.close()
 
 
+Write = Callable[[Connection], None]
+
+
+def _append_rows(room_id: str, session_id: int, first_seq: int, events: Sequence[Event],
+                 deal: DealRow | None, action: tuple[str, int, int] | None,
+                 reveal: Sequence[int]) -> Write:
+    """The statements of :meth:`RoomStore.append` (SQLAlchemy Core: no ORM overhead on
+    the hot path), as a function of an open connection."""
+    rows = []
+    ended = None
+    for offset, item in enumerate(events):
+        payload = event_to_dict(item)
+        rows.append({"session_id": session_id, "seq": first_seq + offset,
+                     "type": payload["type"], "payload": payload})
+        if isinstance(item, SessionEnded):
+            ended = item.reason
+
+    def write(connection: Connection) -> None:
+        if rows:
+            connection.execute(insert(EventRecord), rows)
+        if ended is not None:
+            connection.execute(update(SessionRecord).where(SessionRecord.id == session_id)
+                               .values(status="finished", end_reason=ended))
+            connection.execute(update(RoomRecord).where(RoomRecord.id == room_id)
+                               .values(status="over"))
+        if deal is not None:
+            connection.execute(insert(DealRecord), [{"room_id": room_id, **vars(deal)}])
+        if action is not None:
+            connection.execute(insert(ActionRecord), [{
+                "room_id": room_id, "action_id": action[0], "seat": action[1],
+                "round": action[2]}])
+        if reveal:
+            connection.execute(update(DealRecord).where(DealRecord.room_id == room_id,
+                                                        DealRecord.round.in_(list(reveal)))
+                               .values(revealed=True))
+
+    return write
+
+
+class GroupWriter:
+    """One thread that commits writes for every room: the writes waiting when it becomes
+    free go into one transaction (group commit), so a busy server pays one commit for
+    many actions. If that transaction fails, each write is retried alone, so one room's
+    failure is reported to that room only."""
+
+    MAX_BATCH = 256
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.queue: queue.SimpleQueue[
+            tuple[Write, asyncio.AbstractEventLoop, asyncio.Future[None]] | None
+        ] = queue.SimpleQueue()
+        self.thread = threading.Thread(target=self._run, name="gutskit-writer", daemon=True)
+        self.thread.start()
+
+    def submit(self, write: Write) -> asyncio.Future[None]:
+        """Queue ``write``; the future is done once it is committed (or failed)."""
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[None] = loop.create_future()
+        self.queue.put((write, loop, future))
+        return future
+
+    def close(self) -> None:
+        """Finish the queued writes and stop the thread."""
+        self.queue.put(None)
+        self.thread.join(30)
+
+    def _run(self) -> None:
+        while True:
+            item = self.queue.get()
+            if item is None:
+                return
+            batch = [item]
+            stop = False
+            while len(batch) < self.MAX_BATCH:
+                try:
+                    more = self.queue.get_nowait()
+                except queue.Empty:
+                    break
+                if more is None:
+                    stop = True
+                    break
+                batch.append(more)
+            errors: list[BaseException | None]
+            try:
+                with self.engine.begin() as connection:
+                    for write, _, _ in batch:
+                        write(connection)
+                errors = [None] * len(batch)
+            except Exception:
+                errors = []
+                for write, _, _ in batch:
+                    try:
+                        with self.engine.begin() as connection:
+                            write(connection)
+                        errors.append(None)
+                    except Exception as failure:
+                        errors.append(failure)
+            for (_, loop, future), outcome in zip(batch, errors, strict=True):
+                with contextlib.suppress(RuntimeError):  # the loop has closed meanwhile
+                    loop.call_soon_threadsafe(_settle, future, outcome)
+            if stop:
+                return
+
+
+def _settle(future: asyncio.Future[None], error: BaseException | None) -> None:
+    if future.cancelled():
+        return
+    if error is None:
+        future.set_result(None)
+    else:
+        future.set_exception(error)
+
+
 class RoomStore:
     """Rooms in one database. Every method is one transaction.
 
@@ -216,6 +336,7 @@ class RoomStore:
         self.engine = engine
         self.location = location
         self._sessions = sessionmaker(engine, expire_on_commit=False)
+        self._writer: GroupWriter | None = None
 
     def _db(self) -> Session:
         return self._sessions()
@@ -298,30 +419,34 @@ class RoomStore:
             action: ``(action_id, seat, round)`` of the client action that caused them.
             reveal: rounds whose seeds are now revealed.
         """
+        write = _append_rows(room_id, session_id, first_seq, events, deal, action, reveal)
         try:
-            with self._db() as db, db.begin():
-                for offset, item in enumerate(events):
-                    payload = event_to_dict(item)
-                    db.add(EventRecord(session_id=session_id, seq=first_seq + offset,
-                                       type=payload["type"], payload=payload))
-                    if isinstance(item, SessionEnded):
-                        session = db.get(SessionRecord, session_id)
-                        room = db.get(RoomRecord, room_id)
-                        assert session is not None and room is not None
-                        session.status = "finished"
-                        session.end_reason = item.reason
-                        room.status = "over"
-                if deal is not None:
-                    db.add(DealRecord(room_id=room_id, **vars(deal)))
-                if action is not None:
-                    db.add(ActionRecord(room_id=room_id, action_id=action[0], seat=action[1],
-                                        round=action[2]))
-                for number in reveal:
-                    record = db.get(DealRecord, (room_id, number))
-                    if record is not None:
-                        record.revealed = True
+            with self.engine.begin() as connection:
+                write(connection)
         except SQLAlchemyError as error:
             raise self._fail(error) from None
+
+    async def append_async(self, room_id: str, session_id: int, first_seq: int,
+                           events: Sequence[Event], *, deal: DealRow | None = None,
+                           action: tuple[str, int, int] | None = None,
+                           reveal: Sequence[int] = ()) -> None:
+        """:meth:`append` on the store's writer thread, committed together with the
+        appends of other rooms waiting at the same moment (group commit); the caller
+        resumes once its rows are committed. The event loop keeps serving meanwhile."""
+        write = _append_rows(room_id, session_id, first_seq, events, deal, action, reveal)
+        if self._writer is None:
+            self._writer = GroupWriter(self.engine)
+        try:
+            await self._writer.submit(write)
+        except SQLAlchemyError as error:
+            raise self._fail(error) from None
+
+    def close(self) -> None:
+        """Stop the writer thread (after its pending writes) and close the connections."""
+        if self._writer is not None:
+            self._writer.close()
+            self._writer = None
+        self.engine.dispose()
 
     def set_status(self, room_id: str, status: str) -> None:
         """Record the room status (``"over"`` when a session ends with nothing to share)."""
