@@ -77,6 +77,9 @@ def test_errors() -> None:
         run_tournament(["random"])
     with pytest.raises(TournamentError, match="at least 1"):
         run_tournament(["random", "random"], sessions=0)
+    with pytest.raises(TournamentError, match="equilibrium bot cannot play these rules"):
+        run_tournament(["equilibrium", "random"], rules=Rules(pot_cap=50,
+                                                               pot_cap_mode="reserve"))
 
 
 def test_cli(tmp_path: Path) -> None:

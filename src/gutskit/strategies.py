@@ -379,8 +379,9 @@ def _rule_of_thumb_policy(bot: RuleOfThumbBot, rules: Rules, players: int,
 
 def fast_policy(bot: Strategy, rules: Rules, players: int) -> FastPolicy | None:
     """``bot`` as a :class:`~gutskit.fast.FastPolicy` at a table of ``players`` players
-    who are all dealt in, or ``None`` when the bot adapts (:class:`ExploitativeBot`) or is
-    unknown.
+    who are all dealt in, or ``None`` when the bot adapts (:class:`ExploitativeBot`), is
+    unknown, or is the equilibrium bot under rules where the equilibrium depends on the pot
+    (a pot cap, ``best_pays_antes``, ``losers_pay = worst``).
 
     :class:`~gutskit.bots.RuleOfThumbBot` depends on the pot: its cut-offs are found at
     every pot up to ``4096 x players x ante`` (step changes by bisection, sampled every 64
@@ -395,6 +396,8 @@ def fast_policy(bot: Strategy, rules: Rules, players: int) -> FastPolicy | None:
         from gutskit.solver import equilibrium
 
         srules = _solver_rules(rules)
+        if _pot_dependent(srules):
+            return None  # a threshold per pot size: no fixed table
         eq = equilibrium(cards_per_hand=rules.cards_per_hand, players=players, rules=srules,
                          model=bot.model)  # type: ignore[arg-type]
         probs = np.array([eq.in_probability(int(k)) for k in table.rank_keys])

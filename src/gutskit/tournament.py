@@ -265,7 +265,8 @@ def _exploitability(kind: str, rules: Rules, players: int, seed: int, enabled: b
         return Exploitability(None, None, None, str(error))
     policy = fast_policy(bot, rules, players)
     if policy is None:
-        return Exploitability(None, None, None, "no fast-simulator policy for this bot")
+        return Exploitability(None, None, None, "no fixed fast-simulator policy for this bot "
+                                                "under these rules")
     found = best_response(policy, rules, players, chips=chips, rounds=min(rounds, 100),
                           seed=seed)
     if isinstance(bot, EquilibriumBot):
@@ -317,6 +318,15 @@ def run_tournament(kinds: Sequence[str], *, players: int | None = None, sessions
     n = players if players is not None else len(kinds)
     if not 2 <= n <= 10:
         raise TournamentError(f"a table has 2 to 10 players, got {n}")
+    if any(isinstance(make_bot(kind), EquilibriumBot) for kind in kinds):
+        from gutskit.solver import SolverError, equilibrium
+
+        try:  # fail before playing when the solver does not model these rules
+            equilibrium(cards_per_hand=rules.cards_per_hand, players=n,
+                        rules=_solver_rules(rules))
+        except SolverError as error:
+            raise TournamentError(f"the equilibrium bot cannot play these rules: {error}"
+                                  ) from None
     if sessions < 1 or rounds < 1 or chips < 1:
         raise TournamentError("sessions, rounds and chips must be at least 1")
     lineup = tuple(kinds[i % len(kinds)] for i in range(n))
