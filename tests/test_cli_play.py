@@ -290,3 +290,64 @@ def test_guts_play_in_a_real_pipe(tmp_path: Path) -> None:
     assert bad.returncode == 2
     assert bad.stdout == ""
     assert bad.stderr.startswith("error: unknown card 'Xx'")
+
+
+def _narrate(state: GameState, events: list[Event], me: int | None = 0) -> str:
+    from gutskit.engine import evolve
+    from gutskit.play import Narrator
+
+    console = Console(record=True, width=120, file=open(os.devnull, "w"))  # noqa: SIM115
+    narrator = Narrator(console, me=me)
+    for event in events:
+        after = evolve(state, event)
+        narrator.event(state, event, after)
+        state = after
+    console.file.close()
+    return console.export_text()
+
+
+def test_narration_of_a_showdown_with_an_elimination_and_a_tie() -> None:
+    from conftest import play_round, table
+
+    # Ana (you, seat 0) and Cleo (2 chips after the ante) are in; Ana's aces win the pot of
+    # 3; Cleo cannot match 3 and is eliminated keeping her 2 chips.
+    state = table(3, [10, 10, 3], dealer=2, cards_per_hand=2)
+    _, events = play_round(state, {0: "As Ad", 1: "2c 3d", 2: "4h 6s"}, ins=[0, 2])
+    text = _narrate(state, events)
+    assert "Round 1 · game 1 · dealer Cleo" in text
+    assert "A new game starts: everyone in play antes 1. Pot: 3." in text
+    assert "Your cards: A♠ A♦  (Pair of aces)" in text
+    assert "2♣ 3♦" not in text  # Ben was out: his cards are never shown
+    assert "Reveal: Ana IN · Ben out · Cleo IN" in text
+    assert re.search(r"│ Ana\s+│ A♠ A♦\s+│ Pair of aces\s+│ wins 3", text)
+    assert re.search(r"│ Cleo\s+│ 4♥ 6♠\s+│ Six-four high\s+│ cannot match: eliminated", text)
+    assert "Cleo is eliminated for the rest of the session (keeping 2 chips)." in text
+    assert "Stacks: Ana 12 · Ben 9 · Cleo 2 (out)" in text
+
+    # A tie under suit_tiebreak = "none": Ana and Ben split 3 (1 each, 1 carried); Cleo
+    # matches 3; the next pot is 1 + 3 = 4.
+    state = table(3, [10, 10, 10], dealer=2, cards_per_hand=2, suit_tiebreak="none")
+    _, events = play_round(state, {0: "Ah Kd", 1: "As Kc", 2: "Qs Jd"}, ins=[0, 1, 2])
+    text = _narrate(state, events, me=1)
+    assert "Your cards: A♠ K♣  (Ace-king high)" in text
+    assert "Tie: Ana and Ben split the pot." in text
+    assert "Next pot: 4." in text
+    assert "Stacks: Ana 10 · Ben 10 · Cleo 6" in text
+
+
+def test_narration_of_void_and_uncontested_rounds() -> None:
+    from conftest import play_round, table
+
+    state = table(3, 10, dealer=0, cards_per_hand=2)
+    state1, void = play_round(state, {0: "2c 3d", 1: "4h 6s", 2: "7c 9d"}, ins=[])
+    _, alone = play_round(state1, {0: "Kc Kd", 1: "4c 6d", 2: "7h 9s"}, ins=[0])
+    text = _narrate(state, void + alone)
+    assert ("Nobody is in: the round is void; everyone antes again and the pot grows. "
+            "You deal again.") in text
+    assert "Re-ante after the void round: everyone in play antes 1. Pot: 6." in text
+    assert "You are the only one in and take the pot of 6 uncontested." in text
+    assert "The pot is empty: the next round starts a new game." in text
+    assert "K♣ K♦" in text  # your own cards
+    assert "7♥ 9♠" not in text  # never another player's cards outside a showdown
+    record = _narrate(state, void + alone, me=None)  # the full record shows every hand
+    assert "Cleo: 7♥ 9♠  (Nine-seven high)" in record

@@ -237,8 +237,8 @@ class Narrator:
             extra = f", {event.to_reserve} to the reserve" if event.to_reserve else ""
             out(f"Next pot: [bold]{event.pot_after}[/]{extra}.")
         for seat in event.eliminated:
-            if event.outcome is not Outcome.SHOWDOWN:
-                out(f"{self.subject(after, seat, 'is', 'are')} eliminated.")
+            out(f"[red]{self.subject(after, seat, 'is', 'are')} eliminated[/] for the rest "
+                f"of the session (keeping {after.stacks[seat]} chips).")
         if event.outcome is not Outcome.VOID and event.pot_after == 0 and not event.session_over:
             out("The pot is empty: the next round starts a new game.")
         self._stacks(after)
@@ -380,8 +380,8 @@ def play_session(*, console: Console, read: Callable[[str], str], store: Store,
     try:
         while state.phase is not Phase.OVER:
             if not state.in_play(ME):
-                why = "eliminated" if state.eliminated[ME] else "out of chips"
-                reason = f"{name} is {why}"
+                reason = ("you were eliminated" if state.eliminated[ME]
+                          else "you have no chips left")
                 break
             state = apply(deal_from_rng(state, rng), state)
             if rules.declaration == "sequential":
