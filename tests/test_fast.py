@@ -67,6 +67,8 @@ CASES = [
     (Rules(require_cover=True, cards_per_hand=2), [0.0, 0.3, 0.5], 20),
     (Rules(end_on_uncontested=True), [0.3, 0.6, 0.8], 100),
     (Rules(), [0.05, 0.2, 0.5, 0.5, 0.6, 0.7, 0.7, 0.8], 30),
+    (Rules(cards_per_hand=2, declaration="sequential", all_out="carry",
+           suit_tiebreak="none"), [0.3, 0.5, 0.7], 40),
 ]
 
 
