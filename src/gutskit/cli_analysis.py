@@ -11,8 +11,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from gutskit.analysis import AnalysisError, load_sessions
 from gutskit.analysis import analyze as run_analysis
-from gutskit.analysis import load_sessions
 from gutskit.cli import JsonOpt
 
 EPILOG = ("Examples:\n\n"
@@ -48,6 +48,9 @@ def analyze(
     if plot is not None and plot.suffix.lower() not in (".png", ".svg", ".pdf"):
         raise PlotError(f"plot file {str(plot)!r} must end in .png, .svg or .pdf")
     if history is None and db is None:
+        if not default_db_path().exists():
+            raise AnalysisError(f"no saved sessions yet ({default_db_path()} does not "
+                                f"exist); play with 'guts play' or pass --history FILE")
         db = str(default_db_path())
     sessions = load_sessions(history=history, db=db)
     report = run_analysis(sessions, alpha=alpha)

@@ -30,7 +30,7 @@ def tournament(
     bots: Annotated[str, typer.Option(
         "--bots", "-b", metavar="KIND,KIND,...",
         help="Bot kinds, comma-separated, repeated to fill the seats: "
-             + "; ".join(f"{k} ({v})" for k, v in BOT_KINDS.items()) + ".")
+             + ", ".join(BOT_KINDS) + " (threshold:P plays percentile P or better).")
     ] = "equilibrium,rule-of-thumb,exploitative,random",
     players: Annotated[int | None, typer.Option(
         "--players", "-n", min=2, max=10,
