@@ -264,11 +264,20 @@ def strength(cards: Sequence[Card], ranking: Ranking = DEFAULT_RANKING) -> int:
     >>> strength((51, 50), two) > strength((47, 46), two)  # aces beat kings
     True
     """
-    table = strength_table(ranking)
-    index = 0
-    for card in cards:
-        index = index * 52 + card
-    return table[index]
+    entry = _TABLES_BY_ID.get(id(ranking))
+    if entry is None:
+        entry = _TABLES_BY_ID[id(ranking)] = (ranking, strength_table(ranking))
+    table = entry[1]
+    if len(cards) == 3:
+        a, b, c = cards
+        return table[(a * 52 + b) * 52 + c]
+    a, b = cards
+    return table[a * 52 + b]
+
+
+_TABLES_BY_ID: dict[int, tuple[Ranking, tuple[int, ...]]] = {}
+"""Tables by ``id(ranking)``: the hot path skips hashing the ranking. Each entry keeps its
+ranking alive, so an id is never reused while it is a key."""
 
 
 def category_of_key(key: int) -> Category:
