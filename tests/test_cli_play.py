@@ -351,3 +351,59 @@ def test_narration_of_void_and_uncontested_rounds() -> None:
     assert "7♥ 9♠" not in text  # never another player's cards outside a showdown
     record = _narrate(state, void + alone, me=None)  # the full record shows every hand
     assert "Cleo: 7♥ 9♠  (Nine-seven high)" in record
+
+
+def test_play_hi_lo_asks_high_low_both_or_out(tmp_path: Path) -> None:
+    db = tmp_path / "guts.db"
+    result = guts("play", "--preset", "hi-lo", "-n", "3", "--seed", "1", "--db", str(db),
+                  input="in\nh\nb\nq\n")
+    assert result.exit_code == 0, result.stderr
+    text = result.stdout
+    assert "Type high (h), low (l), both (b), out (o) or quit (q)." in text
+    assert "High, low, both or out? [h/l/b/o/q] in" in text
+    assert "Sorry, 'in' is not an answer." in text
+    events, _ = saved(db)
+    mine = [e.declarations[0] for e in events if isinstance(e, DeclarationsRevealed)]
+    assert mine == [Declaration.HIGH, Declaration.BOTH]
+    assert "Reveal: You HIGH" in text and "Reveal: You BOTH" in text
+
+
+def test_play_pass_the_trash(tmp_path: Path) -> None:
+    from gutskit.events import CardsPassed
+
+    db = tmp_path / "guts.db"
+    result = guts("play", "--preset", "pass-the-trash", "-n", "3", "--seed", "1", "--db",
+                  str(db), input="2\no\n9z\nKs\n1\nq\n")
+    assert result.exit_code == 0, result.stderr
+    text = result.stdout
+    events, _ = saved(db)
+    deals = [e for e in events if isinstance(e, CardsDealt)]
+    exchanges = [e for e in events if isinstance(e, CardsPassed)]
+    assert len(exchanges) == 2
+    first_hand, second_hand = deals[0].hands[0], deals[1].hands[0]
+    assert first_hand is not None and second_hand is not None
+    # "2" passes the second card; "9z" and a card not in the hand are refused; "1" the first.
+    assert exchanges[0].passes[0] == first_hand[1]
+    assert exchanges[1].passes[0] == second_hand[0]
+    assert "'9z' is not one of your cards." in text
+    for exchange in exchanges:
+        # You receive from the player on your right (the last seat of three).
+        passed, received = exchange.passes[0], exchange.passes[2]
+        assert passed is not None and received is not None
+        assert (f"You pass {pretty_cards((passed,))} to the left and receive "
+                f"{pretty_cards((received,))}.") in text
+
+
+def test_play_no_peek_hides_your_cards_until_the_reveal(tmp_path: Path) -> None:
+    db = tmp_path / "guts.db"
+    result = guts("play", "--preset", "no-peek", "-n", "3", "--seed", "2", "--db", str(db),
+                  input="o\no\no\n")
+    assert result.exit_code == 0, result.stderr
+    text = result.stdout
+    assert text.count("Your cards are dealt face down: No Peek, you declare blind.") == 4
+    assert "Your cards:" not in text
+    events, _ = saved(db)
+    for deal_event, _rest in rounds_of(events):
+        mine = deal_event.hands[0]
+        assert mine is not None
+        assert pretty_cards(mine) not in text  # you were out every time: never shown

@@ -16,6 +16,7 @@ only at a showdown).
 
 from __future__ import annotations
 
+import itertools
 import random
 import secrets
 from collections.abc import Callable, Sequence
@@ -27,32 +28,40 @@ from rich.rule import Rule
 from rich.table import Table
 
 from gutskit import settlement
-from gutskit.bots import Strategy, bot_table
-from gutskit.cards import pretty_cards
+from gutskit.bots import Strategy, bot_table, choose_pass
+from gutskit.cards import CardError, parse_card, pretty_cards
 from gutskit.engine import (
     GameState,
     Phase,
     can_declare,
+    can_pass_card,
     deal_from_rng,
     declare,
     declare_all,
     end_session,
     evolve,
+    pass_all,
     start_event,
 )
-from gutskit.evaluation import evaluate
+from gutskit.evaluation import HandValue, Ranking, evaluate
 from gutskit.events import (
     AntesPosted,
     CardsDealt,
+    CardsPassed,
     Declaration,
     DeclarationsRevealed,
     Declared,
     Event,
     Hand,
+    Misdealt,
     Outcome,
+    PassChosen,
+    Rebought,
     RoundResolved,
+    SatOut,
     SessionEnded,
     SessionStarted,
+    legal_declarations,
 )
 from gutskit.ledger import ledger, session_winners
 from gutskit.rules import Rules
@@ -65,14 +74,37 @@ __all__ = ["ME", "Narrator", "PlayResult", "ask_declaration", "play_session", "r
 ME = 0
 """Your seat in ``guts play``."""
 
-ANSWERS: dict[str, Declaration | None] = {
-    "i": Declaration.IN, "in": Declaration.IN,
-    "o": Declaration.OUT, "out": Declaration.OUT,
-    "q": None, "quit": None,
-}
-"""Typed answers (case-insensitive); ``None`` means quit."""
+def answers(rules: Rules) -> dict[str, Declaration | None]:
+    """Typed answers (case-insensitive) under ``rules``: each legal declaration by its name
+    or first letter (``in``/``i``, ``out``/``o``; Hi-Lo: ``high``/``h``, ``low``/``l``,
+    ``both``/``b``), and ``quit``/``q`` (``None``)."""
+    table: dict[str, Declaration | None] = {}
+    for declaration in legal_declarations(rules):
+        table[declaration.value] = table[declaration.value[0]] = declaration
+    table["quit"] = table["q"] = None
+    return table
 
-HINT = "Type [bold]in[/] (i), [bold]out[/] (o) or [bold]quit[/] (q)."
+
+def hint(rules: Rules) -> str:
+    """The line that says what to type."""
+    words = [f"[bold]{d.value}[/] ({d.value[0]})" for d in legal_declarations(rules)]
+    return "Type " + ", ".join(words[:-1]) + f", {words[-1]} or [bold]quit[/] (q)."
+
+
+def _question(rules: Rules) -> str:
+    names = [d.value for d in legal_declarations(rules)]
+    letters = "/".join(n[0] for n in names)
+    question = ", ".join(names[:-1]).capitalize() + f" or {names[-1]}?"
+    return f"{question} \\[{letters}/q] "
+
+
+def best_hand(hand: Hand, community: Hand | None, ranking: Ranking) -> HandValue:
+    """The hand's value, for display: with a community card (Monte Carlo Guts) the best
+    ``cards_per_hand`` cards of the hand plus the community card."""
+    if not community:
+        return evaluate(hand, ranking)
+    options = itertools.combinations((*hand, *community), ranking.cards_per_hand)
+    return max((evaluate(cards, ranking) for cards in options), key=lambda v: v.key)
 
 
 def rules_summary(rules: Rules) -> str:
@@ -93,6 +125,11 @@ def rules_summary(rules: Rules) -> str:
 
 def _hand_text(hand: Hand, rules: Rules) -> str:
     return f"{pretty_cards(hand)}  ({evaluate(hand, rules.ranking).description})"
+
+
+def _seen_hand(state: GameState, seat: int) -> Hand | None:
+    """What ``seat`` sees of its own hand now (``()`` when it may not look: No Peek)."""
+    return view_for(state, seat).hand
 
 
 class Narrator:
@@ -137,6 +174,20 @@ class Narrator:
             if not isinstance(self._last, AntesPosted):
                 self._header(before)
             self._dealt(event, after)
+        elif isinstance(event, PassChosen):
+            if self.me is None:
+                out(f"  {self.name(after, event.seat)} passes "
+                    f"{pretty_cards((event.card,))}.")
+        elif isinstance(event, CardsPassed):
+            self._passed(event, after)
+        elif isinstance(event, Misdealt):
+            out(f"Misdeal ({escape(event.reason)}): the cards are thrown in, the antes stay in "
+                "the pot and the same dealer deals again.")
+        elif isinstance(event, Rebought):
+            out(f"{self.subject(after, event.seat, 'buys', 'buy')} {event.chips} more chips.")
+        elif isinstance(event, SatOut):
+            out(f"{self.subject(after, event.seat, 'is', 'are')} sat out for the rest of the "
+                f"session: {escape(event.reason)}.")
         elif isinstance(event, Declared):
             if after.rules.declaration == "sequential":
                 call = event.declaration.value.upper()
@@ -189,23 +240,50 @@ class Narrator:
                     self.console.print(f"  {self.name(after, seat)}: "
                                        f"{_hand_text(hand, rules)}")
             return
-        hand = event.hands[self.me]
+        hand = _seen_hand(after, self.me) if event.hands[self.me] is not None else None
         if hand is None:
             self.console.print("You are not dealt in.")
-        elif hand:
+        elif not hand:
+            self.console.print("Your cards are dealt face down: No Peek, you declare blind.")
+        else:
             self.console.print(f"Your cards: [bold]{pretty_cards(hand)}[/]  "
                                f"({evaluate(hand, rules.ranking).description})")
+
+    def _passed(self, event: CardsPassed, after: GameState) -> None:
+        if self.me is None:
+            self.console.print("The passed cards move to the left.")
+            for seat, hand in enumerate(after.hands):
+                if hand:
+                    self.console.print(f"  {self.name(after, seat)}: "
+                                       f"{_hand_text(hand, after.rules)}")
+            return
+        view = view_for(after, self.me)
+        if view.passed is None or view.received is None:
+            return
+        text = (f"You pass {pretty_cards((view.passed,))} to the left and receive "
+                f"{pretty_cards((view.received,))}.")
+        if view.hand:
+            text += (f" Your cards: [bold]{pretty_cards(view.hand)}[/]  "
+                     f"({evaluate(view.hand, after.rules.ranking).description})")
+        self.console.print(text)
 
     def _resolved(self, before: GameState, event: RoundResolved, after: GameState) -> None:
         out = self.console.print
         rules = after.rules
         pot = before.pot
+        if event.community:
+            out(f"Community card: [bold]{pretty_cards(event.community)}[/]")
         if event.outcome is Outcome.VOID:
             then = {"reante": "everyone antes again and the pot grows",
                     "carry": "the pot stays as it is",
                     "best_pays_antes": "the best hand pays everyone's ante"}[rules.all_out]
             out(f"Nobody is in: the round is void; {then}. "
                 f"{self.subject(after, after.dealer, 'deals', 'deal')} again.")
+            for seat in event.ante_payers:
+                hand = event.shown[seat]
+                shown = f" ({_hand_text(hand, rules)})" if hand else ""
+                out(f"{self.subject(after, seat, 'holds', 'hold')} the best hand{shown} and "
+                    f"{'pay' if seat == self.me else 'pays'} the antes.")
         elif event.outcome is Outcome.UNCONTESTED:
             winner = event.winners[0]
             who = self.subject(after, winner, "is", "are")
@@ -229,9 +307,23 @@ class Narrator:
                 else:
                     result = f"matches {event.matched[seat]}"
                 table.add_row(self.name(after, seat), pretty_cards(hand),
-                              evaluate(hand, rules.ranking).description, result)
+                              best_hand(hand, event.community, rules.ranking).description,
+                              result)
+            if event.ghost:
+                table.add_row("[italic]ghost hand[/]", pretty_cards(event.ghost),
+                              best_hand(event.ghost, event.community,
+                                        rules.ranking).description,
+                              "[bold]best: nobody takes the pot[/]" if event.ghost_won
+                              else "beaten")
             out(table)
-            if len(event.winners) > 1:
+            if event.high_winners or event.low_winners:
+                for side, pot_part, seats in (("High", event.high_pot, event.high_winners),
+                                              ("Low", event.low_pot, event.low_winners)):
+                    if not pot_part and not seats:
+                        continue
+                    who = " and ".join(self.name(after, s) for s in seats) or "nobody"
+                    out(f"{side} pot ({pot_part}): {who}.")
+            if len(event.winners) > 1 and not (event.high_winners or event.low_winners):
                 names = " and ".join(self.name(after, s) for s in event.winners)
                 out(f"Tie: {names} split the pot.")
             extra = f", {event.to_reserve} to the reserve" if event.to_reserve else ""
@@ -296,7 +388,8 @@ class _Quit(Exception):
 
 def ask_declaration(console: Console, read: Callable[[str], str], state: GameState,
                     seat: int, *, echo: bool) -> Declaration:
-    """Ask ``seat`` for in or out until the answer is valid and legal.
+    """Ask ``seat`` for its declaration (in or out; Hi-Lo: high, low, both or out) until the
+    answer is valid and legal.
 
     Args:
         read: reads one line after printing the prompt (raises EOFError at end of input).
@@ -310,14 +403,16 @@ def ask_declaration(console: Console, read: Callable[[str], str], state: GameSta
     owed = settlement.match_amount(state.pot, state.rules)
     console.print(f"Pot {state.pot} · if you go in and lose you match {owed} · "
                   f"your stack {state.stacks[seat]}")
+    table = answers(state.rules)
     while True:
-        answer = read("In or out? \\[i/o/q] ").strip().lower()
+        answer = read(_question(state.rules)).strip().lower()
         if echo:
             console.print(answer)
-        if answer not in ANSWERS:
-            console.print(f"[yellow]Sorry, {escape(answer)!r} is not an answer.[/] {HINT}")
+        if answer not in table:
+            console.print(f"[yellow]Sorry, {escape(answer)!r} is not an answer.[/] "
+                          f"{hint(state.rules)}")
             continue
-        choice = ANSWERS[answer]
+        choice = table[answer]
         if choice is None:
             raise _Quit
         problem = can_declare(state, seat, choice)
@@ -325,6 +420,41 @@ def ask_declaration(console: Console, read: Callable[[str], str], state: GameSta
             console.print(f"[yellow]{escape(problem)}[/]")
             continue
         return choice
+
+
+def ask_pass(console: Console, read: Callable[[str], str], state: GameState, seat: int, *,
+             echo: bool) -> int:
+    """Pass the Trash: ask ``seat`` which card it passes to the left (its position 1, 2, 3
+    in the hand, or the card itself, e.g. ``7h``).
+
+    Raises:
+        EOFError: the input ended.
+        _Quit: the player typed quit.
+    """
+    hand = _seen_hand(state, seat) or ()
+    choices = "/".join(str(i) for i in range(1, len(hand) + 1))
+    console.print("Pass the Trash: choose a card to pass to the player on your left: "
+                  + ", ".join(f"{i} = {pretty_cards((c,))}" for i, c in enumerate(hand, 1)))
+    while True:
+        answer = read(f"Pass which card? \\[{choices}/q] ").strip()
+        if echo:
+            console.print(answer)
+        if answer.lower() in ("q", "quit"):
+            raise _Quit
+        card: int | None = None
+        if answer.isdigit() and 1 <= int(answer) <= len(hand):
+            card = hand[int(answer) - 1]
+        else:
+            try:
+                card = parse_card(answer)
+            except CardError:
+                card = None
+        problem = (f"{answer!r} is not one of your cards" if card is None
+                   else can_pass_card(state, seat, card))
+        if problem is None and card is not None:
+            return card
+        console.print(f"[yellow]{escape(problem or '')}.[/] Type {choices} or the card, "
+                      "e.g. 7h, or quit (q).")
 
 
 def play_session(*, console: Console, read: Callable[[str], str], store: Store,
@@ -361,7 +491,7 @@ def play_session(*, console: Console, read: Callable[[str], str], store: Store,
     narrator = Narrator(console, me=ME)
     console.print(f"[bold]Guts[/] — {rules_summary(rules)}.")
     console.print("Opponents: " + ", ".join(escape(b.name) for b in bots) + ".")
-    console.print(HINT)
+    console.print(hint(rules))
     narrator.event(None, start, state)
     pending: list[Event] = []
     reason = ""
@@ -384,6 +514,12 @@ def play_session(*, console: Console, read: Callable[[str], str], store: Store,
                           else "you have no chips left")
                 break
             state = apply(deal_from_rng(state, rng), state)
+            if state.phase is Phase.PASS:
+                card = ask_pass(console, read, state, ME, echo=echo)
+                passes = {seat: choose_pass(bots[seat - 1], view, picker)
+                          for seat, view in joint_views(state).items() if seat != ME}
+                passes[ME] = card
+                state = apply(pass_all(state, passes), state)
             if rules.declaration == "sequential":
                 for seat in state.declaration_order():
                     if seat == ME:
