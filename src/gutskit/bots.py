@@ -226,9 +226,9 @@ class RuleOfThumbBot:
     def declare_variant(self, view: SeatView, rng: random.Random) -> Declaration:
         """A seen hand under the variants that change resolution.
 
-        * Monte Carlo: the hand's strength is its expected percentile once the unseen
-          community card is added, against hands that get the same card
-          (:func:`community_percentile`).
+        * Monte Carlo: the hand's strength is the share of all hands whose expected
+          percentile, once the unseen community card is added, is below this hand's
+          (:func:`community_strength`), so it compares with the plain thresholds.
         * Ghost hand: the ghost is one more opponent who is always in, so even a lone
           player must expect to beat it: at least the break-even percentile
           ``owed / (pot + owed)``.
@@ -243,8 +243,9 @@ class RuleOfThumbBot:
         assert hand
         ranking = rules.ranking
         if rules.community_card:
-            high = community_percentile(hand, ranking, low=False)
-            low = community_percentile(hand, ranking, low=True) if rules.hi_lo else 0.0
+            key = tuple(sorted(hand))
+            high = community_strength(ranking, False)[key]
+            low = community_strength(ranking, True)[key] if rules.hi_lo else 0.0
         else:
             high = hand_percentile(hand, ranking)
             low = 1.0 - high
@@ -383,6 +384,42 @@ def community_keys(ranking: Ranking, low: bool = False) -> npt.NDArray[np.int64]
     stacked = np.stack(keys)
     best = stacked.min(axis=0) if low else stacked.max(axis=0)
     return np.sort(best)
+
+
+@cache
+def community_strength(ranking: Ranking, low: bool = False) -> dict[tuple[Card, ...], float]:
+    """Monte Carlo Guts: every hand (cards sorted) -> the share of all hands with a lower
+    expected :func:`community_percentile` (ties count half): a percentile on the same scale
+    as :func:`hand_percentile`, for the bots' thresholds. Computed once with numpy."""
+    k = ranking.cards_per_hand
+    table = np.asarray(strength_table(ranking), dtype=np.int64)
+    ordered = community_keys(ranking, low)
+    total = len(ordered)
+    hands = np.array(list(itertools.combinations(range(52), k)), dtype=np.int64)
+    cards = np.arange(52, dtype=np.int64)
+
+    def code(cols: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+        index = np.zeros(len(cols), dtype=np.int64)
+        for j in range(cols.shape[1]):
+            index = index * 52 + cols[:, j]
+        return index
+
+    options = [np.broadcast_to(table[code(hands)][:, None], (len(hands), 52))]
+    for drop in range(k):
+        rest = np.delete(hands, drop, axis=1)
+        options.append(table[code(rest)[:, None] * 52 + cards[None, :]])
+    stacked = np.stack(options)
+    made = stacked.min(axis=0) if low else stacked.max(axis=0)
+    below = np.searchsorted(ordered, made, side="left")
+    above = np.searchsorted(ordered, made, side="right")
+    beaten = (total - above) if low else below
+    share = (beaten + (above - below) / 2) / total
+    unseen = ~(hands[:, :, None] == cards[None, None, :]).any(axis=1)
+    expected = (share * unseen).sum(axis=1) / unseen.sum(axis=1)
+    order = np.sort(expected)
+    rank = (np.searchsorted(order, expected, side="left")
+            + np.searchsorted(order, expected, side="right")) / 2 / len(expected)
+    return {tuple(int(c) for c in hand): float(r) for hand, r in zip(hands, rank, strict=True)}
 
 
 def community_percentile(hand: Sequence[Card], ranking: Ranking, *, low: bool) -> float:
