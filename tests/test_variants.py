@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -581,3 +582,17 @@ def test_variant_pages_hold_the_current_referee_output() -> None:
         page = REPO_ROOT / "docs" / "variants" / f"{name}.md"
         assert page.read_text(encoding="utf-8") == expected, (
             f"{page.name} is out of date: run python docs/variants/generate.py")
+
+
+def test_play_prints_who_pays_whom(tmp_path: Path) -> None:
+    result = RUNNER.invoke(app, ["play", "--seed", "5", "--players", "3", "--db",
+                                 str(tmp_path / "g.db")], input="i\no\ni\nq\n")
+    assert result.exit_code == 0, result.output
+    rows = re.findall(r"│ (\w+)\s+│\s+(\d+) │\s+(-?\d+) │\s+([+-]?\d+) │", result.stdout)
+    nets = {name: int(net) for name, _, _, net in rows}
+    assert len(nets) == 3 and sum(nets.values()) == 0 and any(nets.values())
+    line = next(t for t in result.stdout.splitlines() if t.startswith("Settle up: "))
+    for payer, payee, chips in re.findall(r"(\w+) pays (\w+) (\d+)", line):
+        nets[payer] += int(chips)
+        nets[payee] -= int(chips)
+    assert all(v == 0 for v in nets.values())

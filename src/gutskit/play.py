@@ -64,6 +64,7 @@ from gutskit.events import (
     legal_declarations,
 )
 from gutskit.ledger import ledger, session_winners
+from gutskit.payments import settle_up
 from gutskit.rules import Rules
 from gutskit.storage import Store
 from gutskit.view import joint_views, view_for
@@ -363,6 +364,11 @@ def show_ledger(console: Console, state: GameState) -> None:
     console.print(table)
     winners = session_winners(state)
     console.print(f"Most chips: {', '.join(escape(w) for w in winners)}.")
+    nets = {line.name: line.net for line in ledger(state)}
+    if any(nets.values()) and sum(nets.values()) == 0:  # who pays whom, fewest transfers
+        payments = "; ".join(f"{escape(p.payer)} pays {escape(p.payee)} {p.chips}"
+                             for p in settle_up(nets))
+        console.print(f"Settle up: {payments}.")
 
 
 @dataclass(frozen=True, slots=True)
