@@ -428,9 +428,8 @@ def referee(
         return
     out = _out()
     final_stacks = dict(result["stacks"])
-    # Walk back from the final stacks to print each round's stacks after it.
-    stacks = {n: s - sum(r["deltas"][n] for r in result["rounds"])
-              for n, s in final_stacks.items()}
+    # From the buy-ins, round by round (rebuys before their round's deal).
+    stacks = {p["name"]: p["stack"] for p in data["players"]}
     given_rounds = data.get("rounds") or []
     if len(given_rounds) != len(result["rounds"]):  # e.g. rounds that settle nothing
         given_rounds = [{} for _ in result["rounds"]]
@@ -441,6 +440,8 @@ def referee(
         for column in ("Player", "Ante", "Declared", "Hand", "Result", "Change", "Stack"):
             table.add_column(column, justify="right" if column in ("Ante", "Change", "Stack")
                              else "left")
+        for name, chips in rnd.get("rebuys", {}).items():
+            stacks[name] += chips
         for name, delta in rnd["deltas"].items():
             stacks[name] += delta
             hand = given.get("hands", {}).get(name)
@@ -458,6 +459,8 @@ def referee(
                           ", ".join(results), f"{delta:+d}" if delta else "0",
                           str(stacks[name]))
         out.print(table)
+        for line in _variant_lines(rnd):
+            out.print(line)
     final = Table(title="Final stacks", title_justify="left")
     final.add_column("Player")
     final.add_column("Stack", justify="right")
@@ -466,6 +469,35 @@ def referee(
     out.print(final)
     over = " · the session is over" if result["session_over"] else ""
     out.print(f"Pot: {result['pot']} · reserve: {result['reserve']}{over}")
+    if result.get("payments"):
+        out.print("Settle up: " + "; ".join(
+            f"{escape(p['from'])} pays {escape(p['to'])} {p['chips']}"
+            for p in result["payments"]) + ".")
+
+
+def _variant_lines(rnd: dict[str, Any]) -> list[str]:
+    """The variant keys of a referee round, in words (docs/variants/)."""
+    lines = []
+    if "rebuys" in rnd:
+        lines.append("Rebuys before the deal: " + ", ".join(
+            f"{escape(n)} {c}" for n, c in rnd["rebuys"].items()))
+    if "community" in rnd:
+        lines.append(f"Community card: {pretty_cards(parse_cards(rnd['community']))}")
+    if "ghost" in rnd:
+        beaten = "the ghost hand is best: nobody takes the pot" if rnd["ghost_won"] else (
+            "beaten")
+        ghost = pretty_cards(parse_cards(rnd["ghost"])) if rnd["ghost"] else "?"
+        lines.append(f"Ghost hand: {ghost} ({beaten})")
+    for side in ("high", "low"):
+        if side in rnd:
+            who = ", ".join(escape(n) for n in rnd[side]["winners"]) or "nobody"
+            lines.append(f"{side.capitalize()} pot ({rnd[side]['pot']}): {who}")
+    if "pays_antes" in rnd:
+        lines.append("Best hand, pays everyone's ante for the re-deal: "
+                     + ", ".join(escape(n) for n in rnd["pays_antes"]))
+    for why in rnd.get("sat_out", {}).values():
+        lines.append(f"Sat out: {escape(why)}")
+    return lines
 
 
 # ---------------------------------------------------------------------------------------------
