@@ -596,3 +596,15 @@ def test_play_prints_who_pays_whom(tmp_path: Path) -> None:
         nets[payer] += int(chips)
         nets[payee] -= int(chips)
     assert all(v == 0 for v in nets.values())
+
+
+def test_guts_referee_text_shows_the_variant_lines() -> None:
+    out = guts("referee", str(EXAMPLES / "buy-in-limits.json")).stdout
+    # Per-round stacks walk forward from the buy-ins: after round 2 Ana has 20+3+8 = 31,
+    # Ben 20-5-8 = 7; round 3 adds Ben's rebuy of 20 before his +16: 43.
+    assert re.search(r"│ Ana .*│ +\+8 │ +31 │", out) and re.search(r"│ Ben .*│ +\+16 │ +43 │", out)
+    assert "Rebuys before the deal: Ben 20" in out
+    assert "Sat out: Cleo reached their loss limit of 15 chips (down 23) and sits out" in out
+    assert "Settle up: Cleo pays Ana 15; Cleo pays Ben 6; Cleo pays Dev 2." in out
+    hi_lo = guts("referee", str(EXAMPLES / "hi-lo.json")).stdout
+    assert "High pot (5): Ana" in hi_lo and "Low pot (4): Ben" in hi_lo
