@@ -37,6 +37,7 @@ from gutskit.engine import (
 )
 from gutskit.events import Declaration, Event, Hand, legal_declarations
 from gutskit.history import event_from_dict, event_to_dict
+from gutskit.payments import settle_up
 from gutskit.rules import Rules
 from gutskit.view import view_for, visible_events
 
@@ -201,3 +202,19 @@ def test_no_hidden_information_in_any_view(rules: Rules, n: int, seed: int) -> N
         assert visible_events(ev1, seat, rules=rules) == visible_events(ev2, seat, rules=rules)
         if rules.no_peek:
             assert view1.hand == ()
+
+
+@settings(max_examples=80, deadline=None)
+@given(nets=st.lists(st.integers(-60, 60), min_size=1, max_size=9))
+def test_settle_up_settles_every_net_in_at_most_n_minus_1_payments(nets: list[int]) -> None:
+    nets = [*nets, -sum(nets)]
+    table = {NAMES[i]: net for i, net in enumerate(nets)}
+    payments = settle_up(table)
+    left = dict(table)
+    for payment in payments:
+        assert payment.chips > 0 and payment.payer != payment.payee
+        left[payment.payer] += payment.chips
+        left[payment.payee] -= payment.chips
+    assert all(v == 0 for v in left.values())
+    movers = sum(1 for v in nets if v)
+    assert len(payments) <= max(0, movers - 1)

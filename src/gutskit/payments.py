@@ -68,10 +68,7 @@ def settle_up(nets: Mapping[str, int]) -> list[Payment]:
     if total:
         raise SettleUpError(f"the nets add up to {total}, not 0: nothing can settle them")
     players = [(name, net) for name, net in nets.items() if net]
-    if len(players) > _EXACT_LIMIT:
-        groups = [players]
-    else:
-        groups = _zero_sum_groups(players)
+    groups = [players] if len(players) > _EXACT_LIMIT else _zero_sum_groups(players)
     payments: list[Payment] = []
     for group in groups:
         payments.extend(_settle_group(group))
@@ -112,20 +109,19 @@ def _zero_sum_groups(players: list[tuple[str, int]]) -> list[list[tuple[str, int
 
 
 def _settle_group(group: list[tuple[str, int]]) -> list[Payment]:
-    """Settle one zero-sum group in at most ``len(group) - 1`` payments."""
+    """Settle one zero-sum group in at most ``len(group) - 1`` payments: the largest debtor
+    pays the largest creditor (ties: in group order) until every net is zero."""
     order = {name: i for i, (name, _) in enumerate(group)}
-    creditors = [[net, name] for name, net in group if net > 0]
-    debtors = [[-net, name] for name, net in group if net < 0]
-    payments = []
-    while creditors and debtors:
-        creditors.sort(key=lambda c: (-c[0], order[str(c[1])]))
-        debtors.sort(key=lambda d: (-d[0], order[str(d[1])]))
-        credit, payee = creditors[0]
-        debt, payer = debtors[0]
-        chips = min(int(credit), int(debt))
-        payments.append(Payment(payer=str(payer), payee=str(payee), chips=chips))
-        creditors[0][0] = int(credit) - chips
-        debtors[0][0] = int(debt) - chips
-        creditors = [c for c in creditors if c[0]]
-        debtors = [d for d in debtors if d[0]]
-    return payments
+    owed = {name: net for name, net in group}  # > 0: is owed chips; < 0: owes chips
+    payments: list[Payment] = []
+    while True:
+        creditors = [n for n in owed if owed[n] > 0]
+        debtors = [n for n in owed if owed[n] < 0]
+        if not creditors or not debtors:
+            return payments
+        payee = min(creditors, key=lambda n: (-owed[n], order[n]))
+        payer = min(debtors, key=lambda n: (owed[n], order[n]))
+        chips = min(owed[payee], -owed[payer])
+        payments.append(Payment(payer=payer, payee=payee, chips=chips))
+        owed[payee] -= chips
+        owed[payer] += chips
