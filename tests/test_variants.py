@@ -482,8 +482,8 @@ def base_file(**rules: Any) -> dict[str, Any]:
      "must be \"in\" or \"out\""),
     ({"hi_lo": True}, {"hands": {"Ana": "As Kd 2c"}, "declarations": {"Ana": "in", "Ben": "out"}},
      "must be \"high\", \"low\", \"both\" or \"out\""),
-    ({}, {"misdeal": "yes"}, "misdeal must be true"),
-    ({}, {"misdeal": True, "declarations": {}}, "a misdeal round holds only"),
+    ({}, {"misdeal": "yes"}, "misdeal must be true or false, not 'yes'"),
+    ({}, {"misdeal": True, "dealt": {}}, "unknown key 'dealt' in round 1"),
     ({"rebuys": True}, {"rebuys": {"Ana": 5}, "hands": {}, "declarations": {"Ana": "out",
                                                                            "Ben": "out"}},
      "rebuy: 'Ana' has 9 chips"),
@@ -608,3 +608,16 @@ def test_guts_referee_text_shows_the_variant_lines() -> None:
     assert "Settle up: Cleo pays Ana 15; Cleo pays Ben 6; Cleo pays Dev 2." in out
     hi_lo = guts("referee", str(EXAMPLES / "hi-lo.json")).stdout
     assert "High pot (5): Ana" in hi_lo and "Low pot (4): Ben" in hi_lo
+
+
+def test_referee_misdeal_round_ignores_the_thrown_in_cards_and_false_is_a_normal_round() -> None:
+    # Round 1 misdealt (its recorded cards are thrown in): antes 2 stay in the pot. Round 2
+    # ("misdeal": false is an ordinary round), no new ante: Ana's aces win 2, Ben matches 2.
+    data = {**base_file(), "rounds": [
+        {"misdeal": True, "hands": {"Ana": "As Kd"}, "declarations": {"Ana": "in"}},
+        {"misdeal": False, "hands": {"Ana": "As Ad 3c", "Ben": "Kh Qh 9c"},
+         "declarations": {"Ana": "in", "Ben": "in"}}]}
+    out = run_referee(data)
+    assert [r["outcome"] for r in out["rounds"]] == ["misdeal", "showdown"]
+    assert out["rounds"][1]["antes"] == {} and out["rounds"][1]["pot_before"] == 2
+    assert out["stacks"] == {"Ana": 10, "Ben": 6} and out["pot"] == 2

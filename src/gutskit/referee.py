@@ -19,6 +19,7 @@ Variants add optional keys (docs/variants/)::
               "passes": {name: "2c"},                       # pass_the_trash: hands are
               "rebuys": {name: chips}}                      #   as dealt; before the deal
              {"misdeal": true}                              # a misdeal: cards thrown in
+                                                            #   (its cards are not read)
     top level: "end": true                                  # end the session, settle up
 
 Output::
@@ -99,6 +100,8 @@ def _rules(data: Mapping[str, Any]) -> Any:
     if "cards_per_hand" not in raw and "preset" not in raw:
         # Infer two- or three-card Guts from the first recorded hand.
         for rnd in data.get("rounds") or []:
+            if isinstance(rnd, Mapping) and rnd.get("misdeal") is True:
+                continue  # a misdealt deal may hold the wrong number of cards
             hands = rnd.get("hands") if isinstance(rnd, Mapping) else None
             if isinstance(hands, Mapping):
                 sizes = {len(h.replace(",", " ").split()) for h in hands.values()
@@ -272,8 +275,11 @@ def settle(data: Any) -> dict[str, Any]:
         rebought: dict[str, int] = {}
         if "rebuys" in rnd:
             state, rebought = _rebuys(state, rnd, where)
-        if "misdeal" in rnd:
-            state, out = _misdeal_round(state, rnd, where)
+        misdealt = rnd.get("misdeal", False)
+        if not isinstance(misdealt, bool):
+            raise RefereeError(f"{where}: misdeal must be true or false, not {misdealt!r}")
+        if misdealt:
+            state, out = _misdeal_round(state, where)
         else:
             state, out = _played_round(state, rnd, where)
         if rebought:
@@ -302,16 +308,10 @@ def settle(data: Any) -> dict[str, Any]:
     return result
 
 
-def _misdeal_round(state: GameState, rnd: Mapping[str, Any], where: str
-                   ) -> tuple[GameState, dict[str, Any]]:
+def _misdeal_round(state: GameState, where: str) -> tuple[GameState, dict[str, Any]]:
     """A round ``{"misdeal": true}``: antes due are posted, the cards thrown in; the same
-    dealer deals the next round without a new ante."""
-    if rnd["misdeal"] is not True:
-        raise RefereeError(f"{where}: misdeal must be true, not {rnd['misdeal']!r}")
-    extra = sorted(set(rnd) - {"misdeal", "rebuys"})
-    if extra:
-        raise RefereeError(f"{where}: a misdeal round holds only \"misdeal\" (and "
-                           f"\"rebuys\"), not {extra[0]!r}")
+    dealer deals the next round without a new ante. Cards and declarations recorded for
+    the misdealt deal are thrown in with it (not read)."""
     rules = state.rules
     hands = tuple(() if state.in_play(s) else None for s in range(state.n_seats))
     before = state
