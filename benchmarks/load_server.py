@@ -38,6 +38,7 @@ from pathlib import Path
 
 import httpx
 from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed
 
 HOST = "127.0.0.1"
 
@@ -58,6 +59,17 @@ class Stats:
     messages: int = 0
     errors: list[str] = field(default_factory=list)
     rounds: int = 0
+    dropped: int = 0
+    lag: list[float] = field(default_factory=list)
+
+
+async def watch_lag(stats: Stats) -> None:
+    """The client's own event-loop lag (how late a 50 ms sleep wakes up): when it is
+    large, the measured latency is the load client's, not the server's."""
+    while True:
+        start = time.perf_counter()
+        await asyncio.sleep(0.05)
+        stats.lag.append(time.perf_counter() - start - 0.05)
 
 
 def free_port() -> int:
@@ -104,7 +116,10 @@ async def bot(url: str, token: str | None, name: str | None, table: Table, stats
         if name is not None:
             await ws.send(json.dumps({"type": "join", "name": name}))
         seat: int | None = 0 if is_host else None
-        await play(ws, seat, table, stats, think, ready, seated, is_host, seats, rng)
+        try:
+            await play(ws, seat, table, stats, think, ready, seated, is_host, seats, rng)
+        except ConnectionClosed:
+            stats.dropped += 1
 
 
 async def play(ws: ClientConnection, seat: int | None, table: Table, stats: Stats,
@@ -115,6 +130,9 @@ async def play(ws: ClientConnection, seat: int | None, table: Table, stats: Stat
     try:
         async for text in ws:
             stats.messages += 1
+            if (isinstance(text, str) and text.startswith('{"type":"event"')
+                    and "DeclarationsRevealed" not in text):
+                continue  # the bots need only the state, not the other events
             message = json.loads(text)
             kind = message["type"]
             if kind == "seated":
@@ -191,7 +209,9 @@ async def run(args: argparse.Namespace, port: int) -> tuple[Stats, float]:
     # Play: measure over the duration, then stop the bots.
     stats.latencies.clear()
     stats.rounds = 0
+    watcher = asyncio.create_task(watch_lag(stats))
     await asyncio.sleep(args.duration)
+    watcher.cancel()
     measured = list(stats.latencies)
     rounds = stats.rounds
     for task in tasks:
@@ -247,8 +267,14 @@ def main() -> None:
         print(f"reveal latency ms: p50 {statistics.median(lat):.1f}, p95 "
               f"{percentile(lat, 0.95):.1f}, p99 {percentile(lat, 0.99):.1f}, max "
               f"{max(lat):.1f} ({len(lat)} samples)")
+    if stats.lag:
+        lag = [x * 1000 for x in stats.lag]
+        print(f"load client's own event-loop lag ms: p50 {statistics.median(lag):.1f}, "
+              f"p99 {percentile(lag, 0.99):.1f}")
+    print(f"machine load average (1 min) at the end: {os.getloadavg()[0]:.1f}")
     print(f"errors: {len(stats.errors)}" + (f" (first: {stats.errors[0]})"
-                                            if stats.errors else ""))
+                                            if stats.errors else "")
+          + f"; connections dropped by the server: {stats.dropped}")
 
 
 if __name__ == "__main__":

@@ -73,13 +73,17 @@ class WsClient:
         self.stamp = time.monotonic()
         self.overflow = False
 
-    def send(self, message: BaseModel) -> None:
-        """Queue ``message`` (dropped connection when the queue overflows)."""
+    def send(self, message: BaseModel | str) -> None:
+        """Queue ``message`` (a model, or its JSON text; the connection is dropped when
+        the queue overflows: a client that far behind cannot catch up)."""
+        if self.overflow:
+            return
         if self.queue.qsize() >= QUEUE_LIMIT:
             self.overflow = True
             self.queue.put_nowait(None)
             return
-        self.queue.put_nowait(message.model_dump_json())
+        self.queue.put_nowait(message if isinstance(message, str)
+                              else message.model_dump_json())
 
     def allow(self) -> bool:
         """Token bucket: may one more message be processed now?"""

@@ -15,6 +15,7 @@ round in progress continues with the same cards, its timer restarted.
 from __future__ import annotations
 
 import asyncio
+import functools
 import random
 import secrets
 import time
@@ -87,7 +88,8 @@ class Client(Protocol):
     seat: int | None
 
     def send(self, message: Any) -> None:
-        """Queue ``message`` (a protocol model) for this connection."""
+        """Queue ``message`` (a protocol model, or one already encoded as JSON text) for
+        this connection."""
 
 
 @dataclass(frozen=True)
@@ -160,6 +162,13 @@ def _names(cards: Sequence[int] | None) -> list[str] | None:
     return None if cards is None else [card_name(c) for c in cards]
 
 
+@functools.lru_cache(maxsize=4096)
+def _result_dict(result: RoundResolved) -> dict[str, Any]:
+    """The JSON form of a round's public result (the same for every recipient: cached).
+    Callers must not mutate it."""
+    return event_to_dict(result)
+
+
 def table_view(view: SeatView, time_left: float | None) -> TableView:
     """The protocol form of a :class:`~gutskit.view.SeatView` (variant fields read when
     the view has them)."""
@@ -170,7 +179,7 @@ def table_view(view: SeatView, time_left: float | None) -> TableView:
     result = view.last_result
     community = getattr(result, "community", None) if between else None
     ghost = getattr(result, "ghost", None) if between else None
-    return TableView(
+    return TableView.model_construct(
         seat=view.seat, names=list(view.names), stacks=list(view.stacks),
         eliminated=list(view.eliminated), dealer=view.dealer, pot=view.pot,
         reserve=view.reserve, phase=view.phase.value, round=view.round_number,
@@ -180,7 +189,7 @@ def table_view(view: SeatView, time_left: float | None) -> TableView:
                       for d in view.declarations],
         declared=list(view.declared), dealt_in=list(view.dealt_in), owed=view.owed,
         my_turn=view.seat >= 0 and view.my_turn,
-        last_result=None if view.last_result is None else event_to_dict(view.last_result),
+        last_result=None if view.last_result is None else _result_dict(view.last_result),
         time_left=time_left,
         legal_declarations=[d.value for d in legal_declarations(view.rules)],
         community=_names(community) or None, ghost=_names(ghost) or None,
@@ -802,36 +811,51 @@ class Room:
     # -- sending -------------------------------------------------------------------------
 
     def _send_all(self, message: Any) -> None:
+        text = message.model_dump_json()  # the same bytes for everyone: encode once
         for client in self.clients:
-            client.send(message)
+            client.send(text)
 
     def _broadcast_room(self, exclude: Client | None = None) -> None:
-        update = RoomUpdate(room=self.info())
+        text = RoomUpdate(room=self.info()).model_dump_json()
         for client in self.clients:
             if client is not exclude:
-                client.send(update)
+                client.send(text)
 
     def _broadcast_events(self, events: Sequence[Event]) -> None:
+        """Each client gets each event as its seat may see it; identical payloads are
+        encoded once."""
         first = len(self.events) - len(events)
-        cache: dict[int | None, list[dict[str, Any]]] = {}
+        cache: dict[int | None, list[str]] = {}
+        encoded: list[list[tuple[dict[str, Any], str]]] = [[] for _ in events]
         for client in self.clients:
             seat = client.seat
             if seat not in cache:
                 if isinstance(events[0], SessionStarted):
-                    cache[seat] = self.history_for(seat)[first:first + len(events)]
+                    shown = self.history_for(seat)[first:first + len(events)]
                 else:
-                    cache[seat] = self.visible(events, seat)
-            for offset, data in enumerate(cache[seat]):
-                client.send(EventMessage(seq=first + offset, event=data))
+                    shown = self.visible(events, seat)
+                texts = []
+                for offset, data in enumerate(shown):
+                    text = next((t for d, t in encoded[offset] if d == data), None)
+                    if text is None:
+                        text = EventMessage.model_construct(
+                            type="event", seq=first + offset, event=data).model_dump_json()
+                        encoded[offset].append((data, text))
+                    texts.append(text)
+                cache[seat] = texts
+            for text in cache[seat]:
+                client.send(text)
 
     def _broadcast_state(self) -> None:
-        cache: dict[int | None, TableView | None] = {}
+        cache: dict[int | None, str | None] = {}
         for client in self.clients:
             if client.seat not in cache:
-                cache[client.seat] = self.view_of(client.seat)
-            view = cache[client.seat]
-            if view is not None:
-                client.send(TableState(table=view))
+                view = self.view_of(client.seat)
+                cache[client.seat] = None if view is None else TableState.model_construct(
+                    type="state", table=view).model_dump_json()
+            text = cache[client.seat]
+            if text is not None:
+                client.send(text)
 
     # -- restore -------------------------------------------------------------------------
 

@@ -20,10 +20,7 @@ upgraded by Alembic (:func:`upgrade`, migrations in ``gutskit/server/migrations`
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import hashlib
-import queue
-import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -251,69 +248,55 @@ def _append_rows(room_id: str, session_id: int, first_seq: int, events: Sequence
 
 
 class GroupWriter:
-    """One thread that commits writes for every room: the writes waiting when it becomes
-    free go into one transaction (group commit), so a busy server pays one commit for
-    many actions. If that transaction fails, each write is retried alone, so one room's
-    failure is reported to that room only."""
-
-    MAX_BATCH = 256
+    """Group commit on the event loop: writes submitted during one turn of the loop (by any
+    room) are committed together in one transaction when the loop gets to the flush it
+    schedules, and each submitter resumes once its rows are committed. One commit serves
+    many actions on a busy server; no thread, so no lock handoffs. If the transaction
+    fails, each write is retried alone, so one room's failure is reported to that room
+    only."""
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
-        self.queue: queue.SimpleQueue[
-            tuple[Write, asyncio.AbstractEventLoop, asyncio.Future[None]] | None
-        ] = queue.SimpleQueue()
-        self.thread = threading.Thread(target=self._run, name="gutskit-writer", daemon=True)
-        self.thread.start()
+        self.pending: list[tuple[Write, asyncio.Future[None]]] = []
+        self.scheduled = False
 
     def submit(self, write: Write) -> asyncio.Future[None]:
         """Queue ``write``; the future is done once it is committed (or failed)."""
         loop = asyncio.get_running_loop()
         future: asyncio.Future[None] = loop.create_future()
-        self.queue.put((write, loop, future))
+        self.pending.append((write, future))
+        if not self.scheduled:
+            self.scheduled = True
+            loop.call_soon(self.flush)
         return future
 
     def close(self) -> None:
-        """Finish the queued writes and stop the thread."""
-        self.queue.put(None)
-        self.thread.join(30)
+        """Commit what is still queued."""
+        self.flush()
 
-    def _run(self) -> None:
-        while True:
-            item = self.queue.get()
-            if item is None:
-                return
-            batch = [item]
-            stop = False
-            while len(batch) < self.MAX_BATCH:
+    def flush(self) -> None:
+        """Commit every queued write now."""
+        self.scheduled = False
+        batch, self.pending = self.pending, []
+        if not batch:
+            return
+        errors: list[BaseException | None]
+        try:
+            with self.engine.begin() as connection:
+                for write, _ in batch:
+                    write(connection)
+            errors = [None] * len(batch)
+        except Exception:
+            errors = []
+            for write, _ in batch:
                 try:
-                    more = self.queue.get_nowait()
-                except queue.Empty:
-                    break
-                if more is None:
-                    stop = True
-                    break
-                batch.append(more)
-            errors: list[BaseException | None]
-            try:
-                with self.engine.begin() as connection:
-                    for write, _, _ in batch:
+                    with self.engine.begin() as connection:
                         write(connection)
-                errors = [None] * len(batch)
-            except Exception:
-                errors = []
-                for write, _, _ in batch:
-                    try:
-                        with self.engine.begin() as connection:
-                            write(connection)
-                        errors.append(None)
-                    except Exception as failure:
-                        errors.append(failure)
-            for (_, loop, future), outcome in zip(batch, errors, strict=True):
-                with contextlib.suppress(RuntimeError):  # the loop has closed meanwhile
-                    loop.call_soon_threadsafe(_settle, future, outcome)
-            if stop:
-                return
+                    errors.append(None)
+                except Exception as failure:
+                    errors.append(failure)
+        for (_, future), outcome in zip(batch, errors, strict=True):
+            _settle(future, outcome)
 
 
 def _settle(future: asyncio.Future[None], error: BaseException | None) -> None:
@@ -430,9 +413,9 @@ class RoomStore:
                            events: Sequence[Event], *, deal: DealRow | None = None,
                            action: tuple[str, int, int] | None = None,
                            reveal: Sequence[int] = ()) -> None:
-        """:meth:`append` on the store's writer thread, committed together with the
-        appends of other rooms waiting at the same moment (group commit); the caller
-        resumes once its rows are committed. The event loop keeps serving meanwhile."""
+        """:meth:`append`, committed together with the appends of the other rooms in the
+        same turn of the event loop (group commit, :class:`GroupWriter`); the caller
+        resumes once its rows are committed."""
         write = _append_rows(room_id, session_id, first_seq, events, deal, action, reveal)
         if self._writer is None:
             self._writer = GroupWriter(self.engine)
@@ -442,7 +425,7 @@ class RoomStore:
             raise self._fail(error) from None
 
     def close(self) -> None:
-        """Stop the writer thread (after its pending writes) and close the connections."""
+        """Commit the pending writes and close the connections."""
         if self._writer is not None:
             self._writer.close()
             self._writer = None
