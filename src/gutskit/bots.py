@@ -137,15 +137,18 @@ class RuleOfThumbBot:
 
     style: float = 0.0
     name: str = "rule-of-thumb"
-    _tables: dict[Ranking, tuple[tuple[float, ...], float, tuple[bool, ...]]] = field(
+    _tables: dict[int, tuple[Ranking, tuple[float, ...], float, tuple[bool, ...]]] = field(
         default_factory=dict, init=False, repr=False, compare=False)
 
-    def _lookup(self, ranking: Ranking) -> tuple[tuple[float, ...], float, tuple[bool, ...]]:
-        cached = self._tables.get(ranking)
+    def _lookup(self, ranking: Ranking) -> tuple[Ranking, tuple[float, ...], float,
+                                                 tuple[bool, ...]]:
+        # Keyed by identity (hashing a ranking costs more than the lookup); the entry
+        # holds the ranking, so its id stays unique while cached.
+        cached = self._tables.get(id(ranking))
         if cached is None:
-            cached = self._tables[ranking] = (percentile_by_index(ranking),
-                                              _rule_percentile(ranking),
-                                              _rule_by_index(ranking.cards_per_hand))
+            cached = self._tables[id(ranking)] = (ranking, percentile_by_index(ranking),
+                                                  _rule_percentile(ranking),
+                                                  _rule_by_index(ranking.cards_per_hand))
         return cached
 
     def tightening(self, view: SeatView) -> float:
@@ -168,7 +171,7 @@ class RuleOfThumbBot:
         if view.pot <= 2 * rules.ante:
             base = 0.5  # "with a 1-2 chip pot a coin-flip hand may be worth it"
         else:
-            base = self._lookup(rules.ranking)[1] + self.tightening(view)
+            base = self._lookup(rules.ranking)[2] + self.tightening(view)
         return min(0.999, max(0.0, base + max(self.style, 0.0)))
 
     def plays(self, hand: Sequence[Card], view: SeatView) -> bool:
@@ -179,7 +182,7 @@ class RuleOfThumbBot:
         at or above :meth:`threshold`; a loose bot (``style < 0``) also plays any hand
         whose percentile reaches the rule's share of hands lowered by ``-style``.
         """
-        pct_table, _, rule_table = self._lookup(view.rules.ranking)
+        _, pct_table, _, rule_table = self._lookup(view.rules.ranking)
         index = 0
         for card in hand:
             index = index * 52 + card
