@@ -127,6 +127,7 @@ async def play(ws: ClientConnection, seat: int | None, table: Table, stats: Stat
                seats: int, rng: random.Random) -> None:
     """React to the server's messages until cancelled."""
     pending: asyncio.Task[None] | None = None
+    acted = -1
     try:
         async for text in ws:
             stats.messages += 1
@@ -156,7 +157,8 @@ async def play(ws: ClientConnection, seat: int | None, table: Table, stats: Stat
                 view = message["table"]
                 table.expected[view["round"]] = sum(view["dealt_in"])
             if (kind == "state" and seat is not None and message["table"]["my_turn"]
-                    and (pending is None or pending.done())):
+                    and message["table"]["round"] != acted):
+                acted = message["table"]["round"]  # once per round (states repeat my_turn)
                 pending = asyncio.create_task(
                     declare(ws, message["table"]["round"], seat, table, rng, think))
     finally:
