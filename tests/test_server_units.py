@@ -20,7 +20,7 @@ from sqlalchemy import inspect
 from gutskit.engine import deal, declare, hands_from_deck, new_session, start_event
 from gutskit.events import Declaration
 from gutskit.rules import Rules
-from gutskit.server.exports import ledger_csv, who_pays_whom
+from gutskit.server.exports import ledger_csv
 from gutskit.server.fairness import (
     FairnessError,
     commitment,
@@ -87,29 +87,15 @@ def test_verify_commitment_refuses_a_wrong_seed() -> None:
         verify_commitment(good, "abcd")
 
 
-def test_who_pays_whom_worked_example() -> None:
-    # Nets +10, -4, -7, +1: the largest debt (C, 7) goes to the largest credit (A, 10),
-    # then B's 4 covers A's remaining 3 and D's 1.
-    assert who_pays_whom(["A", "B", "C", "D"], [10, -4, -7, 1]) == [
-        ("C", "A", 7), ("B", "A", 3), ("B", "D", 1)]
-    assert who_pays_whom(["A", "B"], [0, 0]) == []
-    with pytest.raises(ValueError, match="add up to 1"):
-        who_pays_whom(["A", "B"], [1, 0])
-
-
-@settings(max_examples=60)
-@given(st.lists(st.integers(-50, 50), min_size=1, max_size=9))
-def test_who_pays_whom_settles_every_net(values: list[int]) -> None:
-    nets = [*values, -sum(values)]
-    names = [f"P{i}" for i in range(len(nets))]
-    transfers = who_pays_whom(names, nets)
-    balance = dict.fromkeys(names, 0)
-    for payer, payee, chips in transfers:
-        assert chips > 0
-        balance[payer] -= chips
-        balance[payee] += chips
-    assert [balance[n] for n in names] == nets
-    assert len(transfers) <= max(0, sum(1 for n in nets if n != 0) - 1)
+def test_ledger_csv_settles_with_the_fewest_transfers() -> None:
+    # Nets +10, -4, -7, +1 (no smaller group adds up to zero: 3 transfers): the largest
+    # debt (Cleo, 7) goes to the largest credit (Ana, 10), then Ben's 4 covers Ana's
+    # remaining 3 and Dev's 1.
+    text = ledger_csv(["Ana", "Ben", "Cleo", "Dev"], [20] * 4, [30, 16, 13, 21], final=True)
+    rows = text.splitlines()
+    assert rows[1:5] == ["0,Ana,20,30,10", "1,Ben,20,16,-4", "2,Cleo,20,13,-7",
+                         "3,Dev,20,21,1"]
+    assert rows[6:] == ["payer,payee,chips", "Cleo,Ana,7", "Ben,Ana,3", "Ben,Dev,1"]
 
 
 def test_ledger_csv_in_play_says_so() -> None:

@@ -15,12 +15,11 @@ Ben 20 20 0
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from gutskit.engine import GameState
 
-__all__ = ["LedgerLine", "ledger", "session_winners", "who_pays_whom"]
+__all__ = ["LedgerLine", "ledger", "session_winners"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,33 +60,3 @@ def session_winners(state: GameState) -> list[str]:
     best = max(state.stacks)
     return [name for name, stack in zip(state.names, state.stacks, strict=True)
             if stack == best]
-
-
-def who_pays_whom(names: Sequence[str], nets: Sequence[int]) -> list[tuple[str, str, int]]:
-    """Transfers that settle the nets: each loser pays winners, largest amounts first
-    (at most ``players - 1`` transfers). Chips are integers; the nets must add up to 0.
-
-    >>> who_pays_whom(["A", "B", "C", "D"], [10, -4, -7, 1])
-    [('C', 'A', 7), ('B', 'A', 3), ('B', 'D', 1)]
-
-    Raises:
-        ValueError: the nets do not add up to zero (the session is not settled).
-    """
-    if sum(nets) != 0:
-        raise ValueError(f"nets {list(nets)} add up to {sum(nets)}, not 0")
-    owe = sorted(((-n, i) for i, n in enumerate(nets) if n < 0), key=lambda x: (-x[0], x[1]))
-    get = sorted(((n, i) for i, n in enumerate(nets) if n > 0), key=lambda x: (-x[0], x[1]))
-    debts = [[amount, i] for amount, i in owe]
-    credits = [[amount, i] for amount, i in get]
-    transfers = []
-    d = c = 0
-    while d < len(debts) and c < len(credits):
-        amount = min(debts[d][0], credits[c][0])
-        transfers.append((names[debts[d][1]], names[credits[c][1]], amount))
-        debts[d][0] -= amount
-        credits[c][0] -= amount
-        if debts[d][0] == 0:
-            d += 1
-        if credits[c][0] == 0:
-            c += 1
-    return transfers
