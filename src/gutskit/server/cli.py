@@ -44,7 +44,10 @@ def serve(
     app = create_app(store=store, config=config, allowed_origins=allow_origin or ())
     typer.echo(f"gutskit server on http://{host}:{port}/ (database: {store.location})",
                err=True)
-    uvicorn.run(app, host=host, port=port, ws_max_size=65536, log_level="warning")
+    # No permessage-deflate: compressing every small JSON frame per recipient cost more
+    # server CPU than anything else in the load test (benchmarks/load_server.py).
+    uvicorn.run(app, host=host, port=port, ws_max_size=65536, ws_per_message_deflate=False,
+                log_level="warning")
 
 
 def verify(

@@ -28,6 +28,7 @@ from gutskit import engine
 from gutskit.bots import BOT_NAMES, STYLES, RuleOfThumbBot
 from gutskit.cards import CardError, card_name, parse_card
 from gutskit.engine import GameState, Phase
+from gutskit.evaluation import strength_table
 from gutskit.events import Declaration, Event, RoundResolved, SessionStarted
 from gutskit.history import event_to_dict
 from gutskit.rules import Rules, RulesError, rules_from_mapping
@@ -914,6 +915,7 @@ class RoomManager:
         except RulesError as error:
             raise _fail("bad_rules", str(error)) from None
         name = clean_name(request.host_name)
+        strength_table(rules.ranking)  # built once per ranking: now, not at the first showdown
         settings = RoomSettings(rules=rules, buy_in=request.buy_in,
                                 decision_seconds=request.decision_seconds,
                                 reveal_seconds=request.reveal_seconds,
@@ -934,6 +936,7 @@ class RoomManager:
         for loaded in self.store.load_rooms():
             room = Room(self, loaded.room_id, RoomSettings.from_json(loaded.settings),
                         loaded.seats)
+            strength_table(room.settings.rules.ranking)
             room.restore(loaded)
             self.rooms[room.room_id] = room
             rooms.append(room)
