@@ -35,6 +35,7 @@ import time
 from dataclasses import dataclass, field
 from importlib.metadata import version
 from pathlib import Path
+from typing import Any
 
 import httpx
 from websockets.asyncio.client import ClientConnection, connect
@@ -57,10 +58,13 @@ class Table:
 class Stats:
     latencies: list[float] = field(default_factory=list)
     messages: int = 0
+    frames: int = 0
     errors: list[str] = field(default_factory=list)
     rounds: int = 0
     dropped: int = 0
     lag: list[float] = field(default_factory=list)
+    play_cpu: float = 0.0
+    load_before: float = 0.0
 
 
 async def watch_lag(stats: Stats) -> None:
@@ -108,11 +112,11 @@ def cpu_seconds(pid: int) -> float:
 
 async def bot(url: str, token: str | None, name: str | None, table: Table, stats: Stats,
               think: float, ready: asyncio.Event, seated: asyncio.Event, is_host: bool,
-              seats: int) -> None:
+              seats: int, protocol: int) -> None:
     """One player: the host (seat 0, starts the table when it is full) or a joiner."""
     rng = random.Random()
-    async with connect(url, max_size=2**20, open_timeout=60) as ws:
-        await ws.send(json.dumps({"type": "hello", "protocol": 1, "token": token}))
+    async with connect(url, max_size=2**20, open_timeout=60, compression=None) as ws:
+        await ws.send(json.dumps({"type": "hello", "protocol": protocol, "token": token}))
         if name is not None:
             await ws.send(json.dumps({"type": "join", "name": name}))
         seat: int | None = 0 if is_host else None
@@ -130,40 +134,58 @@ async def play(ws: ClientConnection, seat: int | None, table: Table, stats: Stat
     acted = -1
     try:
         async for text in ws:
-            stats.messages += 1
+            stats.frames += 1
             if (isinstance(text, str) and text.startswith('{"type":"event"')
                     and "DeclarationsRevealed" not in text):
+                stats.messages += 1
                 continue  # the bots need only the state, not the other events
-            message = json.loads(text)
-            kind = message["type"]
-            if kind == "seated":
-                seat = message["seat"]
-                seated.set()
-            elif kind == "room" and is_host and not ready.is_set():
-                if len(message["room"]["seats"]) == seats:
-                    ready.set()
-                    await ws.send(json.dumps({"type": "start"}))
-            elif kind == "error":
-                stats.errors.append(f"{message['code']}: {message['message']}")
-            if kind == "event" and message["event"]["type"] == "DeclarationsRevealed":
-                now = time.perf_counter()
-                round_number = max(table.last_sent) if table.last_sent else None
-                if (round_number is not None and table.declared.get(round_number)
-                        == table.expected.get(round_number)):
-                    stats.latencies.append(now - table.last_sent[round_number])
-                if seat == 0:
-                    stats.rounds += 1
-            if kind == "state" and seat == 0 and message["table"]["phase"] == "declare":
-                view = message["table"]
-                table.expected[view["round"]] = sum(view["dealt_in"])
-            if (kind == "state" and seat is not None and message["table"]["my_turn"]
-                    and message["table"]["round"] != acted):
-                acted = message["table"]["round"]  # once per round (states repeat my_turn)
-                pending = asyncio.create_task(
-                    declare(ws, message["table"]["round"], seat, table, rng, think))
+            data = json.loads(text)
+            messages = data if isinstance(data, list) else [data]  # protocol 2: a list
+            stats.messages += len(messages)
+            for message in messages:
+                acted, pending = await react(ws, message, seat, table, stats, think, ready,
+                                             seated, is_host, seats, rng, acted, pending)
+                if message["type"] == "seated":
+                    seat = message["seat"]
     finally:
         if pending is not None:
             pending.cancel()
+
+
+async def react(ws: ClientConnection, message: dict[str, Any], seat: int | None,
+                table: Table, stats: Stats, think: float, ready: asyncio.Event,
+                seated: asyncio.Event, is_host: bool, seats: int, rng: random.Random,
+                acted: int, pending: asyncio.Task[None] | None
+                ) -> tuple[int, asyncio.Task[None] | None]:
+    """Handle one server message; returns the round last acted on and the pending
+    declaration."""
+    kind = message["type"]
+    if kind == "seated":
+        seat = message["seat"]
+        seated.set()
+    elif kind == "room" and is_host and not ready.is_set():
+        if len(message["room"]["seats"]) == seats:
+            ready.set()
+            await ws.send(json.dumps({"type": "start"}))
+    elif kind == "error":
+        stats.errors.append(f"{message['code']}: {message['message']}")
+    if kind == "event" and message["event"]["type"] == "DeclarationsRevealed":
+        now = time.perf_counter()
+        round_number = max(table.last_sent) if table.last_sent else None
+        if (round_number is not None and table.declared.get(round_number)
+                == table.expected.get(round_number)):
+            stats.latencies.append(now - table.last_sent[round_number])
+        if seat == 0:
+            stats.rounds += 1
+    if kind == "state" and seat == 0 and message["table"]["phase"] == "declare":
+        view = message["table"]
+        table.expected[view["round"]] = sum(view["dealt_in"])
+    if (kind == "state" and seat is not None and message["table"]["my_turn"]
+            and message["table"]["round"] != acted):
+        acted = message["table"]["round"]  # once per round (states repeat my_turn)
+        pending = asyncio.create_task(
+            declare(ws, message["table"]["round"], seat, table, rng, think))
+    return acted, pending
 
 
 async def declare(ws: ClientConnection, round_number: int, seat: int, table: Table,
@@ -176,7 +198,7 @@ async def declare(ws: ClientConnection, round_number: int, seat: int, table: Tab
                               "action_id": f"{seat}-{round_number}", "declaration": choice}))
 
 
-async def run(args: argparse.Namespace, port: int) -> tuple[Stats, float]:
+async def run(args: argparse.Namespace, port: int, pid: int) -> tuple[Stats, float]:
     base = f"http://{HOST}:{port}"
     stats = Stats()
     tasks: list[asyncio.Task[None]] = []
@@ -199,11 +221,12 @@ async def run(args: argparse.Namespace, port: int) -> tuple[Stats, float]:
         readies.append(ready)
         seated = [asyncio.Event() for _ in range(args.seats)]
         tasks.append(asyncio.create_task(bot(url, token, None, table, stats, args.think,
-                                             ready, seated[0], True, args.seats)))
+                                             ready, seated[0], True, args.seats,
+                                             args.protocol)))
         for i in range(1, args.seats):
             tasks.append(asyncio.create_task(bot(url, None, f"Bot{i}", table, stats,
                                                  args.think, ready, seated[i], False,
-                                                 args.seats)))
+                                                 args.seats, args.protocol)))
         if len(tasks) % 60 == 0:  # let the connections open in batches
             await asyncio.gather(*(e.wait() for e in seated[1:]))
     await asyncio.wait_for(asyncio.gather(*(r.wait() for r in readies)), 300)
@@ -211,9 +234,13 @@ async def run(args: argparse.Namespace, port: int) -> tuple[Stats, float]:
     # Play: measure over the duration, then stop the bots.
     stats.latencies.clear()
     stats.rounds = 0
+    stats.frames = stats.messages = 0
+    stats.load_before = os.getloadavg()[0]
+    play_start = cpu_seconds(pid)
     watcher = asyncio.create_task(watch_lag(stats))
     await asyncio.sleep(args.duration)
     watcher.cancel()
+    stats.play_cpu = cpu_seconds(pid) - play_start
     measured = list(stats.latencies)
     rounds = stats.rounds
     for task in tasks:
@@ -238,6 +265,9 @@ def main() -> None:
                         help="bots declare after up to this many seconds")
     parser.add_argument("--reveal", type=float, default=2.0,
                         help="the rooms' reveal pause between rounds (seconds)")
+    parser.add_argument("--protocol", type=int, choices=(1, 2), default=2,
+                        help="protocol version of the clients (1: a frame per message, "
+                        "2: a frame per change)")
     args = parser.parse_args()
     if not (1 <= args.tables <= 300 and 2 <= args.seats <= 10 and 0 < args.duration <= 300):
         parser.error("bounded: 1-300 tables, 2-10 seats, at most 300 seconds")
@@ -248,7 +278,7 @@ def main() -> None:
         try:
             cpu_before = cpu_seconds(server.pid)
             started = time.monotonic()
-            stats, setup = asyncio.run(run(args, port))
+            stats, setup = asyncio.run(run(args, port, server.pid))
             wall = time.monotonic() - started
             cpu = cpu_seconds(server.pid) - cpu_before
         finally:
@@ -260,11 +290,15 @@ def main() -> None:
           f"{version('uvicorn')}, websockets {version('websockets')}, sqlalchemy "
           f"{version('sqlalchemy')}; database: SQLite (WAL)")
     print(f"tables {args.tables} x {args.seats} seats = {args.tables * args.seats} "
-          f"WebSocket clients; think <= {args.think}s, reveal pause {args.reveal}s")
+          f"WebSocket clients (protocol {args.protocol}); think <= {args.think}s, reveal "
+          f"pause {args.reveal}s")
     print(f"setup (create, join, start): {setup:.1f}s; played {args.duration:.0f}s")
     print(f"rounds resolved: {stats.rounds} ({stats.rounds / args.duration:.1f}/s); "
-          f"messages received: {stats.messages}")
-    print(f"server CPU: {cpu:.1f}s over {wall:.1f}s wall ({100 * cpu / wall:.0f}% of a core)")
+          f"received while playing: {stats.messages} messages in {stats.frames} frames")
+    print(f"server CPU: {cpu:.1f}s over {wall:.1f}s wall ({100 * cpu / wall:.0f}% of a core); "
+          f"while playing {stats.play_cpu:.1f}s over {args.duration:.0f}s "
+          f"({100 * stats.play_cpu / args.duration:.0f}% of a core, "
+          f"{1000 * stats.play_cpu / max(1, stats.rounds):.1f} ms per round)")
     if lat:
         print(f"reveal latency ms: p50 {statistics.median(lat):.1f}, p95 "
               f"{percentile(lat, 0.95):.1f}, p99 {percentile(lat, 0.99):.1f}, max "
@@ -273,7 +307,8 @@ def main() -> None:
         lag = [x * 1000 for x in stats.lag]
         print(f"load client's own event-loop lag ms: p50 {statistics.median(lag):.1f}, "
               f"p99 {percentile(lag, 0.99):.1f}")
-    print(f"machine load average (1 min) at the end: {os.getloadavg()[0]:.1f}")
+    print(f"machine load average (1 min): {stats.load_before:.1f} when play started, "
+          f"{os.getloadavg()[0]:.1f} at the end")
     print(f"errors: {len(stats.errors)}" + (f" (first: {stats.errors[0]})"
                                             if stats.errors else "")
           + f"; connections dropped by the server: {stats.dropped}")

@@ -124,19 +124,22 @@ def running_server(db_url: str, *, seed_numbers: Sequence[int] = (), dealer: int
 
 
 class Player:
-    """A WebSocket client that records every message it receives (``log``)."""
+    """A WebSocket client that records every message it receives (``log``; ``raw``: the
+    frames as received). ``protocol`` 2: each frame is a JSON array of messages (a
+    frame that is a single object, an error before the hello, is taken as one)."""
 
     def __init__(self, server: Server, room_id: str, token: str | None = None, *,
-                 hello: bool = True, origin: str | None = None) -> None:
+                 hello: bool = True, origin: str | None = None, protocol: int = 1) -> None:
         headers = {"Origin": origin} if origin else None
         self.ws: ClientConnection = connect(server.ws_url(room_id), open_timeout=5,
                                             additional_headers=headers).__enter__()
         self.log: list[dict[str, Any]] = []
         self.raw: list[str] = []
+        self.inbox: list[dict[str, Any]] = []
         self.token = token
         self.seat: int | None = None
         if hello:
-            self.send({"type": "hello", "protocol": 1, "token": token})
+            self.send({"type": "hello", "protocol": protocol, "token": token})
             welcome = self.expect("welcome")
             self.seat = welcome["seat"]
 
@@ -144,10 +147,14 @@ class Player:
         self.ws.send(message if isinstance(message, str) else json.dumps(message))
 
     def recv(self, timeout: float = 15) -> dict[str, Any]:
-        text = self.ws.recv(timeout=timeout)
-        assert isinstance(text, str)
-        self.raw.append(text)
-        message: dict[str, Any] = json.loads(text)
+        if not self.inbox:
+            text = self.ws.recv(timeout=timeout)
+            assert isinstance(text, str)
+            self.raw.append(text)
+            data = json.loads(text)
+            self.inbox = data if isinstance(data, list) else [data]
+            assert self.inbox, "an empty frame"
+        message: dict[str, Any] = self.inbox.pop(0)
         self.log.append(message)
         return message
 

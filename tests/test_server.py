@@ -69,20 +69,20 @@ def allowed_cards(seat: int | None) -> set[str]:
     return cards
 
 
-def play_scripted_session(server: Server) -> dict[str, Any]:
+def play_scripted_session(server: Server, protocol: int = 1) -> dict[str, Any]:
     """Play the module's session; return the players, the spectator and the room id."""
     created = server.create_room("Ana")
     room_id = created["room_id"]
-    ana = Player(server, room_id, created["token"])
+    ana = Player(server, room_id, created["token"], protocol=protocol)
     assert ana.seat == 0
     players = [ana]
     for name in ("Ben", "Cleo"):
-        player = Player(server, room_id)
+        player = Player(server, room_id, protocol=protocol)
         player.send({"type": "join", "name": name})
         seated = player.expect("seated")
         player.seat, player.token = seated["seat"], seated["token"]
         players.append(player)
-    spectator = Player(server, room_id)
+    spectator = Player(server, room_id, protocol=protocol)
     ben, cleo = players[1], players[2]
     ana.send({"type": "start"})
 
@@ -121,9 +121,11 @@ def play_scripted_session(server: Server) -> dict[str, Any]:
     return {"room_id": room_id, "players": players, "spectator": spectator, "final": final}
 
 
-def test_scripted_session_results_exports_and_leaks(db_url: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize("protocol", [1, 2])
+def test_scripted_session_results_exports_and_leaks(db_url: str, tmp_path: Path,
+                                                    protocol: int) -> None:
     with running_server(db_url, seed_numbers=(1, 2, 3, 4)) as server:
-        session = play_scripted_session(server)
+        session = play_scripted_session(server, protocol)
         room_id = session["room_id"]
         players: list[Player] = session["players"]
         spectator: Player = session["spectator"]
@@ -159,6 +161,17 @@ def test_scripted_session_results_exports_and_leaks(db_url: str, tmp_path: Path)
         assert [r["round"] for r in fairness["rounds"]] == [1, 2, 3, 4]
         assert all(r["seed"] is not None for r in fairness["rounds"])
 
+    if protocol == 2:
+        # One frame per change: every frame is an array; the reveal (the last call, the
+        # events, the seed, the new view) arrives as one frame.
+        for player in [*players, spectator]:
+            assert all(raw.startswith("[") for raw in player.raw)
+            reveal = [json.loads(raw) for raw in player.raw if "DeclarationsRevealed" in raw]
+            assert len(reveal) == 3
+            kinds = [m["type"] for m in reveal[0]]
+            if kinds[-1] == "ack":  # the player whose call closed the round
+                kinds.pop()
+            assert kinds == ["event", "event", "event", "reveal", "state"], kinds
     # Every payload each recipient got: no card it may not see, no sealed declaration.
     for player in [*players, spectator]:
         seat = player.seat

@@ -63,12 +63,21 @@ QUEUE_LIMIT = 1000
 
 
 class WsClient:
-    """One WebSocket connection: a queue drained by a writer task, a token bucket."""
+    """One WebSocket connection: a queue of frames drained by a writer task, a token
+    bucket.
+
+    Under protocol 1 each message is a frame. Under protocol 2 the messages sent during
+    one turn of the event loop (one change of the room: its events, the new view, the
+    ack) are collected and queued as one frame, a JSON array of them, when the loop gets
+    to the flush the first of them scheduled.
+    """
 
     def __init__(self, websocket: WebSocket) -> None:
         self.websocket = websocket
         self.seat: int | None = None
+        self.protocol = 1  # until a hello says otherwise
         self.queue: asyncio.Queue[str | None] = asyncio.Queue()
+        self.pending: list[str] = []
         self.tokens = BURST
         self.stamp = time.monotonic()
         self.overflow = False
@@ -78,12 +87,26 @@ class WsClient:
         the queue overflows: a client that far behind cannot catch up)."""
         if self.overflow:
             return
+        text = message if isinstance(message, str) else message.model_dump_json()
+        if self.protocol < 2:
+            self._put(text)
+            return
+        if not self.pending:
+            asyncio.get_running_loop().call_soon(self.flush)
+        self.pending.append(text)
+
+    def flush(self) -> None:
+        """Queue the messages collected so far as one frame (protocol 2)."""
+        texts, self.pending = self.pending, []
+        if texts and not self.overflow:
+            self._put("[" + ",".join(texts) + "]")
+
+    def _put(self, frame: str) -> None:
         if self.queue.qsize() >= QUEUE_LIMIT:
             self.overflow = True
             self.queue.put_nowait(None)
             return
-        self.queue.put_nowait(message if isinstance(message, str)
-                              else message.model_dump_json())
+        self.queue.put_nowait(frame)
 
     def allow(self) -> bool:
         """Token bucket: may one more message be processed now?"""
@@ -273,6 +296,7 @@ def create_app(db: str | Path | None = None, *, config: ServerConfig | None = No
         finally:
             if room is not None:
                 await room.detach(client)
+            client.flush()
             client.queue.put_nowait(None)
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(writer, 2)

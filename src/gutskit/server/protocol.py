@@ -1,9 +1,14 @@
-"""The WebSocket JSON protocol between ``guts serve`` and its clients (version 1).
+"""The WebSocket JSON protocol between ``guts serve`` and its clients (version 2; the
+server also speaks version 1).
 
-Every message is one JSON object (a WebSocket text frame) with a ``"type"`` field naming
-one of the models below. Clients send :data:`ClientMessage` (validated strictly: unknown
-fields, wrong types and unknown types are refused with an :class:`Error` of code
-``bad_message``); the server sends :data:`ServerMessage`. The full reference with examples,
+Every message is one JSON object with a ``"type"`` field naming one of the models below.
+A client sends one message per WebSocket text frame. The server sends, under version 1,
+one message per frame; under version 2 (after a :class:`Hello` saying ``protocol: 2``),
+one frame per change: a JSON array of the messages of that change, in order (its events,
+fairness records, the new table view, the ack; :data:`PROTOCOL_VERSIONS`). Clients send
+:data:`ClientMessage` (validated strictly: unknown fields, wrong types and unknown types
+are refused with an :class:`Error` of code ``bad_message``); the server sends
+:data:`ServerMessage`. The full reference with examples,
 the connection and reconnect flow and the error codes is in ``docs/protocol.md``.
 
 Cards are written as in hand histories (:mod:`gutskit.history`): ``"As"``, ``"Td"``, ``"2c"``;
@@ -30,9 +35,16 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
-PROTOCOL_VERSION = 1
-"""The protocol version a client states in :class:`Hello` and the server in
-:class:`Welcome`. Incompatible changes bump it."""
+PROTOCOL_VERSION = 2
+"""The newest protocol version (what the browser table states in :class:`Hello`).
+Incompatible changes bump it."""
+
+PROTOCOL_VERSIONS = (1, 2)
+"""The versions the server speaks; :class:`Welcome` echoes the client's. They differ only
+in framing: version 1 sends each server message in its own WebSocket frame, version 2
+sends the messages queued for a connection in one turn of the server's event loop (one
+change) as one frame holding a JSON array of them. Messages sent before a version-2
+``hello`` is accepted (errors) are single objects."""
 
 MAX_MESSAGE_BYTES = 4096
 """Largest client message the server reads; a larger frame is refused (``too_large``)."""
@@ -41,6 +53,7 @@ __all__ = [
     "ERROR_CODES",
     "MAX_MESSAGE_BYTES",
     "PROTOCOL_VERSION",
+    "PROTOCOL_VERSIONS",
     "Ack",
     "AddBot",
     "ClientMessage",
@@ -164,7 +177,8 @@ class Hello(_Message):
     """First message on a connection to ``/ws/<room_id>``.
 
     Attributes:
-        protocol: the client's protocol version (:data:`PROTOCOL_VERSION`).
+        protocol: the client's protocol version (one of :data:`PROTOCOL_VERSIONS`; it
+            sets the framing of what the server sends on this connection).
         token: a seat token (from :class:`CreatedRoom` or :class:`Seated`) to take (or take
             back, after a reconnect) that seat; ``None`` to watch as a spectator.
     """
@@ -429,7 +443,7 @@ class Welcome(_Message):
     """Answer to :class:`Hello`: who you are here and the room.
 
     Attributes:
-        protocol: the server's protocol version.
+        protocol: the protocol version of this connection (the client's :class:`Hello`).
         seat: your seat, or ``None`` for a spectator.
         host: you are the host.
         room: the room.

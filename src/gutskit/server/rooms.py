@@ -34,7 +34,7 @@ from gutskit.history import event_to_dict
 from gutskit.rules import Rules, RulesError, rules_from_mapping
 from gutskit.server import fairness
 from gutskit.server.protocol import (
-    PROTOCOL_VERSION,
+    PROTOCOL_VERSIONS,
     Ack,
     AddBot,
     ClientMessage,
@@ -83,10 +83,12 @@ MAX_NAME = 24
 
 
 class Client(Protocol):
-    """A connection as a room sees it: its seat (``None`` = spectator) and a non-blocking
+    """A connection as a room sees it: its seat (``None`` = spectator), its protocol
+    version (set from its :class:`Hello`; it decides the framing) and a non-blocking
     :meth:`send` that queues one message."""
 
     seat: int | None
+    protocol: int
 
     def send(self, message: Any) -> None:
         """Queue ``message`` (a protocol model, or one already encoded as JSON text) for
@@ -316,9 +318,10 @@ class Room:
         Raises:
             ProtocolError: ``unsupported_version`` or ``bad_token``; nothing changes.
         """
-        if hello.protocol != PROTOCOL_VERSION:
+        if hello.protocol not in PROTOCOL_VERSIONS:
+            versions = " and ".join(str(v) for v in PROTOCOL_VERSIONS)
             raise _fail("unsupported_version", f"protocol {hello.protocol} is not supported; "
-                        f"this server speaks {PROTOCOL_VERSION}")
+                        f"this server speaks {versions}")
         async with self.lock:
             seat: SeatRow | None = None
             if hello.token is not None:
@@ -326,8 +329,9 @@ class Room:
                 if seat is None:
                     raise _fail("bad_token", "this seat token is not valid in this room")
             client.seat = None if seat is None else seat.seat
+            client.protocol = hello.protocol
             self.clients.add(client)
-            client.send(Welcome(protocol=PROTOCOL_VERSION, seat=client.seat,
+            client.send(Welcome(protocol=client.protocol, seat=client.seat,
                                 host=seat is not None and seat.host, room=self.info(),
                                 table=self.view_of(client.seat)))
             for deal in self.deals.values():
@@ -420,7 +424,7 @@ class Room:
                 client.send(Kicked(seat=number))
             elif client.seat is not None and renumber[client.seat] != client.seat:
                 client.seat = renumber[client.seat]
-                client.send(Welcome(protocol=PROTOCOL_VERSION, seat=client.seat,
+                client.send(Welcome(protocol=client.protocol, seat=client.seat,
                                     host=self.seats[client.seat].host, room=self.info(),
                                     table=None))
         self._broadcast_room()

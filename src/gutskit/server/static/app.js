@@ -5,7 +5,7 @@ import { cardHtml, backHtml, escapeHtml as esc, handHtml, handText } from "./car
 import { LANGUAGES, has, language, pickLanguage, setLanguage, t, tn } from "./i18n.js";
 import { Connection } from "./net.js";
 
-const PROTOCOL = 1;
+const PROTOCOL = 2; // docs/protocol.md: one frame (a JSON array of messages) per change
 const KEYS = { in: "i", out: "o", high: "h", low: "l", both: "b" };
 const REVEAL_MS = 1400; // the fists open, then the showdown hands turn over
 
@@ -273,6 +273,7 @@ function startRoom(roomId) {
   S.conn = new Connection(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws/${roomId}`, {
     hello: () => ({ type: "hello", protocol: PROTOCOL, token: S.token }),
     onMessage,
+    onFrame: renderRoom, // once per frame, after all of its messages
     onStatus: (status) => { S.status = status; S.statuses.push(status); renderRoom(); },
   });
   S.conn.open();
@@ -330,7 +331,6 @@ function onMessage(m) {
     default:
       break;
   }
-  renderRoom();
 }
 
 function onError(m) {

@@ -6,10 +6,11 @@ const PING_MS = 20000;
 const MAX_DELAY_MS = 10000;
 
 export class Connection {
-  constructor(url, { hello, onMessage, onStatus }) {
+  constructor(url, { hello, onMessage, onFrame, onStatus }) {
     this.url = url;
     this.hello = hello;
     this.onMessage = onMessage;
+    this.onFrame = onFrame ?? (() => {});
     this.onStatus = onStatus;
     this.ws = null;
     this.attempt = 0;
@@ -47,13 +48,16 @@ export class Connection {
     };
     ws.onmessage = (event) => {
       if (this.ws !== ws) return;
-      let message;
+      let data;
       try {
-        message = JSON.parse(event.data);
+        data = JSON.parse(event.data);
       } catch {
         return;
       }
-      this.onMessage(message);
+      // Protocol 2: a frame is an array of the messages of one change (in order); a
+      // single object (an error before the hello is accepted) is one message.
+      for (const message of Array.isArray(data) ? data : [data]) this.onMessage(message);
+      this.onFrame();
     };
     ws.onclose = (event) => {
       if (this.ws !== ws) return;
