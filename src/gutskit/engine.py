@@ -31,7 +31,7 @@ import enum
 import itertools
 import random
 import secrets
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -184,12 +184,14 @@ class GameState:
     @property
     def seats_in_play(self) -> tuple[int, ...]:
         """Seats that can be dealt in, in seat order."""
-        return tuple(s for s in range(self.n_seats) if self.in_play(s))
+        eliminated = self.eliminated
+        return tuple([s for s, stack in enumerate(self.stacks)
+                      if stack > 0 and not eliminated[s]])
 
     @property
     def dealt(self) -> tuple[int, ...]:
         """Seats dealt in this round, in seat order."""
-        return tuple(s for s, h in enumerate(self.hands) if h is not None)
+        return tuple([s for s, h in enumerate(self.hands) if h is not None])
 
     @property
     def antes_due(self) -> bool:
@@ -274,86 +276,137 @@ def evolve(state: GameState | None, event: Event) -> GameState:
         ConservationError: the chips on the table changed.
         IllegalActionError: the event does not fit the state (a corrupt history).
     """
-    if isinstance(event, SessionStarted):
-        if state is not None:
-            raise IllegalActionError("a session can start only once")
-        return _start(event)
+    handler = _HANDLERS.get(type(event))
+    if handler is None:
+        if isinstance(event, SessionStarted):
+            if state is not None:
+                raise IllegalActionError("a session can start only once")
+            return _start(event)
+        handler = _handler_of(event)
     if state is None:
         raise IllegalActionError(f"the history must start with SessionStarted, not {event!r}")
-    if isinstance(event, Declared):
-        decls = list(state.declarations)
-        decls[event.seat] = event.declaration
-        new = _with(state, declarations=tuple(decls))
-    elif isinstance(event, CardsDealt):
-        passing = state.rules.pass_the_trash
-        new = _with(state, hands=event.hands, declarations=(None,) * state.n_seats,
-                    phase=Phase.PASS if passing else Phase.DECLARE,
-                    round_number=state.round_number + 1, ghost=event.ghost,
-                    community=event.community, misdeal_redeal=False,
-                    passes=(None,) * state.n_seats if passing else None)
-    elif isinstance(event, AntesPosted):
-        stacks = tuple(s - a for s, a in zip(state.stacks, event.amounts, strict=True))
-        new = _with(
-            state, stacks=stacks, pot=state.pot + event.refill + sum(event.amounts),
-            reserve=state.reserve - event.refill, reante_due=False,
-            game_number=state.game_number + event.new_game,
-            game_matched=state.game_matched and not event.new_game, ante_payers=(),
-        )
-    elif isinstance(event, DeclarationsRevealed):
-        new = _with(state, declarations=event.declarations)
-    elif isinstance(event, RoundResolved):
-        stacks = tuple(s + w - m for s, w, m in zip(state.stacks, event.won, event.matched,
-                                                      strict=True))
-        eliminated = state.eliminated
-        if event.eliminated:
-            eliminated = tuple(e or s in event.eliminated for s, e in enumerate(eliminated))
-        matched = event.outcome is Outcome.SHOWDOWN and any(event.matched)
-        new = _with(
-            state, stacks=stacks, eliminated=eliminated, pot=event.pot_after,
-            reserve=state.reserve + event.to_reserve, dealer=event.next_dealer,
-            phase=Phase.OVER if event.session_over else Phase.DEAL,
-            reante_due=event.outcome is Outcome.VOID and state.rules.all_out != "carry",
-            game_matched=(state.game_matched or matched) and event.pot_after > 0,
-            last_result=event,
-            end_reason=_end_reason(state, event) if event.session_over else None,
-            ante_payers=event.ante_payers,
-        )
-    elif isinstance(event, PassChosen):
-        if state.passes is None:
-            raise IllegalActionError("no cards are passed in this round")
-        passes = list(state.passes)
-        passes[event.seat] = event.card
-        new = _with(state, passes=tuple(passes))
-    elif isinstance(event, CardsPassed):
-        new = _with(state, hands=_exchange(state, event.passes), passes=event.passes,
-                    phase=Phase.DECLARE)
-    elif isinstance(event, Misdealt):
-        n = state.n_seats
-        new = _with(state, hands=(None,) * n, declarations=(None,) * n, ghost=None,
-                    community=None, passes=None, phase=Phase.DEAL, misdeal_redeal=True)
-    elif isinstance(event, Rebought):
-        seat = event.seat
-        new = _with(
-            state,
-            stacks=_bump(state.stacks, seat, event.chips),
-            buy_ins=_bump(state.buy_ins, seat, event.chips),
-            rebuys_used=_bump(state.rebuys_used, seat, 1),
-            total=state.total + event.chips,
-        )
-    elif isinstance(event, SatOut):
-        new = _with(state, eliminated=_set(state.eliminated, event.seat, True),
-                    sat_out=_set(state.sat_out, event.seat, True))
-    elif isinstance(event, SessionEnded):
-        stacks = tuple(s + p for s, p in zip(state.stacks, event.payouts, strict=True))
-        new = _with(state, stacks=stacks, pot=0, reserve=0, phase=Phase.OVER,
-                    end_reason=event.reason)
-    else:  # pragma: no cover - exhaustive over Event
+    if handler is None:  # pragma: no cover - exhaustive over Event
         raise IllegalActionError(f"unknown event {event!r}")
+    new = handler(state, event)
     if sum(new.stacks) + new.pot + new.reserve != new.total:
         raise ConservationError(
             f"chips not conserved after {type(event).__name__}: stacks {new.stacks}, pot "
             f"{new.pot}, reserve {new.reserve}, expected total {new.total}")
     return new
+
+
+def _on_declared(state: GameState, event: Declared) -> GameState:
+    decls = list(state.declarations)
+    decls[event.seat] = event.declaration
+    return _with(state, declarations=tuple(decls))
+
+
+def _on_dealt(state: GameState, event: CardsDealt) -> GameState:
+    passing = state.rules.pass_the_trash
+    n = len(state.names)
+    return _with(state, hands=event.hands, declarations=(None,) * n,
+                 phase=Phase.PASS if passing else Phase.DECLARE,
+                 round_number=state.round_number + 1, ghost=event.ghost,
+                 community=event.community, misdeal_redeal=False,
+                 passes=(None,) * n if passing else None)
+
+
+def _on_antes(state: GameState, event: AntesPosted) -> GameState:
+    stacks = tuple([s - a for s, a in zip(state.stacks, event.amounts, strict=True)])
+    return _with(
+        state, stacks=stacks, pot=state.pot + event.refill + sum(event.amounts),
+        reserve=state.reserve - event.refill, reante_due=False,
+        game_number=state.game_number + event.new_game,
+        game_matched=state.game_matched and not event.new_game, ante_payers=(),
+    )
+
+
+def _on_revealed(state: GameState, event: DeclarationsRevealed) -> GameState:
+    return _with(state, declarations=event.declarations)
+
+
+def _on_resolved(state: GameState, event: RoundResolved) -> GameState:
+    stacks = tuple([s + w - m for s, w, m in zip(state.stacks, event.won, event.matched,
+                                                 strict=True)])
+    eliminated = state.eliminated
+    if event.eliminated:
+        eliminated = tuple(e or s in event.eliminated for s, e in enumerate(eliminated))
+    matched = event.outcome is Outcome.SHOWDOWN and any(event.matched)
+    return _with(
+        state, stacks=stacks, eliminated=eliminated, pot=event.pot_after,
+        reserve=state.reserve + event.to_reserve, dealer=event.next_dealer,
+        phase=Phase.OVER if event.session_over else Phase.DEAL,
+        reante_due=event.outcome is Outcome.VOID and state.rules.all_out != "carry",
+        game_matched=(state.game_matched or matched) and event.pot_after > 0,
+        last_result=event,
+        end_reason=_end_reason(state, event) if event.session_over else None,
+        ante_payers=event.ante_payers,
+    )
+
+
+def _on_pass_chosen(state: GameState, event: PassChosen) -> GameState:
+    if state.passes is None:
+        raise IllegalActionError("no cards are passed in this round")
+    passes = list(state.passes)
+    passes[event.seat] = event.card
+    return _with(state, passes=tuple(passes))
+
+
+def _on_passed(state: GameState, event: CardsPassed) -> GameState:
+    return _with(state, hands=_exchange(state, event.passes), passes=event.passes,
+                 phase=Phase.DECLARE)
+
+
+def _on_misdealt(state: GameState, event: Misdealt) -> GameState:
+    n = state.n_seats
+    return _with(state, hands=(None,) * n, declarations=(None,) * n, ghost=None,
+                 community=None, passes=None, phase=Phase.DEAL, misdeal_redeal=True)
+
+
+def _on_rebought(state: GameState, event: Rebought) -> GameState:
+    seat = event.seat
+    return _with(
+        state,
+        stacks=_bump(state.stacks, seat, event.chips),
+        buy_ins=_bump(state.buy_ins, seat, event.chips),
+        rebuys_used=_bump(state.rebuys_used, seat, 1),
+        total=state.total + event.chips,
+    )
+
+
+def _on_sat_out(state: GameState, event: SatOut) -> GameState:
+    return _with(state, eliminated=_set(state.eliminated, event.seat, True),
+                 sat_out=_set(state.sat_out, event.seat, True))
+
+
+def _on_ended(state: GameState, event: SessionEnded) -> GameState:
+    stacks = tuple(s + p for s, p in zip(state.stacks, event.payouts, strict=True))
+    return _with(state, stacks=stacks, pot=0, reserve=0, phase=Phase.OVER,
+                 end_reason=event.reason)
+
+
+_HANDLERS: dict[type, Callable[[GameState, Any], GameState]] = {
+    Declared: _on_declared,
+    CardsDealt: _on_dealt,
+    AntesPosted: _on_antes,
+    DeclarationsRevealed: _on_revealed,
+    RoundResolved: _on_resolved,
+    PassChosen: _on_pass_chosen,
+    CardsPassed: _on_passed,
+    Misdealt: _on_misdealt,
+    Rebought: _on_rebought,
+    SatOut: _on_sat_out,
+    SessionEnded: _on_ended,
+}
+"""How each event changes the state (:func:`evolve` dispatches on the event's type)."""
+
+
+def _handler_of(event: object) -> Callable[[GameState, Any], GameState] | None:
+    """The handler of an instance of a subclass of an event type (``None``: not an event)."""
+    for cls in type(event).__mro__:
+        if cls in _HANDLERS:
+            return _HANDLERS[cls]
+    return None
 
 
 def _bump(values: tuple[int, ...], seat: int, amount: int) -> tuple[int, ...]:
@@ -514,17 +567,27 @@ def hands_from_deck(state: GameState, deck: Sequence[Card]) -> tuple[Hand | None
     Returns:
         Per-seat hands (``None`` for seats not dealt in).
     """
-    n_seats = state.n_seats
+    return _hands(state, _deal_order(state), deck)
+
+
+def _deal_order(state: GameState) -> list[int]:
+    """The seats in play, clockwise from the dealer's left (the order of the deal)."""
+    n_seats = len(state.names)
     stacks = state.stacks
     eliminated = state.eliminated
     dealer = state.dealer
-    order = [s for s in ((dealer + i) % n_seats for i in range(1, n_seats + 1))
-             if stacks[s] > 0 and not eliminated[s]]
+    return [s for s in [(dealer + i) % n_seats for i in range(1, n_seats + 1)]
+            if stacks[s] > 0 and not eliminated[s]]
+
+
+def _hands(state: GameState, order: list[int], deck: Sequence[Card]
+           ) -> tuple[Hand | None, ...]:
+    """:func:`hands_from_deck` for the deal order ``order`` (:func:`_deal_order`)."""
     n = len(order)
     end = n * state.rules.cards_per_hand
     if len(deck) < end:
         raise IllegalActionError(f"a deck of {len(deck)} cards cannot deal {end}")
-    hands: list[Hand | None] = [None] * n_seats
+    hands: list[Hand | None] = [None] * len(state.names)
     for i, seat in enumerate(order):
         hands[seat] = tuple(deck[i:end:n])
     return tuple(hands)
@@ -662,8 +725,10 @@ def _deal(state: GameState, hands: tuple[Hand | None, ...], ghost: Hand | None =
                 rules.ante * len(state.seats_in_play), state.ante_payers, state.stacks,
                 state.dealer, rules)
         else:
-            amounts = tuple(settlement.ante_amount(state.stacks[s], rules)
-                            if state.in_play(s) else 0 for s in range(state.n_seats))
+            eliminated = state.eliminated
+            ante_amount = settlement.ante_amount
+            amounts = tuple([ante_amount(stack, rules) if stack > 0 and not eliminated[s]
+                             else 0 for s, stack in enumerate(state.stacks)])
             if rules.losers_pay == "worst" and state.last_result is not None:
                 skip = state.last_result.matched
                 amounts = tuple(0 if skip[s] else a for s, a in enumerate(amounts))
@@ -1292,13 +1357,13 @@ def deal_from_rng(state: GameState, rng: random.Random | None = None
     cards of a uniformly shuffled deck, in order, with the same distribution as a full
     shuffle, at a fraction of the cost.
     """
-    problem = can_deal(state)
-    if problem is not None:
-        raise IllegalActionError(problem)
+    order = _deal_order(state)
+    if state.phase is not Phase.DEAL or len(order) < 2:
+        raise IllegalActionError(can_deal(state))
     source = rng if rng is not None else _SYSTEM_RANDOM
     rules = state.rules
     if rules.plain_resolution:
-        needed = rules.cards_per_hand * len(state.seats_in_play)
-        return _deal(state, hands_from_deck(state, source.sample(DECK, needed)))
-    deck = source.sample(DECK, rules.cards_needed(len(state.seats_in_play)))
+        needed = rules.cards_per_hand * len(order)
+        return _deal(state, _hands(state, order, source.sample(DECK, needed)))
+    deck = source.sample(DECK, rules.cards_needed(len(order)))
     return _deal(state, *deal_from_deck(state, deck))
