@@ -272,7 +272,8 @@ def create_app(db: str | Path | None = None, *, config: ServerConfig | None = No
     @app.get("/api/rooms/{room_id}/fairness.json")
     async def fairness(room_id: str) -> dict[str, Any]:
         room = room_or_404(room_id)
-        return {"room_id": room_id, "algorithm": "gutskit-deck-v1", "rounds": [
+        return {"room_id": room_id, "algorithm": "gutskit-deck-v1",
+                "session_over": room.status == "over", "rounds": [
             {"round": d.round, "commitment": d.commitment,
              "seed": d.seed if d.revealed else None}
             for d in sorted(room.deals.values(), key=lambda d: d.round)]}

@@ -53,7 +53,7 @@ def serve(
 def verify(
     fairness_file: Annotated[Path | None, typer.Argument(
         metavar="[FAIRNESS.json]",
-        help="The room's fairness.json (from /api/rooms/<id>/fairness.json).")] = None,
+        help="The room's fairness.json (from /api/rooms/ROOM_ID/fairness.json).")] = None,
     history: Annotated[Path | None, typer.Option(
         "--history", metavar="FILE",
         help="Your hand history (history.jsonl): also check every card you saw.")] = None,
@@ -64,26 +64,35 @@ def verify(
 ) -> None:
     """Verify the provably fair deal: recompute each deck from its revealed seed, check it
     against the commitment published before the deal, and (with --history) check the cards
-    you saw. Exit status 1 when a check fails, 2 for unreadable input.
+    you saw. Exit status 1 when a check fails (FAILED: ...), 2 for unreadable input
+    (error: ...).
     """
-    from gutskit.server.verify import load_visible_history, verify_rounds
+    from gutskit.server.verify import VerifyInputError, load_visible_history, verify_rounds
+
+    def user_error(message: str) -> SystemExit:
+        sys.stderr.write(f"error: {message}\n")
+        return SystemExit(2)
 
     try:
         if commitment is not None or seed is not None:
             if commitment is None or seed is None or fairness_file is not None:
-                raise FairnessError("give --commitment and --seed together, without a file")
+                raise user_error("give --commitment and --seed together, without a file")
             deck = verify_commitment(commitment, seed)
             typer.echo("ok: the commitment matches; deck (top first): "
                        + " ".join(deck_names(deck)))
             return
         if fairness_file is None:
-            raise FairnessError("give a fairness.json file, or --commitment and --seed")
+            raise user_error("give a fairness.json file, or --commitment and --seed")
         try:
             data = json.loads(fairness_file.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as error:
-            raise FairnessError(f"{fairness_file} is not JSON: {error}") from None
+        except OSError as error:
+            raise user_error(f"cannot read {str(fairness_file)!r}: {error.strerror}") from None
+        except (json.JSONDecodeError, UnicodeDecodeError) as error:
+            raise user_error(f"{fairness_file} is not JSON: {error}") from None
         events = load_visible_history(history) if history is not None else None
         checks = verify_rounds(data, events)
+    except VerifyInputError as error:
+        raise user_error(str(error)) from None
     except FairnessError as error:
         sys.stderr.write(f"FAILED: {error}\n")
         raise SystemExit(1) from None
