@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -34,6 +34,7 @@ from sqlalchemy import (
     ForeignKey,
     Integer,
     String,
+    bindparam,
     create_engine,
     event,
     insert,
@@ -208,63 +209,85 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor.close()
 
 
-Write = Callable[[Connection], None]
+@dataclass
+class _Rows:
+    """The rows of one :meth:`RoomStore.append` (SQLAlchemy Core: no ORM overhead on the
+    hot path). Several are written in one transaction with one ``executemany`` per
+    statement (:func:`_write`)."""
+
+    events: list[dict[str, Any]] = field(default_factory=list)
+    deals: list[dict[str, Any]] = field(default_factory=list)
+    actions: list[dict[str, Any]] = field(default_factory=list)
+    reveals: list[dict[str, Any]] = field(default_factory=list)
+    ended: list[tuple[str, int, str]] = field(default_factory=list)
 
 
 def _append_rows(room_id: str, session_id: int, first_seq: int, events: Sequence[Event],
                  deal: DealRow | None, action: tuple[str, int, int] | None,
-                 reveal: Sequence[int]) -> Write:
-    """The statements of :meth:`RoomStore.append` (SQLAlchemy Core: no ORM overhead on
-    the hot path), as a function of an open connection."""
-    rows = []
-    ended = None
+                 reveal: Sequence[int]) -> _Rows:
+    """The rows of :meth:`RoomStore.append`."""
+    rows = _Rows()
     for offset, item in enumerate(events):
         payload = event_to_dict(item)
-        rows.append({"session_id": session_id, "seq": first_seq + offset,
-                     "type": payload["type"], "payload": payload})
+        rows.events.append({"session_id": session_id, "seq": first_seq + offset,
+                            "type": payload["type"], "payload": payload})
         if isinstance(item, SessionEnded):
-            ended = item.reason
+            rows.ended.append((room_id, session_id, item.reason))
+    if deal is not None:
+        rows.deals.append({"room_id": room_id, **vars(deal)})
+    if action is not None:
+        rows.actions.append({"room_id": room_id, "action_id": action[0], "seat": action[1],
+                             "round": action[2]})
+    rows.reveals.extend({"r_room": room_id, "r_round": number} for number in reveal)
+    return rows
 
-    def write(connection: Connection) -> None:
-        if rows:
-            connection.execute(insert(EventRecord), rows)
-        if ended is not None:
-            connection.execute(update(SessionRecord).where(SessionRecord.id == session_id)
-                               .values(status="finished", end_reason=ended))
-            connection.execute(update(RoomRecord).where(RoomRecord.id == room_id)
-                               .values(status="over"))
-        if deal is not None:
-            connection.execute(insert(DealRecord), [{"room_id": room_id, **vars(deal)}])
-        if action is not None:
-            connection.execute(insert(ActionRecord), [{
-                "room_id": room_id, "action_id": action[0], "seat": action[1],
-                "round": action[2]}])
-        if reveal:
-            connection.execute(update(DealRecord).where(DealRecord.room_id == room_id,
-                                                        DealRecord.round.in_(list(reveal)))
-                               .values(revealed=True))
 
-    return write
+_REVEAL = (update(DealRecord)
+           .where(DealRecord.room_id == bindparam("r_room"),
+                  DealRecord.round == bindparam("r_round"))
+           .values(revealed=True))
+
+
+def _write(connection: Connection, batch: Sequence[_Rows]) -> None:
+    """Write ``batch`` on ``connection`` (inside its transaction): one statement per kind
+    of row (events in the order given, so each session's ``seq`` ascends)."""
+    events = [row for rows in batch for row in rows.events]
+    if events:
+        connection.execute(insert(EventRecord), events)
+    for room_id, session_id, reason in (e for rows in batch for e in rows.ended):
+        connection.execute(update(SessionRecord).where(SessionRecord.id == session_id)
+                           .values(status="finished", end_reason=reason))
+        connection.execute(update(RoomRecord).where(RoomRecord.id == room_id)
+                           .values(status="over"))
+    deals = [row for rows in batch for row in rows.deals]
+    if deals:
+        connection.execute(insert(DealRecord), deals)
+    actions = [row for rows in batch for row in rows.actions]
+    if actions:
+        connection.execute(insert(ActionRecord), actions)
+    reveals = [row for rows in batch for row in rows.reveals]
+    if reveals:
+        connection.execute(_REVEAL, reveals)
 
 
 class GroupWriter:
     """Group commit on the event loop: writes submitted during one turn of the loop (by any
-    room) are committed together in one transaction when the loop gets to the flush it
-    schedules, and each submitter resumes once its rows are committed. One commit serves
-    many actions on a busy server; no thread, so no lock handoffs. If the transaction
-    fails, each write is retried alone, so one room's failure is reported to that room
-    only."""
+    room) are committed together in one transaction, one ``executemany`` per statement,
+    when the loop gets to the flush it schedules, and each submitter resumes once its rows
+    are committed. One commit serves many actions on a busy server; no thread, so no lock
+    handoffs. If the transaction fails, each write is retried alone, so one room's failure
+    is reported to that room only."""
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
-        self.pending: list[tuple[Write, asyncio.Future[None]]] = []
+        self.pending: list[tuple[_Rows, asyncio.Future[None]]] = []
         self.scheduled = False
 
-    def submit(self, write: Write) -> asyncio.Future[None]:
-        """Queue ``write``; the future is done once it is committed (or failed)."""
+    def submit(self, rows: _Rows) -> asyncio.Future[None]:
+        """Queue ``rows``; the future is done once they are committed (or failed)."""
         loop = asyncio.get_running_loop()
         future: asyncio.Future[None] = loop.create_future()
-        self.pending.append((write, future))
+        self.pending.append((rows, future))
         if not self.scheduled:
             self.scheduled = True
             loop.call_soon(self.flush)
@@ -283,15 +306,14 @@ class GroupWriter:
         errors: list[BaseException | None]
         try:
             with self.engine.begin() as connection:
-                for write, _ in batch:
-                    write(connection)
+                _write(connection, [rows for rows, _ in batch])
             errors = [None] * len(batch)
         except Exception:
             errors = []
-            for write, _ in batch:
+            for rows, _ in batch:
                 try:
                     with self.engine.begin() as connection:
-                        write(connection)
+                        _write(connection, [rows])
                     errors.append(None)
                 except Exception as failure:
                     errors.append(failure)
@@ -402,10 +424,10 @@ class RoomStore:
             action: ``(action_id, seat, round)`` of the client action that caused them.
             reveal: rounds whose seeds are now revealed.
         """
-        write = _append_rows(room_id, session_id, first_seq, events, deal, action, reveal)
+        rows = _append_rows(room_id, session_id, first_seq, events, deal, action, reveal)
         try:
             with self.engine.begin() as connection:
-                write(connection)
+                _write(connection, [rows])
         except SQLAlchemyError as error:
             raise self._fail(error) from None
 
@@ -416,11 +438,11 @@ class RoomStore:
         """:meth:`append`, committed together with the appends of the other rooms in the
         same turn of the event loop (group commit, :class:`GroupWriter`); the caller
         resumes once its rows are committed."""
-        write = _append_rows(room_id, session_id, first_seq, events, deal, action, reveal)
+        rows = _append_rows(room_id, session_id, first_seq, events, deal, action, reveal)
         if self._writer is None:
             self._writer = GroupWriter(self.engine)
         try:
-            await self._writer.submit(write)
+            await self._writer.submit(rows)
         except SQLAlchemyError as error:
             raise self._fail(error) from None
 
