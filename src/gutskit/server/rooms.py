@@ -361,6 +361,10 @@ class Room:
         async with self.lock:
             try:
                 await self._dispatch(client, message)
+            except engine.IllegalActionError as error:
+                # The checks before each engine call should refuse first; if the engine
+                # still refuses, the client hears why (its connection stays open).
+                raise _fail("illegal_action", str(error)) from None
             except StorageError as error:
                 raise _fail("server_error", f"the action could not be stored, nothing "
                             f"changed: {error}") from None
@@ -477,10 +481,15 @@ class Room:
             if client.seat == number:
                 client.seat = None
                 client.send(Kicked(seat=number))
-        if self.state is not None and self.state.phase is Phase.DECLARE:
-            await self._apply([], action=None)  # the kicked seat now declares out
-        else:
-            self._broadcast_room()
+        self._broadcast_room()
+        if self.state is not None and _deciding(self.state):
+            # The kicked seat now passes its lowest card / declares out (nothing to do
+            # when it has already chosen this round).
+            state, events = self._auto_outs(self.state)
+            if events:
+                await self._persist_and_send(state, events, None)
+                return
+        self._broadcast_state()  # the kicked connection now watches: the public view
 
     def _pause(self, pause: bool) -> None:
         if self.status != "playing":
@@ -917,6 +926,16 @@ class RoomManager:
         try:
             rules = rules_from_mapping(request.rules)
         except RulesError as error:
+            raise _fail("bad_rules", str(error)) from None
+        if rules.ante > request.buy_in:
+            raise _fail("bad_rules", f"ante: an ante of {rules.ante} is more than the buy-in "
+                        f"of {request.buy_in}")
+        if rules.min_buy_in is not None and request.buy_in < rules.min_buy_in:
+            raise _fail("bad_rules", f"min_buy_in: the buy-in of {request.buy_in} is below "
+                        f"the minimum buy-in of {rules.min_buy_in}")
+        try:  # anything else the engine would refuse when the session starts
+            engine.start_event(["seat 1", "seat 2"], request.buy_in, rules=rules)
+        except (engine.IllegalActionError, RulesError) as error:
             raise _fail("bad_rules", str(error)) from None
         name = clean_name(request.host_name)
         strength_table(rules.ranking)  # built once per ranking: now, not at the first showdown

@@ -1,0 +1,96 @@
+"""Regression tests of what a hostile tester found in online play (issue 5): a kick of a
+seat that has already declared, rules that cannot start a session, engine refusals in
+host commands, acks of host commands, error formats of ``POST /api/rooms``, look-alike
+names and ``pass_card`` outside Pass the Trash."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from server_support import DB_KINDS, Player, Server, make_db_url, running_server
+
+from gutskit.rules import rules_from_mapping
+
+
+@pytest.fixture(params=DB_KINDS)
+def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """A fresh SQLite database, and PostgreSQL when GUTSKIT_TEST_PG_URL is set."""
+    with make_db_url(request.param, tmp_path) as url:
+        yield url
+
+
+def seat_three(server: Server, **room: Any) -> tuple[str, list[Player]]:
+    """A room with Ana (host), Ben and Cleo seated; not started."""
+    created = server.create_room("Ana", **room)
+    room_id = created["room_id"]
+    players = [Player(server, room_id, created["token"])]
+    for name in ("Ben", "Cleo"):
+        player = Player(server, room_id)
+        player.send({"type": "join", "name": name})
+        seated = player.expect("seated")
+        player.seat, player.token = seated["seat"], seated["token"]
+        players.append(player)
+    return room_id, players
+
+
+def post_room(server: Server, **fields: Any) -> httpx.Response:
+    body = {"host_name": "Ana", "buy_in": 20, "decision_seconds": 30, "reveal_seconds": 0,
+            **fields}
+    return httpx.post(f"{server.http}/api/rooms", json=body, timeout=10)
+
+
+def test_kicking_a_seat_that_has_declared(db_url: str) -> None:
+    # Seed 1, dealer Ana: Ben Qd Jh 7h, Cleo Ah 6c 2h, Ana Ts Td Qc; antes: pot 3.
+    with running_server(db_url, seed_numbers=(1,)) as server:
+        room_id, (ana, ben, cleo) = seat_three(server)
+        ana.send({"type": "start"})
+        for player in (ana, ben, cleo):
+            player.state(lambda t: t["phase"] == "declare" and t["round"] == 1)
+        assert ben.declare(1, "in")["type"] == "ack"
+        ana.send({"type": "kick", "seat": 1})
+        room = ana.expect("room", lambda m: m["room"]["seats"][1]["kicked"])["room"]
+        assert room["status"] == "playing"
+        assert ben.expect("kicked") == {"type": "kicked", "seat": 1}
+        assert cleo.expect("room", lambda m: m["room"]["seats"][1]["kicked"])
+        # Ben's call stands; the round goes on and resolves: Ana's tens beat Ben's queen.
+        assert ana.declare(1, "in")["type"] == "ack"
+        assert cleo.declare(1, "out")["type"] == "ack"
+        resolved = ana.expect("event", lambda m: m["event"]["type"] == "RoundResolved")
+        assert resolved["event"]["won"] == [3, 0, 0]
+        assert resolved["event"]["matched"] == [0, 3, 0]
+        assert server.manager.rooms[room_id].state is not None
+
+
+@pytest.mark.parametrize(("rules", "message"), [
+    ({"min_buy_in": 50}, "min_buy_in: the buy-in of 20 is below the minimum buy-in of 50"),
+    ({"ante": 30}, "ante: an ante of 30 is more than the buy-in of 20"),
+])
+def test_rules_that_cannot_start_are_refused_at_creation(
+        db_url: str, rules: dict[str, Any], message: str) -> None:
+    with running_server(db_url) as server:
+        response = post_room(server, rules=rules)
+        assert response.status_code == 400
+        assert response.json() == {"code": "bad_rules", "message": message}
+        assert server.manager.rooms == {}
+
+
+def test_an_engine_refusal_in_a_host_command_is_an_error_message(db_url: str) -> None:
+    with running_server(db_url) as server:
+        room_id, (ana, _ben, _cleo) = seat_three(server)
+        room = server.manager.rooms[room_id]
+        # A room stored before the creation checks existed: its rules cannot start.
+        room.settings = dataclasses.replace(
+            room.settings, rules=rules_from_mapping({"min_buy_in": 50}))
+        ana.send({"type": "start"})
+        error = ana.expect("error")
+        assert error == {"type": "error", "code": "illegal_action", "action_id": None,
+                         "message": "buy-in of 'Ana' is 20 chips, below the minimum "
+                                    "buy-in of 50"}
+        ana.send({"type": "ping"})
+        assert ana.expect("pong") == {"type": "pong"}
+        assert room.status == "lobby" and room.state is None
