@@ -13,6 +13,7 @@ from typing import Any
 import httpx
 import pytest
 from server_support import DB_KINDS, Player, Server, make_db_url, running_server
+from websockets.exceptions import InvalidStatus
 
 from gutskit.rules import rules_from_mapping
 
@@ -94,3 +95,21 @@ def test_an_engine_refusal_in_a_host_command_is_an_error_message(db_url: str) ->
         ana.send({"type": "ping"})
         assert ana.expect("pong") == {"type": "pong"}
         assert room.status == "lobby" and room.state is None
+
+
+def test_create_room_errors_are_one_line_naming_the_field(db_url: str) -> None:
+    with running_server(db_url) as server:
+        response = post_room(server, buy_in=0, decision_seconds="30")
+        assert response.status_code == 400
+        assert response.json() == {"code": "bad_message", "message": (
+            "buy_in: input should be greater than or equal to 1 (got 0); decision_seconds: "
+            'input should be a valid number (got "30")')}
+        response = httpx.post(f"{server.http}/api/rooms", content=b"[1]", timeout=10)
+        assert response.status_code == 400
+        assert response.json() == {"code": "bad_message",
+                                   "message": "body: input should be an object (got [1])"}
+        # The WebSocket's Origin check is an HTTP 403 at the handshake (docs/protocol.md).
+        room_id = post_room(server).json()["room_id"]
+        with pytest.raises(InvalidStatus) as refused:
+            Player(server, room_id, origin="http://evil.example")
+        assert refused.value.response.status_code == 403

@@ -33,7 +33,7 @@ from urllib.parse import urlsplit
 from fastapi import FastAPI, HTTPException, Query, Request, WebSocket, WebSocketDisconnect
 from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from gutskit.engine import Phase
 from gutskit.rules import PRESETS, Rules
@@ -45,6 +45,7 @@ from gutskit.server.protocol import (
     Hello,
     ProtocolError,
     RoomInfo,
+    describe_body_error,
     parse_client_message,
 )
 from gutskit.server.rooms import Room, RoomManager, ServerConfig
@@ -205,9 +206,8 @@ def create_app(db: str | Path | None = None, *, config: ServerConfig | None = No
     async def create_room(request: Request) -> CreatedRoom:
         try:
             body = CreateRoom.model_validate_json(await request.body())
-        except ValueError as error:
-            raise ProtocolError("bad_message", str(error).splitlines()[0]
-                                + ": " + "; ".join(str(error).splitlines()[1:3])) from None
+        except ValidationError as error:
+            raise ProtocolError("bad_message", describe_body_error(error)) from None
         room, token = current().create(body)
         base = current().config.base_url
         if not base:

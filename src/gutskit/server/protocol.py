@@ -84,7 +84,9 @@ __all__ = [
     "Start",
     "TableState",
     "TableView",
+    "TimedOut",
     "Welcome",
+    "describe_body_error",
     "parse_client_message",
 ]
 
@@ -318,14 +320,14 @@ def parse_client_message(data: str | bytes) -> ClientMessage:
         raise ProtocolError("bad_message", _describe(error, raw)) from None
 
 
-def _describe(error: ValidationError, raw: dict[str, Any]) -> str:
+def _describe(error: ValidationError, raw: dict[str, Any], whole: str = "message") -> str:
     parts = []
     for item in error.errors():
         if item["type"] == "union_tag_invalid":
             return f"unknown message type {raw.get('type')!r}"
         if item["type"] == "union_tag_not_found":
             return "a message needs a \"type\" field"
-        loc = ".".join(str(p) for p in item["loc"])
+        loc = ".".join(str(p) for p in item["loc"]) or whole
         msg = str(item["msg"]).lower()
         if item["type"] == "missing":
             parts.append(f"{loc}: field required")
@@ -333,6 +335,13 @@ def _describe(error: ValidationError, raw: dict[str, Any]) -> str:
             got = item.get("input")
             parts.append(f"{loc}: {msg} (got {json.dumps(got, default=str)[:40]})")
     return "; ".join(parts)
+
+
+def describe_body_error(error: ValidationError) -> str:
+    """One line naming each bad field of an HTTP body (``POST /api/rooms``), e.g.
+    ``"buy_in: input should be greater than or equal to 1 (got 0)"``; ``body: ...`` when
+    the body itself is not a JSON object."""
+    return _describe(error, {}, whole="body")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -528,6 +537,15 @@ class Error(_Message):
     action_id: str | None = None
 
 
+class TimedOut(_Message):
+    """The declaration timer of round ``round`` ended: ``seats`` were silent and count as
+    out (sent to everyone after that change's events, which reveal the declarations)."""
+
+    type: Literal["timeout"] = "timeout"
+    round: int
+    seats: list[int]
+
+
 class Kicked(_Message):
     """The host removed you from your seat; you stay connected as a spectator."""
 
@@ -543,7 +561,7 @@ class Pong(_Message):
 
 ServerMessage = Annotated[
     Welcome | Seated | RoomUpdate | TableState | EventMessage | FairnessCommitment
-    | FairnessReveal | Ack | Error | Kicked | Pong,
+    | FairnessReveal | Ack | Error | TimedOut | Kicked | Pong,
     Field(discriminator="type"),
 ]
 """Any message the server sends."""

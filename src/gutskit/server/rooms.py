@@ -62,6 +62,7 @@ from gutskit.server.protocol import (
     Start,
     TableState,
     TableView,
+    TimedOut,
     Welcome,
 )
 from gutskit.server.store import DealRow, LoadedRoom, RoomStore, SeatRow, hash_token
@@ -758,6 +759,8 @@ class Room:
                     events.extend(more)
             state, more = self._auto_outs(state)
             await self._persist_and_send(state, events + more, None)
+            if key[1] == "declare" and silent:  # not for passes: which card went is secret
+                self._send_all(TimedOut(round=key[0], seats=silent))
 
     def _schedule_bots(self) -> None:
         state = self.state

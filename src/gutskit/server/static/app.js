@@ -33,6 +33,8 @@ const S = {
   sent: new Map(),
   actionPrefix: Math.random().toString(36).slice(2, 8),
   actionCount: 0,
+  timedOut: {}, // round -> seats the declaration timer counted out ("timeout" messages)
+  frozenLeft: null, // seconds left on the countdown when the connection dropped
 };
 
 const $ = (selector) => document.querySelector(selector);
@@ -183,7 +185,8 @@ function renderRuleFields(values) {
     } else if (typeof info.default === "boolean") {
       input = `<input type="checkbox" id="${id}" data-rule="${name}" aria-describedby="${id}-help"${value ? " checked" : ""}>`;
     } else {
-      input = `<input type="number" min="0" id="${id}" data-rule="${name}" aria-describedby="${id}-help" value="${value ?? ""}" placeholder="${esc(t("none"))}">`;
+      const min = ["ante", "pot_cap", "min_buy_in"].includes(name) ? 1 : 0; // the server refuses less
+      input = `<input type="number" min="${min}" id="${id}" data-rule="${name}" aria-describedby="${id}-help" value="${value ?? ""}" placeholder="${esc(t("none"))}">`;
     }
     return `<label class="rule" for="${id}">${label}${input}${help}</label>`;
   });
@@ -274,7 +277,15 @@ function startRoom(roomId) {
     hello: () => ({ type: "hello", protocol: PROTOCOL, token: S.token }),
     onMessage,
     onFrame: renderRoom, // once per frame, after all of its messages
-    onStatus: (status) => { S.status = status; S.statuses.push(status); renderRoom(); },
+    onStatus: (status) => {
+      // While disconnected the countdown stops (the welcome after the reconnect sets it).
+      if (status !== "open" && S.deadline != null && S.frozenLeft == null) {
+        S.frozenLeft = Math.max(0, (S.deadline - performance.now()) / 1000);
+      }
+      S.status = status;
+      S.statuses.push(status);
+      renderRoom();
+    },
   });
   S.conn.open();
   getJson("/api/rules").then((meta) => { S.rulesMeta = meta; renderRoom(); }).catch(() => {});
@@ -317,6 +328,9 @@ function onMessage(m) {
     case "ack":
       S.sent.delete(m.action_id);
       break;
+    case "timeout":
+      S.timedOut[m.round] = m.seats;
+      break;
     case "kicked":
       S.seat = null;
       S.host = false;
@@ -356,6 +370,7 @@ function setTable(table) {
   const previous = S.table;
   S.table = table;
   S.deadline = table && table.time_left != null ? performance.now() + table.time_left * 1000 : null;
+  S.frozenLeft = null;
   if (!table) return;
   if (previous && previous.round !== table.round) S.revealRound = null;
   const wanted = [];
@@ -443,13 +458,13 @@ function act(type, fields) {
 
 function declare(declaration) {
   const table = S.table;
-  if (!table || !table.my_turn || !table.legal_declarations.includes(declaration)) return;
+  if (!table || !table.my_turn || !table.legal_declarations.includes(declaration) || S.status !== "open") return;
   act("declare", { declaration });
 }
 
 function passCard(card) {
   const table = S.table;
-  if (!table || table.phase !== "pass" || table.passed_card) return;
+  if (!table || table.phase !== "pass" || table.passed_card || S.status !== "open") return;
   act("pass_card", { card });
 }
 
@@ -470,7 +485,8 @@ function onKey(event) {
 function tick() {
   const el = document.getElementById("countdown");
   if (el && S.deadline != null) {
-    const left = Math.max(0, (S.deadline - performance.now()) / 1000);
+    const left = S.frozenLeft ?? Math.max(0, (S.deadline - performance.now()) / 1000);
+    el.classList.toggle("stopped", S.frozenLeft != null);
     const total = S.room?.decision_seconds || 30;
     el.querySelector(".secs").textContent = t("seconds_left", { s: Math.ceil(left) });
     el.querySelector(".bar span").style.width = `${Math.min(100, (100 * left) / total)}%`;
@@ -595,7 +611,8 @@ function seatsHtml() {
   const room = S.room;
   const n = table.names.length;
   const revealed = revealedDeclarations();
-  const result = table.phase === "deal" || table.phase === "over" ? table.last_result : null;
+  const result = freshResult(table);
+  const payouts = table.phase === "over" ? lastEvent("SessionEnded")?.payouts : null;
   const animate = performance.now() - S.revealAt < REVEAL_MS + 600;
   const out = [];
   for (let seat = 0; seat < n; seat += 1) {
@@ -644,6 +661,7 @@ function seatsHtml() {
       }
       if (result.matched?.[seat] > 0) delta += `<span class="delta minus">−${result.matched[seat]} ${esc(t("matched_short"))}</span>`;
     }
+    if (payouts?.[seat] > 0) delta += `<span class="delta plus share">+${payouts[seat]} ${esc(t("share_short"))}</span>`;
     const badges = [
       seat === table.dealer ? `<span class="dealer" title="${esc(t("dealer"))}" aria-label="${esc(t("dealer"))}">D</span>` : "",
       info.host ? `<span class="tag">${esc(t("host"))}</span>` : "",
@@ -678,16 +696,45 @@ function centerHtml() {
       parts.push(`<div class="countdown" id="countdown" role="timer" aria-label="${esc(t("timer"))}"><span class="secs"></span><span class="bar"><span></span></span></div>`);
     }
   }
-  const result = table.last_result;
+  const result = table.phase === "over" ? freshResult(table) : table.last_result;
   if (table.community) parts.push(`<div class="extra">${esc(t("community"))} ${handHtml(table.community, "small")}</div>`);
   if (table.ghost) parts.push(`<div class="extra">${esc(t("ghost"))} ${handHtml(table.ghost, "small")}</div>`);
   if (result) {
     const fresh = table.phase === "deal" || table.phase === "over";
     parts.push(`<div class="result${fresh ? " fresh" : ""}" id="result"><span class="label">${esc(fresh ? t("this_round") : t("last_round"))}</span>
-      ${resultLines(result, table.names).map((l) => `<p>${esc(l)}</p>`).join("")}</div>`);
+      ${resultLines(result, table.names).slice(0, table.phase === "over" ? -1 : undefined) // at the end the pot is shared out
+    .map((l) => `<p>${esc(l)}</p>`).join("")}</div>`);
   }
-  if (table.phase === "over") parts.push(`<div class="over">${esc(t("session_over"))}</div>`);
+  if (table.phase === "over") {
+    const ended = lastEvent("SessionEnded");
+    const share = ended ? shareOut(ended.payouts, table.names) : "";
+    parts.push(`<div class="over" id="over">${esc(t("session_over"))}${share ? `<p id="share-out">${esc(share)}</p>` : ""}</div>`);
+  }
   return parts.join("");
+}
+
+/** The last round's result while it is the news: between rounds, and at the end of the
+ * session when that round ended it (not when the host stopped play later). */
+function freshResult(table) {
+  const result = table.last_result;
+  if (table.phase === "deal") return result;
+  return table.phase === "over" && result?.session_over ? result : null;
+}
+
+function lastEvent(type) {
+  for (let i = S.events.length - 1; i >= 0; i -= 1) if (S.events[i]?.type === type) return S.events[i];
+  return null;
+}
+
+/** "Share-out: Ana 1, Ben 1": what was left in the pot and reserve at the end. */
+function shareOut(payouts, names) {
+  const list = (payouts || []).map((chips, s) => (chips > 0 ? `${names[s]} ${chips}` : null)).filter(Boolean);
+  return list.length ? t("share_out", { list: list.join(", ") }) : "";
+}
+
+/** " (timer)" after a seat the declaration timer counted out in `round`. */
+function timerMark(round, seat) {
+  return S.timedOut[round]?.includes(seat) ? ` ${t("by_timer")}` : "";
 }
 
 function resultLines(r, names) {
@@ -729,8 +776,9 @@ function meHtml() {
   if (hand && hand.length) {
     const desc = handName(hand.join(" "));
     const passing = table.phase === "pass" && !table.passed_card;
+    const offline = S.status !== "open" ? " disabled" : "";
     const cards = passing
-      ? hand.map((c) => `<button type="button" class="card-button" id="pass-${c}" data-pass="${c}" aria-label="${esc(t("pass_this"))}">${cardHtml(c, "big")}</button>`).join("")
+      ? hand.map((c) => `<button type="button" class="card-button" id="pass-${c}" data-pass="${c}" aria-label="${esc(t("pass_this"))}"${offline}>${cardHtml(c, "big")}</button>`).join("")
       : handHtml(hand, "big");
     parts.push(`<div class="my-hand" id="my-hand" aria-label="${esc(t("your_cards"))}">${cards}</div>`);
     if (desc) parts.push(`<div class="my-desc">${esc(desc)}</div>`);
@@ -748,7 +796,7 @@ function meHtml() {
   if (table.phase === "declare" && table.dealt_in[S.seat]) {
     const mine = table.declarations[S.seat];
     const buttons = table.legal_declarations.map((d) => `<button type="button" id="declare-${d}" data-declare="${d}"
-      class="declare ${d}${mine === d ? " chosen" : ""}"${table.my_turn ? "" : " disabled"} aria-keyshortcuts="${KEYS[d].toUpperCase()}">
+      class="declare ${d}${mine === d ? " chosen" : ""}"${table.my_turn && S.status === "open" ? "" : " disabled"} aria-keyshortcuts="${KEYS[d].toUpperCase()}">
       ${esc(t(`decl.${d}`))} <kbd>${KEYS[d].toUpperCase()}</kbd></button>`).join("");
     parts.push(`<div class="declare-row" role="group" aria-label="${esc(t("declaration"))}">${buttons}</div>`);
     if (mine) parts.push(`<p class="sealed-note" id="my-declaration">${esc(t("you_declared", { d: t(`decl.${mine}`) }))}</p>`);
@@ -810,14 +858,17 @@ function logLine(e, names, round) {
       return t("log_dealt", { n: round }) + (own ? ` ${t("log_your_cards", { cards: handText(own) })}` : "");
     }
     case "DeclarationSealed": return t("log_sealed", { name: who(e.seat) });
-    case "Declared": return t("log_declared", { name: who(e.seat), d: t(`decl.${e.declaration}`) });
+    case "Declared": return t("log_declared", { name: who(e.seat), d: t(`decl.${e.declaration}`) }) + timerMark(round, e.seat);
     case "DeclarationsRevealed":
-      return t("log_revealed", { list: e.declarations.map((d, s) => (d ? `${who(s)} ${t(`decl.${d}`)}` : null)).filter(Boolean).join(", ") });
+      return t("log_revealed", { list: e.declarations.map((d, s) => (d ? `${who(s)} ${t(`decl.${d}`)}${timerMark(round, s)}` : null)).filter(Boolean).join(", ") });
     case "RoundResolved": {
       const shown = (e.shown || []).map((h, s) => (h ? `${who(s)}: ${handText(h)}` : null)).filter(Boolean);
       return [...(shown.length ? [t("log_shown", { list: shown.join("; ") })] : []), ...resultLines(e, names)].join(" · ");
     }
-    case "SessionEnded": return t("log_ended", { reason: e.reason });
+    case "SessionEnded": {
+      const share = shareOut(e.payouts, names);
+      return t("log_ended", { reason: e.reason }) + (share ? ` ${share}` : "");
+    }
     case "Rebought": return t("log_rebought", { name: who(e.seat), chips: e.chips });
     case "SatOut": return t("log_sat_out", { name: who(e.seat) });
     case "Misdealt": return t("log_misdeal");

@@ -3,7 +3,7 @@
 // "waiting" (a retry is scheduled at `retryAt`), "closed" (the room does not exist).
 
 const PING_MS = 20000;
-const MAX_DELAY_MS = 10000;
+const MAX_DELAY_MS = 3000; // back soon after a server restart (retries: ~0.5, 1, 2, 3, 3 ... s)
 
 export class Connection {
   constructor(url, { hello, onMessage, onFrame, onStatus }) {
