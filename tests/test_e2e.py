@@ -285,7 +285,8 @@ def test_three_browsers_play_a_session(browser: Browser, shots: Path, tmp_path: 
         for page in everyone:
             expect(page.locator("#banner .state.over")).to_be_visible(timeout=WAIT)
             expect_stacks(page, [21, 15, 24])
-            expect(page.locator("#ledger-total")).to_have_text("0")
+            expect(page.locator("#ledger-pot")).to_have_text("0")  # nothing left in the pot
+            expect(page.locator("#ledger-table tfoot td").nth(3)).to_have_text("")
         rows = ana.eval_on_selector_all(
             "#ledger-table tbody tr",
             "trs => trs.map(tr => [...tr.cells].map(td => td.textContent.trim()))")

@@ -113,3 +113,40 @@ def test_create_room_errors_are_one_line_naming_the_field(db_url: str) -> None:
         with pytest.raises(InvalidStatus) as refused:
             Player(server, room_id, origin="http://evil.example")
         assert refused.value.response.status_code == 403
+
+
+def test_look_alike_names_are_taken(db_url: str) -> None:
+    with running_server(db_url) as server:
+        created = server.create_room("Host")
+        guest = Player(server, created["room_id"])
+        guest.send({"type": "join", "name": "\uff28\uff4f\uff53\uff54"})  # full-width Host
+        error = guest.expect("error")
+        assert (error["code"], error["message"]) == (
+            "name_taken", "another seat is called '\uff28\uff4f\uff53\uff54'")
+
+
+def test_pass_card_outside_pass_the_trash_is_an_illegal_action(db_url: str) -> None:
+    with running_server(db_url, seed_numbers=(1, 1)) as server:
+        _, players = seat_three(server)
+        players[0].send({"type": "start"})
+        players[1].state(lambda t: t["phase"] == "declare")
+        players[1].send({"type": "pass_card", "round": 1, "action_id": "p1", "card": "Qd"})
+        error = players[1].expect("error")
+        assert (error["code"], error["message"]) == (
+            "illegal_action", "this room does not pass cards (Pass the Trash is off)")
+
+        # Pass the Trash, seed 1: Ben Qd Jh 7h, Cleo Ah 6c 2h, Ana Ts Td Qc. After the
+        # exchange round 1 is declared: a pass now is not a late one, it is the wrong phase.
+        _, players = seat_three(server, rules={"pass_the_trash": True})
+        players[0].send({"type": "start"})
+        for player, card in zip(players, ("Ts", "7h", "2h"), strict=True):
+            player.state(lambda t: t["phase"] == "pass")
+            player.send({"type": "pass_card", "round": 1, "action_id": f"p{player.seat}",
+                         "card": card})
+            assert player.expect_any(("ack", "error"))["type"] == "ack"
+        ben = players[1]
+        ben.state(lambda t: t["phase"] == "declare")
+        ben.send({"type": "pass_card", "round": 1, "action_id": "again", "card": "Qd"})
+        error = ben.expect("error")
+        assert (error["code"], error["message"]) == (
+            "illegal_action", "round 1 is not in the pass phase (it is in the declare phase)")

@@ -151,6 +151,11 @@ def clean_name(name: str) -> str:
     return text
 
 
+def _name_key(name: str) -> str:
+    """What two names must differ in: their NFKC form, case-folded."""
+    return unicodedata.normalize("NFKC", name).casefold()
+
+
 def public_view(state: GameState) -> SeatView:
     """What a spectator may know: a seat's view with no hand and, under sealed declaration,
     no declarations before the reveal (under sequential declaration every call is public as
@@ -403,7 +408,8 @@ class Room:
         self._broadcast_room()
 
     def _check_name_free(self, name: str) -> None:
-        if any(s.name.casefold() == name.casefold() for s in self.seats):
+        # Look-alikes count as taken: full-width "Ｈｏｓｔ" is "Host" (NFKC), case aside.
+        if any(_name_key(s.name) == _name_key(name) for s in self.seats):
             raise _fail("name_taken", f"another seat is called {name!r}")
 
     def _leave(self, client: Client) -> None:
@@ -594,6 +600,15 @@ class Room:
         client.send(Ack(action_id=message.action_id))
 
     async def _pass_card(self, client: Client, message: PassCard) -> None:
+        if not self.settings.rules.pass_the_trash:
+            raise _fail("illegal_action", "this room does not pass cards (Pass the Trash is "
+                        "off)")
+        state = self.state
+        if (client.seat is not None and f"{client.seat}:{message.action_id}" not in self.actions
+                and state is not None and self.status == "playing"
+                and message.round == state.round_number and state.phase.value != "pass"):
+            raise _fail("illegal_action", f"round {state.round_number} is not in the pass "
+                        f"phase (it is in the {state.phase.value} phase)")
         opened = self._open_action(client, message.round, message.action_id, "pass")
         if opened is None:
             return

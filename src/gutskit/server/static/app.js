@@ -833,12 +833,11 @@ function ledgerHtml() {
   if (!ledger) return "";
   const rows = ledger.rows.map((r) => `<tr><td>${esc(r.name)}</td><td class="num">${r.buy_in}</td>
     <td class="num">${r.cash_out}</td><td class="num ${r.net > 0 ? "plus" : r.net < 0 ? "minus" : ""}">${r.net > 0 ? "+" : ""}${r.net}</td></tr>`).join("");
-  const total = ledger.rows.reduce((sum, r) => sum + r.net, 0);
   const transfers = ledger.transfers.map((x) => `<li>${esc(t("pays", { payer: x.payer, payee: x.payee, chips: x.chips }))}</li>`).join("");
   const token = S.token ? `?token=${encodeURIComponent(S.token)}` : "";
   return `<table class="ledger" id="ledger-table"><thead><tr><th>${esc(t("player"))}</th><th>${esc(t("buy_in"))}</th>
     <th>${esc(t("stack"))}</th><th>${esc(t("net"))}</th></tr></thead><tbody>${rows}</tbody>
-    <tfoot><tr><td>${esc(t("in_pot"))}</td><td></td><td class="num">${ledger.pot + ledger.reserve}</td><td class="num" id="ledger-total">${total > 0 ? "+" : ""}${total}</td></tr></tfoot></table>
+    <tfoot><tr><td>${esc(t("in_pot"))}</td><td></td><td class="num" id="ledger-pot">${ledger.pot + ledger.reserve}</td><td></td></tr></tfoot></table>
     ${ledger.final ? `<h4>${esc(t("settle_up"))}</h4><ul class="transfers" id="transfers">${transfers || `<li>${esc(t("nothing_owed"))}</li>`}</ul>` : ""}
     <p class="downloads"><a href="/api/rooms/${S.roomId}/ledger.csv" download id="dl-ledger">${esc(t("download_ledger"))}</a>
     <a href="/api/rooms/${S.roomId}/history.jsonl${token}" download id="dl-history">${esc(t("download_history"))}</a>
