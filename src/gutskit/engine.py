@@ -232,10 +232,15 @@ _SYSTEM_RANDOM = secrets.SystemRandom()
 
 def _with(state: GameState, **changes: Any) -> GameState:
     """A copy of ``state`` with ``changes`` (fast: the engine's hot path)."""
-    new = object.__new__(GameState)
-    new.__dict__.update(state.__dict__)
-    new.__dict__.update(changes)
+    fields = state.__dict__.copy()  # a copy of a key-sharing dict is cheap
+    fields.update(changes)
+    new = _new_object(GameState)
+    _set_attribute(new, "__dict__", fields)
     return new
+
+
+_new_object = object.__new__
+_set_attribute = object.__setattr__
 
 
 # ---------------------------------------------------------------------------------------------
@@ -931,9 +936,9 @@ def can_declare(state: GameState, seat: int, declaration: Declaration) -> str | 
 def _declaration_problem(state: GameState, seat: int, declaration: Declaration) -> str | None:
     """The checks on the declaration itself (in/out or, under ``hi_lo``, high/low/both/out;
     hand known, ``require_cover``)."""
-    name = state.names[seat]
     if declaration is Declaration.OUT:
         return None
+    name = state.names[seat]
     if state.rules.hi_lo:
         if declaration is Declaration.IN or not isinstance(declaration, Declaration):
             return (f"declaration of {name!r} must be high, low, both or out in hi-lo Guts, "
@@ -996,11 +1001,13 @@ def declare_all(state: GameState, declarations: Mapping[int, Declaration]
         raise IllegalActionError(
             f"cannot declare now: the session is in the {state.phase.value} phase")
     decls = list(state.declarations)
+    dealt = 0
     for seat, hand in enumerate(state.hands):
         if hand is None:
             if seat in declarations:
                 raise IllegalActionError(f"seat {seat!r} was not dealt in")
             continue
+        dealt += 1
         choice = declarations.get(seat)
         if choice is None:
             raise IllegalActionError(f"no declaration for {state.names[seat]!r}")
@@ -1009,7 +1016,7 @@ def declare_all(state: GameState, declarations: Mapping[int, Declaration]
             if problem is not None:
                 raise IllegalActionError(problem)
             decls[seat] = choice
-    if len(declarations) > sum(h is not None for h in state.hands):
+    if len(declarations) > dealt:
         extra = next(s for s in declarations
                      if not (isinstance(s, int) and 0 <= s < state.n_seats))
         raise IllegalActionError(f"seat {extra!r} is not at the table")
@@ -1085,12 +1092,15 @@ def _next_dealer(state: GameState, stacks: Sequence[int], eliminated: Sequence[b
     """The next round's dealer: after a void round the same dealer deals again
     (German/French seed) if still in play; otherwise the deal passes to the next seat on
     the left that is still in play (RULES.md "Money, limits, ending")."""
-    if void and not eliminated[state.dealer] and stacks[state.dealer] > 0:
-        return state.dealer
-    for seat in settlement.clockwise_from(state.dealer, state.n_seats):
+    dealer = state.dealer
+    if void and not eliminated[dealer] and stacks[dealer] > 0:
+        return dealer
+    n_seats = len(stacks)
+    for i in range(1, n_seats + 1):  # clockwise from the dealer's left
+        seat = (dealer + i) % n_seats
         if not eliminated[seat] and stacks[seat] > 0:
             return seat
-    return state.dealer
+    return dealer
 
 
 def _resolve(state: GameState) -> RoundResolved:
@@ -1098,9 +1108,9 @@ def _resolve(state: GameState) -> RoundResolved:
     rules = state.rules
     if not rules.plain_resolution:
         return _resolve_variant(state)
-    n = state.n_seats
-    decls = state.declarations
-    in_seats = [s for s in range(n) if decls[s] is Declaration.IN]
+    n = len(state.names)
+    declared_in = Declaration.IN
+    in_seats = [s for s, d in enumerate(state.declarations) if d is declared_in]
     won = [0] * n
     matched = [0] * n
     shown: list[Hand | None] = [None] * n
@@ -1117,10 +1127,11 @@ def _resolve(state: GameState) -> RoundResolved:
         pot_after = 0
     else:
         outcome = Outcome.SHOWDOWN
-        table = strength_table(rules.ranking)
+        table = _strength_table(rules)
+        hands = state.hands
         keys = {}
         for seat in in_seats:
-            hand = state.hands[seat]
+            hand = hands[seat]
             assert hand is not None
             shown[seat] = hand
             index = 0
@@ -1128,7 +1139,7 @@ def _resolve(state: GameState) -> RoundResolved:
                 index = index * 52 + card
             keys[seat] = table[index]
         best = max(keys.values())
-        winners = tuple(s for s in in_seats if keys[s] == best)
+        winners = tuple([s for s in in_seats if keys[s] == best])
         shares, carry = settlement.split_pot(state.pot, winners, state.dealer, n, rules)
         for seat, share in shares.items():
             won[seat] = share
@@ -1142,12 +1153,15 @@ def _resolve(state: GameState) -> RoundResolved:
                 eliminated.append(seat)
         pot_after, to_reserve = settlement.cap_pot(carry + sum(matched), rules)
     stacks = [s + w - m for s, w, m in zip(state.stacks, won, matched, strict=True)]
-    out_flags = [e or s in eliminated for s, e in enumerate(state.eliminated)]
+    if eliminated:
+        out_flags = [e or s in eliminated for s, e in enumerate(state.eliminated)]
+    else:
+        out_flags = list(state.eliminated)
     if state.loss_limits is not None:
         for seat in _over_limit(state, stacks, out_flags):
             out_flags[seat] = True
     next_dealer = _next_dealer(state, stacks, out_flags, void=outcome is Outcome.VOID)
-    players_left = sum(1 for s in range(n) if not out_flags[s] and stacks[s] > 0)
+    players_left = len([s for s, stack in enumerate(stacks) if stack > 0 and not out_flags[s]])
     session_over = players_left < 2 or (
         outcome is Outcome.UNCONTESTED and rules.end_on_uncontested and state.game_matched)
     return RoundResolved(
@@ -1155,6 +1169,21 @@ def _resolve(state: GameState) -> RoundResolved:
         matched=tuple(matched), eliminated=tuple(eliminated), to_reserve=to_reserve,
         pot_after=pot_after, next_dealer=next_dealer, session_over=session_over,
     )
+
+
+_TABLES: dict[int, tuple[Rules, tuple[int, ...]]] = {}
+"""Strength tables by ``id(rules)`` (hashing the rules costs more than the lookup); each
+entry keeps its rules alive, so an id is never reused while it is a key."""
+
+
+def _strength_table(rules: Rules) -> tuple[int, ...]:
+    """:func:`gutskit.evaluation.strength_table` of ``rules.ranking``, cached by identity."""
+    entry = _TABLES.get(id(rules))
+    if entry is None:
+        if len(_TABLES) >= 256:  # many short-lived rules objects: start again
+            _TABLES.clear()
+        entry = _TABLES[id(rules)] = (rules, strength_table(rules.ranking))
+    return entry[1]
 
 
 def _best_key(table: Sequence[int], hand: Hand, community: Hand, k: int, low: bool) -> int:
