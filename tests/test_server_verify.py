@@ -24,7 +24,7 @@ from typer.testing import CliRunner
 
 from gutskit import engine
 from gutskit.cli import app as cli_app
-from gutskit.events import Declaration
+from gutskit.events import Declaration, Event
 from gutskit.history import event_to_dict
 from gutskit.rules import Rules
 from gutskit.server.exports import history_jsonl
@@ -38,7 +38,7 @@ DECLS = {1: {0: "in", 1: "in", 2: "out"}, 2: {0: "out", 1: "out", 2: "out"},
 def build_session() -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The fairness file (session over, every seed revealed) and Ana's history."""
     start = engine.start_event(["Ana", "Ben", "Cleo"], 20, dealer=0, rules=Rules())
-    events = [start]
+    events: list[Event] = [start]
     state = engine.evolve(None, start)
     rounds = []
     for number, decls in DECLS.items():
