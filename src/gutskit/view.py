@@ -135,7 +135,8 @@ def view_for(state: GameState, seat: int) -> SeatView:
 
 def joint_views(state: GameState) -> dict[int, SeatView]:
     """The views of every seat dealt in, for a simultaneous decision (shares the work)."""
-    return dict(zip(state.dealt, _views(state, state.dealt), strict=True))
+    dealt = state.dealt
+    return dict(zip(dealt, _views(state, dealt), strict=True))
 
 
 def _views(state: GameState, seats: tuple[int, ...]) -> list[SeatView]:
@@ -145,31 +146,44 @@ def _views(state: GameState, seats: tuple[int, ...]) -> list[SeatView]:
 
 
 def _plain_views(state: GameState, seats: tuple[int, ...]) -> list[SeatView]:
-    declaring = state.phase is Phase.DECLARE
-    sealed = _sealed(state.rules)
-    n = state.n_seats
+    phase = state.phase
+    declaring = phase is Phase.DECLARE
+    rules = state.rules
+    sealed = _sealed(rules)
+    names = state.names
+    n = len(names)
     nobody: tuple[Declaration | None, ...] = (None,) * n
-    declared = tuple(d is not None for d in state.declarations)
-    dealt_in = tuple(h is not None for h in state.hands)
-    owed = settlement.match_amount(state.pot, state.rules)
+    declarations = state.declarations
+    hands = state.hands
+    declared = tuple([d is not None for d in declarations])
+    dealt_in = tuple([h is not None for h in hands])
+    pot = state.pot
+    owed = settlement.match_amount(pot, rules)
+    stacks, eliminated, dealer = state.stacks, state.eliminated, state.dealer
+    reserve, round_number, game_number = state.reserve, state.round_number, state.game_number
+    last_result = state.last_result
     views = []
     for seat in seats:
         if not declaring:
             decls = nobody
         elif sealed:
-            own = state.declarations[seat]
+            own = declarations[seat]
             decls = nobody if own is None else tuple(
                 own if s == seat else None for s in range(n))
         else:
-            decls = state.declarations
-        views.append(SeatView(
-            seat, state.rules, state.names, state.stacks, state.eliminated, state.dealer,
-            state.pot, state.reserve, state.phase,
-            state.hands[seat] if declaring else None,
-            decls, declared, dealt_in, state.round_number, state.game_number, owed,
-            state.last_result,
-        ))
+            decls = declarations
+        # tuple.__new__: the named tuple's own __new__ without its Python-level call (the
+        # fields in their declared order, the defaults spelt out)
+        views.append(_new_tuple(SeatView, (
+            seat, rules, names, stacks, eliminated, dealer, pot, reserve, phase,
+            hands[seat] if declaring else None, decls, declared, dealt_in, round_number,
+            game_number, owed, last_result, None, None, ())))
     return views
+
+
+_new_tuple = tuple.__new__
+if len(SeatView._fields) != 20:  # pragma: no cover - keep _plain_views in step with SeatView
+    raise ImportError("_plain_views builds a SeatView of 20 fields; update it")
 
 
 def _variant_views(state: GameState, seats: tuple[int, ...]) -> list[SeatView]:
