@@ -168,10 +168,14 @@ class RuleOfThumbBot:
         pot of at most two antes (a coin flip), otherwise the weakest hand the rule plays,
         raised by :meth:`tightening` and a cautious style."""
         rules = view.rules
-        if view.pot <= 2 * rules.ante:
-            base = 0.5  # "with a 1-2 chip pot a coin-flip hand may be worth it"
-        else:
-            base = self._lookup(rules.ranking)[2] + self.tightening(view)
+        return self._threshold(view, view.pot <= 2 * rules.ante,
+                               self._lookup(rules.ranking)[2])
+
+    def _threshold(self, view: SeatView, coin_flip: bool, rule_percentile: float) -> float:
+        """:meth:`threshold`, given whether the pot is at most two antes and the rule's
+        weakest percentile."""
+        # coin flip: "with a 1-2 chip pot a coin-flip hand may be worth it"
+        base = 0.5 if coin_flip else rule_percentile + self.tightening(view)
         return min(0.999, max(0.0, base + max(self.style, 0.0)))
 
     def plays(self, hand: Sequence[Card], view: SeatView) -> bool:
@@ -182,15 +186,15 @@ class RuleOfThumbBot:
         at or above :meth:`threshold`; a loose bot (``style < 0``) also plays any hand
         whose percentile reaches the rule's share of hands lowered by ``-style``.
         """
-        _, pct_table, _, rule_table = self._lookup(view.rules.ranking)
+        rules = view.rules
+        _, pct_table, rule_percentile, rule_table = self._lookup(rules.ranking)
         index = 0
         for card in hand:
             index = index * 52 + card
         pct = pct_table[index]
-        bar = self.threshold(view)
-        if view.pot <= 2 * view.rules.ante:
-            return pct >= bar
-        if rule_table[index] and pct >= bar:
+        if view.pot <= 2 * rules.ante:
+            return pct >= self._threshold(view, True, rule_percentile)
+        if rule_table[index] and pct >= self._threshold(view, False, rule_percentile):
             return True
         if self.style < 0:
             share = _rule_share_percentile(view.rules.ranking)
