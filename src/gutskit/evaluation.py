@@ -264,9 +264,12 @@ def strength(cards: Sequence[Card], ranking: Ranking = DEFAULT_RANKING) -> int:
     >>> strength((51, 50), two) > strength((47, 46), two)  # aces beat kings
     True
     """
-    entry = _TABLES_BY_ID.get(id(ranking))
-    if entry is None:
-        entry = _TABLES_BY_ID[id(ranking)] = (ranking, strength_table(ranking))
+    entry = _last_table[0]
+    if entry[0] is not ranking:  # another ranking than the last call's
+        found = _TABLES_BY_ID.get(id(ranking))
+        if found is None:
+            found = _TABLES_BY_ID[id(ranking)] = (ranking, strength_table(ranking))
+        entry = _last_table[0] = found
     table = entry[1]
     if len(cards) == 3:
         a, b, c = cards
@@ -278,6 +281,9 @@ def strength(cards: Sequence[Card], ranking: Ranking = DEFAULT_RANKING) -> int:
 _TABLES_BY_ID: dict[int, tuple[Ranking, tuple[int, ...]]] = {}
 """Tables by ``id(ranking)``: the hot path skips hashing the ranking. Each entry keeps its
 ranking alive, so an id is never reused while it is a key."""
+
+_last_table: list[tuple[Ranking | None, tuple[int, ...]]] = [(None, ())]
+"""The entry of the last ranking :func:`strength` used (most calls repeat it)."""
 
 
 def category_of_key(key: int) -> Category:
