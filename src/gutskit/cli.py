@@ -403,6 +403,10 @@ def _read_referee_input(file: str) -> Any:
     except json.JSONDecodeError as error:
         raise RefereeError(f"{where} is not valid JSON: {error.msg} at line {error.lineno}, "
                            f"column {error.colno}") from None
+    except RecursionError:
+        raise RefereeError(f"{where} is nested too deeply to be a referee file") from None
+    except ValueError as error:  # e.g. an integer of thousands of digits
+        raise RefereeError(f"{where} is not a valid referee file: {error}") from None
 
 
 @app.command(epilog="Examples:\n\n"

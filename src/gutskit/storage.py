@@ -155,6 +155,9 @@ def open_store(url_or_path: str | Path | None = None) -> Store:
         Base.metadata.create_all(engine)
     except ArgumentError as error:
         raise StorageError(f"bad database URL {str(target)!r}: {error}") from None
+    except ImportError as error:  # a URL whose driver is not installed
+        raise StorageError(f"cannot open database {str(target)!r}: its driver is not "
+                           f"installed ({error.name or error})") from None
     except SQLAlchemyError as error:
         raise StorageError(f"cannot open database {str(target)!r}: "
                            f"{_reason(error)}") from None
@@ -245,6 +248,8 @@ class Store:
         Raises:
             StorageError: no such session, or a stored event cannot be read.
         """
+        if not 0 < session_id < 2**63:  # beyond any row id (and SQLite's integers)
+            raise StorageError(f"no session {session_id} in {self.location!r}")
         try:
             with self._db() as db:
                 if db.get(SessionRecord, session_id) is None:
@@ -266,7 +271,7 @@ class Store:
         Raises:
             StorageError: no such session.
         """
-        infos = self._infos(session_id)
+        infos = self._infos(session_id) if 0 < session_id < 2**63 else []
         if not infos:
             raise StorageError(f"no session {session_id} in {self.location!r}")
         return infos[0]

@@ -1,0 +1,38 @@
+"""User mistakes found by a hostile new-user test: each is one line ``error: ...``, exit 2,
+nothing on stdout, never a traceback."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from gutskit.cli import app
+
+
+@pytest.mark.parametrize(("content", "message"), [
+    ("[" * 20000 + "]" * 20000, "nested too deeply"),
+    ('{"players": [{"name": "A", "stack": ' + "9" * 5000 + "}]}", "Exceeds the limit"),
+])
+def test_referee_pathological_json(tmp_path: Path, content: str, message: str) -> None:
+    file = tmp_path / "bad.json"
+    file.write_text(content)
+    result = CliRunner().invoke(app, ["referee", str(file)])
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert message in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_history_session_id_beyond_any_row(tmp_path: Path) -> None:
+    db = tmp_path / "g.db"
+    result = CliRunner().invoke(app, ["history", "99999999999999999999999", "--db", str(db)])
+    assert result.exit_code == 2
+    assert "no session 99999999999999999999999" in result.stderr
+
+
+def test_database_url_without_its_driver(tmp_path: Path) -> None:
+    result = CliRunner().invoke(app, ["history", "--db", "mysql://x"])
+    assert result.exit_code == 2
+    assert "driver is not installed" in result.stderr
