@@ -36,3 +36,12 @@ def test_database_url_without_its_driver(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["history", "--db", "mysql://x"])
     assert result.exit_code == 2
     assert "driver is not installed" in result.stderr
+
+
+def test_analyze_a_binary_history_file(tmp_path: Path) -> None:
+    file = tmp_path / "rand.bin"
+    file.write_bytes(bytes(range(256)) * 4)
+    result = CliRunner().invoke(app, ["analyze", "--history", str(file)])
+    assert result.exit_code == 2
+    assert "not a UTF-8 text file" in result.stderr
+    assert "Traceback" not in result.stderr

@@ -166,6 +166,8 @@ def load_history(path: str | Path) -> list[Event]:
         lines = Path(path).read_text(encoding="utf-8").splitlines()
     except OSError as error:
         raise HistoryError(f"cannot read hand history {str(path)!r}: {error.strerror}") from None
+    except UnicodeDecodeError:
+        raise HistoryError(f"hand history {str(path)!r} is not a UTF-8 text file") from None
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
