@@ -215,6 +215,20 @@ class Player:
             self.ws.close()
 
 
+def seat_three(server: Server, **room: Any) -> tuple[str, list[Player]]:
+    """A room with Ana (host), Ben and Cleo seated; not started."""
+    created = server.create_room("Ana", **room)
+    room_id = created["room_id"]
+    players = [Player(server, room_id, created["token"])]
+    for name in ("Ben", "Cleo"):
+        player = Player(server, room_id)
+        player.send({"type": "join", "name": name})
+        seated = player.expect("seated")
+        player.seat, player.token = seated["seat"], seated["token"]
+        players.append(player)
+    return room_id, players
+
+
 def deck(number: int) -> list[int]:
     """The deck of test seed ``number``."""
     return deck_from_seed(bytes([number]) * 32)

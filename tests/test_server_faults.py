@@ -20,7 +20,14 @@ import httpx
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from server_support import DB_KINDS, Player, Server, make_db_url, running_server
+from server_support import (
+    DB_KINDS,
+    Player,
+    Server,
+    make_db_url,
+    running_server,
+    seat_three,
+)
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import connect
 
@@ -32,20 +39,6 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     """A fresh SQLite database, and PostgreSQL when GUTSKIT_TEST_PG_URL is set."""
     with make_db_url(request.param, tmp_path) as url:
         yield url
-
-
-def seat_three(server: Server, **room: Any) -> tuple[str, list[Player]]:
-    """A room with Ana (host), Ben and Cleo seated; not started."""
-    created = server.create_room("Ana", **room)
-    room_id = created["room_id"]
-    players = [Player(server, room_id, created["token"])]
-    for name in ("Ben", "Cleo"):
-        player = Player(server, room_id)
-        player.send({"type": "join", "name": name})
-        seated = player.expect("seated")
-        player.seat, player.token = seated["seat"], seated["token"]
-        players.append(player)
-    return room_id, players
 
 
 def snapshot(server: Server, room_id: str) -> tuple[GameState | None, int, str, bool, int]:

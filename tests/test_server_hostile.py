@@ -12,7 +12,14 @@ from typing import Any
 
 import httpx
 import pytest
-from server_support import DB_KINDS, Player, Server, make_db_url, running_server
+from server_support import (
+    DB_KINDS,
+    Player,
+    Server,
+    make_db_url,
+    running_server,
+    seat_three,
+)
 from websockets.exceptions import InvalidStatus
 
 from gutskit.rules import rules_from_mapping
@@ -23,20 +30,6 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     """A fresh SQLite database, and PostgreSQL when GUTSKIT_TEST_PG_URL is set."""
     with make_db_url(request.param, tmp_path) as url:
         yield url
-
-
-def seat_three(server: Server, **room: Any) -> tuple[str, list[Player]]:
-    """A room with Ana (host), Ben and Cleo seated; not started."""
-    created = server.create_room("Ana", **room)
-    room_id = created["room_id"]
-    players = [Player(server, room_id, created["token"])]
-    for name in ("Ben", "Cleo"):
-        player = Player(server, room_id)
-        player.send({"type": "join", "name": name})
-        seated = player.expect("seated")
-        player.seat, player.token = seated["seat"], seated["token"]
-        players.append(player)
-    return room_id, players
 
 
 def post_room(server: Server, **fields: Any) -> httpx.Response:
