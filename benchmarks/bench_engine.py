@@ -11,10 +11,10 @@ import random
 
 from common import best_rate, emit, header, result
 
-from gutskit.bots import RuleOfThumbBot
-from gutskit.engine import Phase, deal_from_rng, declare_all, new_session
-from gutskit.rules import Rules
-from gutskit.view import joint_views
+from gutskit.core.engine import Phase, deal_from_rng, declare_all, new_session
+from gutskit.core.rules import Rules
+from gutskit.core.views import joint_views
+from gutskit.strategy.bots import RuleOfThumbBot
 
 ROUNDS = 2_000
 

@@ -1,7 +1,7 @@
-"""Hand evaluation speed: (a) scalar three-card evaluation -- gutskit.evaluation.strength,
+"""Hand evaluation speed: (a) scalar three-card evaluation -- gutskit.core.evaluation.strength,
 a direct lookup in the strength table, and PokerKit's RhodeIslandHoldemLookup, measured side
 by side on the same hands; (b) batch evaluation of an (n, 3) array of card codes
-(gutskit.tables.batch_keys: one arithmetic pass and one gather).
+(gutskit.strategy.tables.batch_keys: one arithmetic pass and one gather).
 
 Run: python benchmarks/bench_eval.py [--json]
 """
@@ -13,8 +13,8 @@ import random
 import numpy as np
 from common import best_rate, emit, header, result
 
-from gutskit.evaluation import DEFAULT_RANKING, strength, strength_table
-from gutskit.tables import batch_keys, hand_table
+from gutskit.core.evaluation import DEFAULT_RANKING, strength, strength_table
+from gutskit.strategy.tables import batch_keys, hand_table
 
 N_SCALAR = 20_000
 N_BATCH = 2_000_000
@@ -69,7 +69,7 @@ def main() -> None:
         pk_rate = best_rate(via_pokerkit)
     except ImportError:
         agree = 0
-    results.append(result("scalar: gutskit.evaluation.strength", ours, "evals/s",
+    results.append(result("scalar: gutskit.core.evaluation.strength", ours, "evals/s",
                           target=3e6))
     results.append(result("scalar: direct strength-table lookup", direct, "evals/s",
                           target=3e6))

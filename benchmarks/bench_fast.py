@@ -1,6 +1,6 @@
-"""Vectorized simulator speed (gutskit.fast.simulate): rounds per second over many
+"""Vectorized simulator speed (gutskit.strategy.fast.simulate): rounds per second over many
 independent tables, 5 seats, default rules, deep stacks. Two strategy sets: threshold bots
-(one in-table) and the rule-of-thumb bot's pot-dependent table (gutskit.strategies).
+(one in-table) and the rule-of-thumb bot's pot-dependent table (gutskit.strategy.strategies).
 
 Run: python benchmarks/bench_fast.py [--json]
 """
@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from common import best_rate, emit, header, result
 
-from gutskit.bots import RuleOfThumbBot
-from gutskit.fast import FastPolicy, simulate
-from gutskit.rules import Rules
-from gutskit.strategies import fast_policy
+from gutskit.core.rules import Rules
+from gutskit.strategy.bots import RuleOfThumbBot
+from gutskit.strategy.fast import FastPolicy, simulate
+from gutskit.strategy.strategies import fast_policy
 
 TABLES = 100_000
 ROUNDS = 10

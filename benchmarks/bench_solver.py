@@ -1,4 +1,5 @@
-"""Equilibrium table time (gutskit.solver.equilibrium_table): 2- and 3-card Guts, N = 2..10,
+"""Equilibrium table time (gutskit.strategy.solver.equilibrium_table):
+2- and 3-card Guts, N = 2..10,
 default rules, recursive model. "cold" is the first call in a fresh process (hand tables and
 odds structures built too); "warm" repeats it with the solver's cache cleared.
 
@@ -14,7 +15,7 @@ from common import cpu_seconds, emit, header, result
 
 def main() -> None:
     header("equilibrium table, 2 and 3 cards, N = 2..10")
-    from gutskit import solver
+    from gutskit.strategy import solver
 
     rows: list[Any] = []
     cold, cold_wall = cpu_seconds(lambda: rows.extend(solver.equilibrium_table()))

@@ -90,7 +90,7 @@ def raise_fd_limit(needed: int) -> None:
 
 
 def start_server(port: int, db: Path) -> subprocess.Popen[bytes]:
-    code = "import typer; from gutskit.server.cli import serve; typer.run(serve)"
+    code = "import typer; from gutskit.cli.serve import serve; typer.run(serve)"
     process = subprocess.Popen(
         [sys.executable, "-c", code, "--host", HOST, "--port", str(port), "--db",
          f"sqlite:///{db}"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)

@@ -13,9 +13,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from gutskit.bots import RandomBot, RuleOfThumbBot, Strategy
-from gutskit.cards import parse_cards
-from gutskit.engine import (
+from gutskit.core.cards import parse_cards
+from gutskit.core.engine import (
     GameState,
     can_deal,
     deal,
@@ -27,10 +26,11 @@ from gutskit.engine import (
     new_session,
     start_event,
 )
-from gutskit.events import Declaration, Event, Hand
-from gutskit.referee import settle
-from gutskit.rules import Rules
-from gutskit.view import joint_views, view_for
+from gutskit.core.events import Declaration, Event, Hand
+from gutskit.core.referee import settle
+from gutskit.core.rules import Rules
+from gutskit.core.views import joint_views, view_for
+from gutskit.strategy.bots import RandomBot, RuleOfThumbBot, Strategy
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SHARED_DIR = REPO_ROOT.parent / "shared"
@@ -53,7 +53,7 @@ def load_case(path: Path) -> Any:
 
 
 def run_referee(data: Mapping[str, Any]) -> dict[str, Any]:
-    """Settle a referee dict through :func:`gutskit.referee.settle`, as ``guts referee``
+    """Settle a referee dict through :func:`gutskit.core.referee.settle`, as ``guts referee``
     does, after a JSON round trip (so the input is exactly what a file could hold)."""
     return settle(json.loads(json.dumps(data)))
 
@@ -92,7 +92,7 @@ def hands_of(state: GameState, hands: Mapping[int, str]) -> tuple[Hand | None, .
 
 
 def deal_cards(state: GameState, hands: Mapping[int, str]) -> tuple[GameState, list[Event]]:
-    """:func:`gutskit.engine.deal` of the hands ``{seat: "As Kd Qh"}``."""
+    """:func:`gutskit.core.engine.deal` of the hands ``{seat: "As Kd Qh"}``."""
     return deal(state, hands_of(state, hands))
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner, Result
 
-from gutskit.cli import app
+from gutskit.cli.app import app
 
 RUNNER = CliRunner(env={"FORCE_COLOR": None, "TTY_COMPATIBLE": None, "COLUMNS": "120",
                         "GUTSKIT_DB": None})

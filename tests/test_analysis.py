@@ -10,16 +10,23 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from gutskit.analysis import AnalysisError, analyze, load_sessions, split_sessions
-from gutskit.bots import RandomBot, RuleOfThumbBot, Strategy
-from gutskit.cards import parse_cards
-from gutskit.cli import app
-from gutskit.engine import deal, deal_from_rng, declare_all, end_session, new_session, start_event
-from gutskit.events import Declaration, Event
-from gutskit.history import dump_history
-from gutskit.rules import Rules
-from gutskit.strategies import ThresholdBot
-from gutskit.view import joint_views
+from gutskit.cli.app import app
+from gutskit.core.cards import parse_cards
+from gutskit.core.engine import (
+    deal,
+    deal_from_rng,
+    declare_all,
+    end_session,
+    new_session,
+    start_event,
+)
+from gutskit.core.events import Declaration, Event
+from gutskit.core.history import dump_history
+from gutskit.core.rules import Rules
+from gutskit.core.views import joint_views
+from gutskit.strategy.analysis import AnalysisError, analyze, load_sessions, split_sessions
+from gutskit.strategy.bots import RandomBot, RuleOfThumbBot, Strategy
+from gutskit.strategy.strategies import ThresholdBot
 
 IN, OUT = Declaration.IN, Declaration.OUT
 
@@ -106,7 +113,7 @@ def test_bluff_signals_catch_the_random_bot() -> None:
 
 
 def test_sources_agree(tmp_path: Path) -> None:
-    from gutskit.storage import open_store
+    from gutskit.io.storage import open_store
 
     first, second = _worked_session(), _play(BOTS[:3], 30, seed=4)
     path = tmp_path / "two.jsonl"

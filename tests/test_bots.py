@@ -21,7 +21,10 @@ from typing import Any
 import pytest
 from conftest import IN, OUT, deal_cards, table
 
-from gutskit.bots import (
+from gutskit.core.cards import parse_cards
+from gutskit.core.evaluation import Ranking
+from gutskit.core.views import SeatView, view_for
+from gutskit.strategy.bots import (
     STYLES,
     RandomBot,
     RuleOfThumbBot,
@@ -30,9 +33,6 @@ from gutskit.bots import (
     hand_percentile,
     qualifies_by_rule_of_thumb,
 )
-from gutskit.cards import parse_cards
-from gutskit.evaluation import Ranking
-from gutskit.view import SeatView, view_for
 
 TWO = Ranking(cards_per_hand=2)
 THREE = Ranking(cards_per_hand=3)
@@ -96,7 +96,7 @@ def view_with(hand: str, *, n: int = 4, pot: int = 0, seat: int = 0,
 
 
 def _names(cards: list[int]) -> list[str]:
-    from gutskit.cards import card_name
+    from gutskit.core.cards import card_name
 
     return [card_name(c) for c in cards]
 

@@ -7,7 +7,7 @@ from collections import Counter
 
 import pytest
 
-from gutskit.cards import (
+from gutskit.core.cards import (
     DECK,
     CardError,
     DuplicateCardError,

@@ -12,8 +12,8 @@ import pytest
 from conftest import CASES_DIR, assert_subset, load_case, referee_cases
 from typer.testing import CliRunner, Result
 
-from gutskit.cli import app
-from gutskit.rules import PRESETS
+from gutskit.cli.app import app
+from gutskit.core.rules import PRESETS
 
 RUNNER = CliRunner(env={"FORCE_COLOR": None, "TTY_COMPATIBLE": None, "COLUMNS": "120",
                         "GUTSKIT_DB": None})

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from gutskit.cli import app
+from gutskit.cli.app import app
 
 
 @pytest.mark.parametrize(("content", "message"), [

@@ -13,10 +13,11 @@ from pathlib import Path
 from rich.console import Console
 from typer.testing import CliRunner, Result
 
-from gutskit.cards import pretty_cards
-from gutskit.cli import app
-from gutskit.engine import GameState, Phase, replay
-from gutskit.events import (
+from gutskit.cli.app import app
+from gutskit.cli.play import play_session
+from gutskit.core.cards import pretty_cards
+from gutskit.core.engine import GameState, Phase, replay
+from gutskit.core.events import (
     CardsDealt,
     Declaration,
     DeclarationsRevealed,
@@ -25,12 +26,11 @@ from gutskit.events import (
     RoundResolved,
     SessionEnded,
 )
-from gutskit.history import event_from_dict
-from gutskit.ledger import ledger
-from gutskit.play import play_session
-from gutskit.rules import Rules, preset
-from gutskit.settlement import clockwise_from
-from gutskit.storage import open_store
+from gutskit.core.history import event_from_dict
+from gutskit.core.ledger import ledger
+from gutskit.core.rules import Rules, preset
+from gutskit.core.settlement import clockwise_from
+from gutskit.io.storage import open_store
 
 RUNNER = CliRunner(env={"FORCE_COLOR": None, "TTY_COMPATIBLE": None, "COLUMNS": "120",
                         "GUTSKIT_DB": None})
@@ -293,8 +293,8 @@ def test_guts_play_in_a_real_pipe(tmp_path: Path) -> None:
 
 
 def _narrate(state: GameState, events: list[Event], me: int | None = 0) -> str:
-    from gutskit.engine import evolve
-    from gutskit.play import Narrator
+    from gutskit.cli.play import Narrator
+    from gutskit.core.engine import evolve
 
     console = Console(record=True, width=120, file=open(os.devnull, "w"))  # noqa: SIM115
     narrator = Narrator(console, me=me)
@@ -369,7 +369,7 @@ def test_play_hi_lo_asks_high_low_both_or_out(tmp_path: Path) -> None:
 
 
 def test_play_pass_the_trash(tmp_path: Path) -> None:
-    from gutskit.events import CardsPassed
+    from gutskit.core.events import CardsPassed
 
     db = tmp_path / "guts.db"
     result = guts("play", "--preset", "pass-the-trash", "-n", "3", "--seed", "1", "--db",

@@ -1,4 +1,4 @@
-"""Saved hand histories (gutskit.storage), the ledger and the simulation summary."""
+"""Saved hand histories (gutskit.io.storage), the ledger and the simulation summary."""
 
 from __future__ import annotations
 
@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 from conftest import IN, OUT, play_round, table
 
-from gutskit.engine import deal_from_rng, declare_all, end_session, evolve, replay, start_event
-from gutskit.events import SessionEnded
-from gutskit.ledger import ledger, session_winners
-from gutskit.rules import Rules
-from gutskit.simulation import simulate
-from gutskit.storage import StorageError, open_store
+from gutskit.core.engine import deal_from_rng, declare_all, end_session, evolve, replay, start_event
+from gutskit.core.events import SessionEnded
+from gutskit.core.ledger import ledger, session_winners
+from gutskit.core.rules import Rules
+from gutskit.io.storage import StorageError, open_store
+from gutskit.strategy.simulation import simulate
 
 
 def test_events_are_appended_per_round_and_replay_rebuilds_the_state(tmp_path: Path) -> None:
@@ -82,7 +82,7 @@ def test_a_corrupt_stored_event_is_reported(tmp_path: Path) -> None:
     session_id = store.create_session("play", start_event(["A", "B"], 10))
     with sqlite3.connect(db) as con:
         con.execute("UPDATE events SET payload = '{\"type\": \"Bluff\"}'")
-    from gutskit.history import HistoryError
+    from gutskit.core.history import HistoryError
 
     with pytest.raises(HistoryError, match="Bluff"):
         store.events(session_id)

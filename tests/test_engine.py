@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 from conftest import IN, OUT, chips_on_table, deal_cards, hands_of, play_round, table
 
-from gutskit.cards import parse_cards
-from gutskit.engine import (
+from gutskit.core.cards import parse_cards
+from gutskit.core.engine import (
     ConservationError,
     GameState,
     IllegalActionError,
@@ -33,7 +33,7 @@ from gutskit.engine import (
     new_session,
     replay,
 )
-from gutskit.events import (
+from gutskit.core.events import (
     AntesPosted,
     CardsDealt,
     DeclarationsRevealed,
@@ -43,7 +43,7 @@ from gutskit.events import (
     RoundResolved,
     SessionEnded,
 )
-from gutskit.rules import Rules
+from gutskit.core.rules import Rules
 
 QUEENS = "Qs Qh 7d"
 NINES = "9d 9c 8s"
@@ -726,7 +726,7 @@ def test_declare_all_with_a_seat_not_dealt_in() -> None:
 
 
 def test_replay_rebuilds_every_intermediate_state() -> None:
-    from gutskit.engine import start_event
+    from gutskit.core.engine import start_event
 
     start = start_event(("Ana", "Ben", "Cleo"), 20, rules=Rules(pot_cap=5))
     state = evolve(None, start)
@@ -750,7 +750,7 @@ def test_replay_refuses_bad_histories() -> None:
         replay([])
     with pytest.raises(IllegalActionError, match="must start with SessionStarted"):
         replay([CardsDealt(hands=(None, None))])
-    from gutskit.engine import start_event
+    from gutskit.core.engine import start_event
 
     start = start_event(("Ana", "Ben"), 20)
     with pytest.raises(IllegalActionError, match="only once"):

@@ -27,8 +27,8 @@ from typing import Any
 import pytest
 from conftest import CASES_DIR, load_case
 
-from gutskit.cards import DuplicateCardError, HandSizeError, format_cards, parse_cards
-from gutskit.evaluation import (
+from gutskit.core.cards import DuplicateCardError, HandSizeError, format_cards, parse_cards
+from gutskit.core.evaluation import (
     Category,
     Ranking,
     category_of_key,
@@ -37,7 +37,7 @@ from gutskit.evaluation import (
     strength,
     strength_table,
 )
-from gutskit.rules import rules_from_mapping
+from gutskit.core.rules import rules_from_mapping
 
 TWO = Ranking(cards_per_hand=2)
 THREE = Ranking(cards_per_hand=3)

@@ -9,20 +9,20 @@ from typing import Any
 import numpy as np
 import pytest
 
-from gutskit.bots import RandomBot, RuleOfThumbBot
-from gutskit.engine import Phase, deal, deal_from_rng, declare_all, end_session, new_session
-from gutskit.events import Declaration
-from gutskit.fast import (
+from gutskit.core.engine import Phase, deal, deal_from_rng, declare_all, end_session, new_session
+from gutskit.core.events import Declaration
+from gutskit.core.rules import Rules
+from gutskit.core.views import joint_views
+from gutskit.strategy.bots import RandomBot, RuleOfThumbBot
+from gutskit.strategy.fast import (
     FastPolicy,
     UnsupportedRulesError,
     check_supported,
     simulate,
     simulate_deals,
 )
-from gutskit.rules import Rules
-from gutskit.strategies import ThresholdBot, fast_policy
-from gutskit.tables import hand_table
-from gutskit.view import joint_views
+from gutskit.strategy.strategies import ThresholdBot, fast_policy
+from gutskit.strategy.tables import hand_table
 
 
 def _deals(rounds: int, tables: int, seats: int, k: int, seed: int) -> np.ndarray[Any, Any]:
@@ -179,7 +179,7 @@ def test_bad_arguments() -> None:
 
 
 def test_deals_are_disjoint_and_uniform() -> None:
-    from gutskit.fast import _Dealer
+    from gutskit.strategy.fast import _Dealer
 
     table = hand_table(Rules().ranking)
     dealer = _Dealer(table, np.random.Generator(np.random.SFC64(4)))

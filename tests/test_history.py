@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 from conftest import IN, OUT, assert_subset, bot_session
 
-from gutskit.cards import parse_cards
-from gutskit.engine import replay
-from gutskit.events import (
+from gutskit.core.cards import parse_cards
+from gutskit.core.engine import replay
+from gutskit.core.events import (
     AntesPosted,
     CardsDealt,
     DeclarationsRevealed,
@@ -22,7 +22,7 @@ from gutskit.events import (
     SessionEnded,
     SessionStarted,
 )
-from gutskit.history import (
+from gutskit.core.history import (
     EVENT_TYPES,
     HistoryError,
     dump_history,
@@ -30,7 +30,7 @@ from gutskit.history import (
     event_to_dict,
     load_history,
 )
-from gutskit.rules import Rules, preset
+from gutskit.core.rules import Rules, preset
 
 ONE_OF_EACH: list[Event] = [
     SessionStarted(rules=preset("indonesian").replace(pot_cap=40, pot_cap_mode="reserve"),

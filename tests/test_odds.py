@@ -9,9 +9,10 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from gutskit.cards import parse_cards
-from gutskit.evaluation import Ranking, evaluate
-from gutskit.odds import (
+from gutskit.core.cards import parse_cards
+from gutskit.core.evaluation import Ranking, evaluate
+from gutskit.core.rules import Rules
+from gutskit.strategy.odds import (
     INDEPENDENT_METHOD,
     OddsError,
     RuleOfThumbStrategy,
@@ -19,8 +20,7 @@ from gutskit.odds import (
     disjoint_sums,
     odds,
 )
-from gutskit.rules import Rules
-from gutskit.tables import hand_table
+from gutskit.strategy.tables import hand_table
 
 TWO = Rules(cards_per_hand=2)
 THREE = Rules()
@@ -216,7 +216,7 @@ def test_independence_approximation_is_flagged_and_close_to_exact() -> None:
         assert sum(four.in_count) == pytest.approx(1.0)
         assert exact.exact
     # direct measure: independent formula for two opponents vs the exact enumeration
-    from gutskit.odds import hand_class_probabilities
+    from gutskit.strategy.odds import hand_class_probabilities
     worst = 0.0
     for hand in ("Ah Kd", "7h 7d", "Tc 9c", "3c 2d", "Ks Kd"):
         exact = odds(parse_cards(hand), players=3, rules=TWO, strategy=strategy)

@@ -16,11 +16,11 @@ from conftest import bot_session
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gutskit import settlement
-from gutskit.cards import Card
-from gutskit.engine import GameState, Phase, evolve, replay
-from gutskit.evaluation import Ranking, compare, evaluate
-from gutskit.events import (
+from gutskit.core import settlement
+from gutskit.core.cards import Card
+from gutskit.core.engine import GameState, Phase, evolve, replay
+from gutskit.core.evaluation import Ranking, compare, evaluate
+from gutskit.core.events import (
     AntesPosted,
     CardsDealt,
     Declaration,
@@ -30,9 +30,9 @@ from gutskit.events import (
     Outcome,
     RoundResolved,
 )
-from gutskit.history import event_from_dict, event_to_dict
-from gutskit.rules import Rules
-from gutskit.view import DeclarationSealed, SeatView, view_for, visible_events
+from gutskit.core.history import event_from_dict, event_to_dict
+from gutskit.core.rules import Rules
+from gutskit.core.views import DeclarationSealed, SeatView, view_for, visible_events
 
 SESSION_SETTINGS = settings(max_examples=40, deadline=None,
                             suppress_health_check=[HealthCheck.too_slow])

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from conftest import CASES_DIR, assert_subset, load_case, referee_cases, run_referee
 
-from gutskit.referee import RefereeError, settle
+from gutskit.core.referee import RefereeError, settle
 
 QUEENS = "Qs Qh 7d"
 NINES = "9d 9c 8s"

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from gutskit.evaluation import Ranking
-from gutskit.rules import (
+from gutskit.core.evaluation import Ranking
+from gutskit.core.rules import (
     DEFAULT_RULES,
     PRESETS,
     Rules,

@@ -36,9 +36,9 @@ import pytest
 from server_support import DB_KINDS, Player, Server, make_db_url, running_server
 from typer.testing import CliRunner
 
-from gutskit.cli import app as cli_app
-from gutskit.events import CardsDealt
-from gutskit.history import event_from_dict
+from gutskit.cli.app import app as cli_app
+from gutskit.core.events import CardsDealt
+from gutskit.core.history import event_from_dict
 
 CARD = re.compile(r"(?<![A-Za-z0-9])([2-9TJQKA][cdhs])(?![A-Za-z0-9])")
 

@@ -31,7 +31,7 @@ from server_support import (
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import connect
 
-from gutskit.engine import GameState
+from gutskit.core.engine import GameState
 
 
 @pytest.fixture(params=DB_KINDS)
@@ -95,7 +95,7 @@ def _free_port() -> int:
 
 def _spawn(db: str, port: int) -> subprocess.Popen[bytes]:
     process = subprocess.Popen(
-        [sys.executable, "-c", "import typer; from gutskit.server.cli import serve; "
+        [sys.executable, "-c", "import typer; from gutskit.cli.serve import serve; "
          "typer.run(serve)", "--port", str(port), "--db", db, "--bot-delay", "0"],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 90  # a loaded 2-core machine starts slowly

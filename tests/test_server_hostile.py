@@ -22,7 +22,7 @@ from server_support import (
 )
 from websockets.exceptions import InvalidStatus
 
-from gutskit.rules import rules_from_mapping
+from gutskit.core.rules import rules_from_mapping
 
 
 @pytest.fixture(params=DB_KINDS)

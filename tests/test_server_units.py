@@ -17,9 +17,10 @@ from hypothesis import strategies as st
 from server_support import DB_KINDS, make_db_url
 from sqlalchemy import inspect
 
-from gutskit.engine import deal, declare, hands_from_deck, new_session, start_event
-from gutskit.events import Declaration
-from gutskit.rules import Rules
+from gutskit.core.engine import deal, declare, hands_from_deck, new_session, start_event
+from gutskit.core.events import Declaration
+from gutskit.core.rules import Rules
+from gutskit.io.storage import Base, open_store
 from gutskit.server.exports import ledger_csv
 from gutskit.server.fairness import (
     FairnessError,
@@ -31,7 +32,6 @@ from gutskit.server.fairness import (
 from gutskit.server.protocol import ProtocolError, parse_client_message
 from gutskit.server.rooms import public_view, table_view
 from gutskit.server.store import open_room_store
-from gutskit.storage import Base, open_store
 
 
 @pytest.fixture(params=DB_KINDS)

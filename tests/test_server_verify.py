@@ -22,14 +22,14 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from gutskit import engine
-from gutskit.cli import app as cli_app
-from gutskit.events import Declaration, Event
-from gutskit.history import event_to_dict
-from gutskit.rules import Rules
+from gutskit.cli.app import app as cli_app
+from gutskit.core import engine
+from gutskit.core.events import Declaration, Event
+from gutskit.core.history import event_to_dict
+from gutskit.core.rules import Rules
+from gutskit.core.views import visible_events
 from gutskit.server.exports import history_jsonl
 from gutskit.server.fairness import commitment, deck_from_seed
-from gutskit.view import visible_events
 
 DECLS = {1: {0: "in", 1: "in", 2: "out"}, 2: {0: "out", 1: "out", 2: "out"},
          3: {0: "out", 1: "out", 2: "in"}, 4: {}}

@@ -7,16 +7,16 @@ import itertools
 import numpy as np
 import pytest
 
-from gutskit.odds import ThresholdStrategy
-from gutskit.rules import Rules
-from gutskit.solver import (
+from gutskit.core.rules import Rules
+from gutskit.strategy.odds import ThresholdStrategy
+from gutskit.strategy.solver import (
     SolverError,
     continuous_threshold,
     equilibrium,
     exploitability,
     plot_thresholds,
 )
-from gutskit.tables import hand_table
+from gutskit.strategy.tables import hand_table
 
 PLAYERS = range(2, 11)
 
@@ -75,7 +75,7 @@ def test_no_profitable_deviation_above_the_exploitability_bound(
 
 
 def test_marginal_key_is_indifferent_or_a_sign_change() -> None:
-    from gutskit.solver import _gain_at, game_model
+    from gutskit.strategy.solver import _gain_at, game_model
 
     for cards, players in ((2, 3), (3, 4), (3, 6)):
         rules = Rules(cards_per_hand=cards)  # type: ignore[arg-type]

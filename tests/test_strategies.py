@@ -7,13 +7,14 @@ import random
 import numpy as np
 import pytest
 
-from gutskit.bots import RandomBot, RuleOfThumbBot, Strategy
-from gutskit.cards import parse_cards
-from gutskit.engine import deal, deal_from_rng, declare_all, new_session
-from gutskit.events import Declaration
-from gutskit.rules import DEFAULT_RULES, Rules
-from gutskit.solver import equilibrium
-from gutskit.strategies import (
+from gutskit.core.cards import parse_cards
+from gutskit.core.engine import deal, deal_from_rng, declare_all, new_session
+from gutskit.core.events import Declaration
+from gutskit.core.rules import DEFAULT_RULES, Rules
+from gutskit.core.views import SeatView, joint_views, view_for
+from gutskit.strategy.bots import RandomBot, RuleOfThumbBot, Strategy
+from gutskit.strategy.solver import equilibrium
+from gutskit.strategy.strategies import (
     EquilibriumBot,
     ExploitativeBot,
     ThresholdBot,
@@ -21,8 +22,7 @@ from gutskit.strategies import (
     fast_policy,
     make_bot,
 )
-from gutskit.tables import hand_table
-from gutskit.view import SeatView, joint_views, view_for
+from gutskit.strategy.tables import hand_table
 
 IN, OUT = Declaration.IN, Declaration.OUT
 
@@ -56,7 +56,7 @@ def test_equilibrium_bot_plays_the_solver_threshold() -> None:
     bot = EquilibriumBot()
     rng = random.Random(0)
     fmt = " ".join
-    from gutskit.cards import card_name
+    from gutskit.core.cards import card_name
 
     def deal3(i: int) -> tuple[str, str, str]:
         mine = [int(c) for c in table.cards[i]]

@@ -1,4 +1,4 @@
-"""Hand tables agree exactly with gutskit.evaluation on every hand."""
+"""Hand tables agree exactly with gutskit.core.evaluation on every hand."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from math import comb
 import numpy as np
 import pytest
 
-from gutskit.bots import hand_percentile
-from gutskit.evaluation import Ranking, evaluate
-from gutskit.tables import (
+from gutskit.core.evaluation import Ranking, evaluate
+from gutskit.strategy.bots import hand_percentile
+from gutskit.strategy.tables import (
     batch_keys,
     batch_percentiles,
     batch_ranks,

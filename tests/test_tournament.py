@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from gutskit.cli import app
-from gutskit.fast import FastPolicy
-from gutskit.rules import Rules
-from gutskit.tournament import TournamentError, best_response, run_tournament, t_interval
+from gutskit.cli.app import app
+from gutskit.core.rules import Rules
+from gutskit.strategy.fast import FastPolicy
+from gutskit.strategy.tournament import TournamentError, best_response, run_tournament, t_interval
 
 
 def test_t_interval_by_hand_and_coverage() -> None:
@@ -100,8 +100,8 @@ def test_cli(tmp_path: Path) -> None:
 
 
 def test_history_feeds_the_analysis(tmp_path: Path) -> None:
-    from gutskit.analysis import analyze, split_sessions
-    from gutskit.events import Event
+    from gutskit.core.events import Event
+    from gutskit.strategy.analysis import analyze, split_sessions
 
     log: list[Event] = []
     result = run_tournament(["rule-of-thumb", "random", "random"], sessions=3, rounds=30,

@@ -16,9 +16,9 @@ import pytest
 from conftest import REPO_ROOT, assert_subset, run_referee
 from typer.testing import CliRunner, Result
 
-from gutskit.cards import parse_card, parse_cards
-from gutskit.cli import app
-from gutskit.engine import (
+from gutskit.cli.app import app
+from gutskit.core.cards import parse_card, parse_cards
+from gutskit.core.engine import (
     IllegalActionError,
     Phase,
     can_misdeal,
@@ -34,7 +34,7 @@ from gutskit.engine import (
     pass_card,
     rebuy,
 )
-from gutskit.events import (
+from gutskit.core.events import (
     CardsPassed,
     Declaration,
     Misdealt,
@@ -44,9 +44,9 @@ from gutskit.events import (
     SatOut,
     legal_declarations,
 )
-from gutskit.payments import Payment, SettleUpError, settle_up
-from gutskit.referee import RefereeError
-from gutskit.rules import PRESETS, Rules, RulesError, load_rules, preset, rules_from_mapping
+from gutskit.core.payments import Payment, SettleUpError, settle_up
+from gutskit.core.referee import RefereeError
+from gutskit.core.rules import PRESETS, Rules, RulesError, load_rules, preset, rules_from_mapping
 
 EXAMPLES = REPO_ROOT / "docs" / "variants" / "examples"
 NAMES4 = ("Ana", "Ben", "Cleo", "Dev")

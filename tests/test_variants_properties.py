@@ -15,9 +15,8 @@ from conftest import NAMES, mixed_bots
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gutskit.bots import bots_pass, choose_pass
-from gutskit.cards import DECK
-from gutskit.engine import (
+from gutskit.core.cards import DECK
+from gutskit.core.engine import (
     GameState,
     Phase,
     can_deal,
@@ -35,11 +34,12 @@ from gutskit.engine import (
     replay,
     start_event,
 )
-from gutskit.events import Declaration, Event, Hand, legal_declarations
-from gutskit.history import event_from_dict, event_to_dict
-from gutskit.payments import settle_up
-from gutskit.rules import Rules
-from gutskit.view import view_for, visible_events
+from gutskit.core.events import Declaration, Event, Hand, legal_declarations
+from gutskit.core.history import event_from_dict, event_to_dict
+from gutskit.core.payments import settle_up
+from gutskit.core.rules import Rules
+from gutskit.core.views import view_for, visible_events
+from gutskit.strategy.bots import bots_pass, choose_pass
 
 
 @st.composite

@@ -7,17 +7,17 @@ from typing import Any
 import pytest
 from conftest import IN, NAMES, OUT, deal_cards, play_round, table
 
-from gutskit.cards import Card, parse_cards
-from gutskit.engine import GameState, Phase, declare, declare_all, evolve, start_event
-from gutskit.events import (
+from gutskit.core.cards import Card, parse_cards
+from gutskit.core.engine import GameState, Phase, declare, declare_all, evolve, start_event
+from gutskit.core.events import (
     CardsDealt,
     DeclarationsRevealed,
     Declared,
     Event,
     RoundResolved,
 )
-from gutskit.rules import Rules
-from gutskit.view import DeclarationSealed, SeatView, joint_views, view_for, visible_events
+from gutskit.core.rules import Rules
+from gutskit.core.views import DeclarationSealed, SeatView, joint_views, view_for, visible_events
 
 HANDS = {0: "Qs Qh 7d", 1: "7c 5d 2h", 2: "Jc Ts 4h", 3: "9d 9c 8s"}
 

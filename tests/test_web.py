@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from server_support import Player, Server, running_server
 
-from gutskit.rules import Rules
+from gutskit.core.rules import Rules
 from gutskit.server.web import HandDescriptionError, describe_hand, ledger_json
 
 STATIC = Path(__file__).parent.parent / "src" / "gutskit" / "server" / "static"

@@ -100,7 +100,7 @@ PAGES: dict[str, dict[str, str]] = {
                  "hand as `()` (dealt, unseen) until the reveal, and its hand history "
                  "hides its own dealt cards. Bots declare with the break-even probability "
                  "of a table playing the same blind strategy "
-                 "(`gutskit.bots.blind_in_probability`). Cannot be combined with "
+                 "(`gutskit.strategy.bots.blind_in_probability`). Cannot be combined with "
                  "`pass_the_trash`.",
     },
     "single-loser": {
@@ -205,7 +205,7 @@ PAGES: dict[str, dict[str, str]] = {
         "example": "Round 1: Ana's queens beat Ben's jack high; Ben matches 3. Round 2: "
                    "Ben alone is in and takes the 3 uncontested; as the game had a match, "
                    "the session ends. Nets +2, -1, -1: Ben and Cleo each pay Ana 1.",
-        "notes": "`gutskit.payments.settle_up(nets)` finds the fewest payments exactly: "
+        "notes": "`gutskit.core.payments.settle_up(nets)` finds the fewest payments exactly: "
                  "the players split into the most groups whose nets add up to zero, and a "
                  "group of k settles in k - 1 payments. In a referee file `\"end\": true` "
                  "ends the session after the last round and adds `ledger` and `payments` "

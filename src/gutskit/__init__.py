@@ -1,13 +1,13 @@
 """gutskit: the Guts poker system.
 
-The rules engine is pure (:mod:`gutskit.engine`); cards (:mod:`gutskit.cards`), hand
-evaluation (:mod:`gutskit.evaluation`) and house rules (:mod:`gutskit.rules`) are small
+The rules engine is pure (:mod:`gutskit.core.engine`); cards (:mod:`gutskit.core.cards`), hand
+evaluation (:mod:`gutskit.core.evaluation`) and house rules (:mod:`gutskit.core.rules`) are small
 value types. Everything else (CLI, referee, bots, storage) calls the engine.
 """
 
-from gutskit.cards import CardError, format_cards, parse_card, parse_cards
-from gutskit.evaluation import Category, HandValue, Ranking, compare, evaluate
-from gutskit.rules import Rules, RulesError, load_rules, preset
+from gutskit.core.cards import CardError, format_cards, parse_card, parse_cards
+from gutskit.core.evaluation import Category, HandValue, Ranking, compare, evaluate
+from gutskit.core.rules import Rules, RulesError, load_rules, preset
 
 __version__ = "0.1.0"
 

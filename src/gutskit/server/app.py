@@ -35,8 +35,8 @@ from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ValidationError
 
-from gutskit.engine import Phase
-from gutskit.rules import PRESETS, Rules
+from gutskit.core.engine import Phase
+from gutskit.core.rules import PRESETS, Rules
 from gutskit.server.exports import history_jsonl, ledger_csv
 from gutskit.server.protocol import (
     CreatedRoom,
@@ -145,7 +145,7 @@ def create_app(db: str | Path | None = None, *, config: ServerConfig | None = No
     """The server application.
 
     Args:
-        db: SQLAlchemy URL or SQLite path (default: :func:`gutskit.storage.default_db_path`);
+        db: SQLAlchemy URL or SQLite path (default: :func:`gutskit.io.storage.default_db_path`);
             migrated to the newest schema when the app starts.
         config: server knobs (bot delay, base URL of invite links).
         allowed_origins: extra browser origins allowed to open the WebSocket.

@@ -21,20 +21,20 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from gutskit.payments import settle_up
+from gutskit.core.payments import settle_up
 
 __all__ = ["history_jsonl", "ledger_csv", "who_pays_whom"]
 
 
 def who_pays_whom(names: Sequence[str], nets: Sequence[int]) -> list[tuple[str, str, int]]:
     """``(payer, payee, chips)`` transfers that settle the nets, fewest first
-    (:func:`gutskit.payments.settle_up`; names must be distinct).
+    (:func:`gutskit.core.payments.settle_up`; names must be distinct).
 
     >>> who_pays_whom(["Ana", "Ben", "Cleo"], [1, -5, 4])
     [('Ben', 'Cleo', 4), ('Ben', 'Ana', 1)]
 
     Raises:
-        gutskit.payments.SettleUpError: the nets do not add up to zero.
+        gutskit.core.payments.SettleUpError: the nets do not add up to zero.
     """
     return [(p.payer, p.payee, p.chips)
             for p in settle_up(dict(zip(names, nets, strict=True)))]
@@ -44,7 +44,7 @@ def ledger_csv(names: Sequence[str], buy_ins: Sequence[int], stacks: Sequence[in
                final: bool, pot: int = 0, reserve: int = 0) -> str:
     """The ledger as CSV (written with :mod:`csv`): one line per seat (seat, name, buy-in,
     cash-out = the stack, net), then a blank line and the settlement ("who pays whom":
-    the fewest transfers, :func:`gutskit.payments.settle_up`).
+    the fewest transfers, :func:`gutskit.core.payments.settle_up`).
 
     While the session is in play (``final`` false) the settlement section holds one line
     saying so, with the chips still in the pot and reserve.

@@ -23,7 +23,7 @@ The algorithm, exactly (version 1; reimplementable in a few lines in any languag
    ``"gutskit-v1|" + the 52 card names joined by single spaces + "|" + seed as lowercase hex``
    (card names as ``"As"``, ``"Td"``, ``"2c"``).
 5. The deal: one card at a time from the top, starting left of the dealer, to every seat
-   in play (:func:`gutskit.engine.hands_from_deck`).
+   in play (:func:`gutskit.core.engine.hands_from_deck`).
 
 >>> seed = bytes(32)
 >>> deck_names(deck_from_seed(seed))[:5]
@@ -38,7 +38,7 @@ import hashlib
 import secrets
 from collections.abc import Iterator, Sequence
 
-from gutskit.cards import DECK, Card, card_name
+from gutskit.core.cards import DECK, Card, card_name
 
 __all__ = [
     "DOMAIN",

@@ -11,11 +11,11 @@ are refused with an :class:`Error` of code ``bad_message``); the server sends
 :data:`ServerMessage`. The full reference with examples,
 the connection and reconnect flow and the error codes is in ``docs/protocol.md``.
 
-Cards are written as in hand histories (:mod:`gutskit.history`): ``"As"``, ``"Td"``, ``"2c"``;
+Cards are written as in hand histories (:mod:`gutskit.core.history`): ``"As"``, ``"Td"``, ``"2c"``;
 a hand is a list of card names. Chips are integers. Seats are 0-based, clockwise.
 
-What a client receives is always built from :func:`gutskit.view.view_for` /
-:func:`gutskit.view.visible_events` for its own seat (or the public view for a spectator):
+What a client receives is always built from :func:`gutskit.core.views.view_for` /
+:func:`gutskit.core.views.visible_events` for its own seat (or the public view for a spectator):
 never another player's cards before a showdown, never an out player's cards, never a sealed
 declaration before the reveal.
 
@@ -137,7 +137,7 @@ class CreateRoom(_Message):
     Attributes:
         host_name: the host's player name (1-24 characters).
         rules: house rules (``{"preset": "german-2card", "pot_cap": 50}``; every key of
-            :class:`gutskit.rules.Rules` or ``"preset"``); empty = the defaults.
+            :class:`gutskit.core.rules.Rules` or ``"preset"``); empty = the defaults.
         buy_in: chips each player brings (every seat starts with the same stack).
         decision_seconds: the declaration timer; a seat silent when it ends counts as out.
         reveal_seconds: pause after a round is resolved before the next deal (the reveal).
@@ -241,7 +241,7 @@ class PassCard(_Message):
 
 class AddBot(_Message):
     """Host: seat a bot (before the session starts). ``style``: a
-    :data:`gutskit.bots.STYLES` name."""
+    :data:`gutskit.strategy.bots.STYLES` name."""
 
     type: Literal["add_bot"] = "add_bot"
     style: Literal["cautious", "standard", "loose"] = "standard"
@@ -277,7 +277,7 @@ class Resume(_Message):
 
 class EndSession(_Message):
     """Host: end the session now (the pot and any reserve are shared out,
-    :func:`gutskit.engine.end_session`); the ledger is final."""
+    :func:`gutskit.core.engine.end_session`); the ledger is final."""
 
     type: Literal["end_session"] = "end_session"
 
@@ -367,7 +367,7 @@ class RoomInfo(_Message):
         status: ``"lobby"`` (seats open), ``"playing"``, ``"over"``.
         paused: the host paused the table.
         seats: the seats in order.
-        rules: every house rule and its value (:meth:`gutskit.rules.Rules.to_dict`).
+        rules: every house rule and its value (:meth:`gutskit.core.rules.Rules.to_dict`).
         buy_in: each seat's starting stack.
         decision_seconds, reveal_seconds, seed_reveal: see :class:`CreateRoom`.
         spectators: number of connected spectators.
@@ -386,7 +386,7 @@ class RoomInfo(_Message):
 
 
 class TableView(_Message):
-    """One recipient's view of the table, from :func:`gutskit.view.view_for` (seat
+    """One recipient's view of the table, from :func:`gutskit.core.views.view_for` (seat
     ``seat``) or the public view (``seat = -1``, spectators).
 
     Attributes:
@@ -409,7 +409,7 @@ class TableView(_Message):
         owed: what a loser would pay to match the current pot.
         my_turn: the recipient may declare now.
         last_result: the last round's settlement as in the hand history
-            (:func:`gutskit.history.event_to_dict` of ``RoundResolved``; hands are shown
+            (:func:`gutskit.core.history.event_to_dict` of ``RoundResolved``; hands are shown
             only for a showdown's in players).
         time_left: seconds left on the declaration timer (``None`` when not declaring or
             paused).
@@ -490,7 +490,7 @@ class TableState(_Message):
 
 
 class EventMessage(_Message):
-    """One hand-history event as you may see it (:func:`gutskit.view.visible_events`):
+    """One hand-history event as you may see it (:func:`gutskit.core.views.visible_events`):
     other seats' dealt cards are ``""`` (dealt, unseen), another seat's sealed declaration
     is ``{"type": "DeclarationSealed", "seat": 2}``. ``seq`` numbers the room's events
     from 0 (``SessionStarted``)."""

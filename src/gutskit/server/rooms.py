@@ -1,14 +1,15 @@
 """Rooms: one authority per room that applies actions one at a time.
 
-A :class:`Room` owns the room's :class:`~gutskit.engine.GameState` and its hand history.
+A :class:`Room` owns the room's :class:`~gutskit.core.engine.GameState` and its hand history.
 Every change goes through the engine (the single source of truth) under the room's
 :class:`asyncio.Lock`; the resulting events are written to the database (one transaction)
 *before* any message about them is queued to a client. What a client receives is built
-only from :func:`gutskit.view.view_for` / :func:`gutskit.view.visible_events` for its seat,
+only from :func:`gutskit.core.views.view_for` /
+:func:`gutskit.core.views.visible_events` for its seat,
 or from the public view (:func:`public_view`) for spectators.
 
 A restarted server rebuilds every room from the database (:meth:`RoomManager.load`):
-the state is :func:`gutskit.engine.replay` of the stored events, so no chip is lost; a
+the state is :func:`gutskit.core.engine.replay` of the stored events, so no chip is lost; a
 round in progress continues with the same cards, its timer restarted.
 """
 
@@ -24,14 +25,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from gutskit import engine
-from gutskit.bots import BOT_NAMES, STYLES, RuleOfThumbBot
-from gutskit.cards import CardError, card_name, parse_card
-from gutskit.engine import GameState, Phase
-from gutskit.evaluation import strength_table
-from gutskit.events import Declaration, Event, RoundResolved, SessionStarted
-from gutskit.history import event_to_dict
-from gutskit.rules import Rules, RulesError, rules_from_mapping
+from gutskit.core import engine
+from gutskit.core.cards import CardError, card_name, parse_card
+from gutskit.core.engine import GameState, Phase
+from gutskit.core.evaluation import strength_table
+from gutskit.core.events import Declaration, Event, RoundResolved, SessionStarted
+from gutskit.core.history import event_to_dict
+from gutskit.core.rules import Rules, RulesError, rules_from_mapping
+from gutskit.core.views import SeatView, view_for, visible_events
+from gutskit.io.storage import StorageError
 from gutskit.server import fairness
 from gutskit.server.protocol import (
     PROTOCOL_VERSIONS,
@@ -66,8 +68,7 @@ from gutskit.server.protocol import (
     Welcome,
 )
 from gutskit.server.store import DealRow, LoadedRoom, RoomStore, SeatRow, hash_token
-from gutskit.storage import StorageError
-from gutskit.view import SeatView, view_for, visible_events
+from gutskit.strategy.bots import BOT_NAMES, STYLES, RuleOfThumbBot
 
 
 def legal_declarations(rules: Rules) -> tuple[Declaration, ...]:
@@ -179,7 +180,7 @@ def _result_dict(result: RoundResolved) -> dict[str, Any]:
 
 
 def table_view(view: SeatView, time_left: float | None) -> TableView:
-    """The protocol form of a :class:`~gutskit.view.SeatView` (variant fields read when
+    """The protocol form of a :class:`~gutskit.core.views.SeatView` (variant fields read when
     the view has them)."""
     chosen = getattr(view, "passes_chosen", ())
     passed = getattr(view, "passed", None)

@@ -1,7 +1,7 @@
-"""Persistence of the server's rooms, on the tables of :mod:`gutskit.storage`.
+"""Persistence of the server's rooms, on the tables of :mod:`gutskit.io.storage`.
 
-A room's game is a session of :mod:`gutskit.storage` (``sessions`` / ``events``, source
-``"server"``): the hand history *is* the room's state, and :func:`gutskit.engine.replay`
+A room's game is a session of :mod:`gutskit.io.storage` (``sessions`` / ``events``, source
+``"server"``): the hand history *is* the room's state, and :func:`gutskit.core.engine.replay`
 rebuilds it after a restart. Four more tables hold what is not a game event:
 
 * ``rooms``: id, settings (JSON: rules, buy-in, timers), status, paused, session id;
@@ -45,9 +45,9 @@ from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 from sqlalchemy.orm import Mapped, Session, mapped_column, sessionmaker
 
-from gutskit.events import Event, SessionEnded, SessionStarted
-from gutskit.history import event_from_dict, event_to_dict
-from gutskit.storage import Base, EventRecord, SessionRecord, StorageError, default_db_path
+from gutskit.core.events import Event, SessionEnded, SessionStarted
+from gutskit.core.history import event_from_dict, event_to_dict
+from gutskit.io.storage import Base, EventRecord, SessionRecord, StorageError, default_db_path
 
 __all__ = [
     "DealRow",
@@ -181,7 +181,7 @@ def upgrade(engine: Engine) -> None:
 
 def open_room_store(target: str | Path | None = None) -> RoomStore:
     """Open the database at a SQLAlchemy URL or SQLite path (default:
-    :func:`gutskit.storage.default_db_path`) and migrate it to the newest schema.
+    :func:`gutskit.io.storage.default_db_path`) and migrate it to the newest schema.
 
     Raises:
         StorageError: bad URL, or the database cannot be opened or migrated.

@@ -11,9 +11,9 @@ The checks (any failure raises :class:`~gutskit.server.fairness.FairnessError`):
 * every revealed seed gives the deck its commitment names
   (:func:`gutskit.server.fairness.deck_from_seed`); once the session is over every seed
   must be revealed;
-* with a history: the history replays (:func:`gutskit.engine.evolve`), every round it
+* with a history: the history replays (:func:`gutskit.core.engine.evolve`), every round it
   deals has a commitment, every dealt hand it holds (your own hands) is the hand the
-  seed's deck deals to that seat (:func:`gutskit.engine.hands_from_deck`), and every hand
+  seed's deck deals to that seat (:func:`gutskit.core.engine.hands_from_deck`), and every hand
   shown at a showdown is the hand dealt to that seat (after the exchange, under Pass the
   Trash: made of that round's dealt cards).
 
@@ -29,11 +29,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gutskit import engine
-from gutskit.cards import format_cards
-from gutskit.engine import ConservationError, GameState
-from gutskit.events import CardsDealt, CardsPassed, Event, Hand, RoundResolved, SessionEnded
-from gutskit.history import HistoryError, event_from_dict
+from gutskit.core import engine
+from gutskit.core.cards import format_cards
+from gutskit.core.engine import ConservationError, GameState
+from gutskit.core.events import CardsDealt, CardsPassed, Event, Hand, RoundResolved, SessionEnded
+from gutskit.core.history import HistoryError, event_from_dict
 from gutskit.server.fairness import FairnessError, deck_names, verify_commitment
 
 __all__ = ["ALGORITHM", "RoundCheck", "VerifyInputError", "load_visible_history",

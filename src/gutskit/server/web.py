@@ -3,7 +3,7 @@ ledger as JSON and hand descriptions.
 
 Pure functions; the HTTP handlers in :mod:`gutskit.server.app` pick the room and return
 their results. The browser never evaluates a hand itself: it asks the server, which uses
-:mod:`gutskit.evaluation` under the room's ranking.
+:mod:`gutskit.core.evaluation` under the room's ranking.
 
 >>> rule_choices()["cards_per_hand"]
 [2, 3]
@@ -19,9 +19,9 @@ import typing
 from collections.abc import Sequence
 from typing import Any
 
-from gutskit.cards import CardError, card_name, parse_cards
-from gutskit.evaluation import _classify, evaluate
-from gutskit.rules import Rules
+from gutskit.core.cards import CardError, card_name, parse_cards
+from gutskit.core.evaluation import _classify, evaluate
+from gutskit.core.rules import Rules
 from gutskit.server.exports import who_pays_whom
 
 __all__ = ["HandDescriptionError", "describe_hand", "ledger_json", "rule_choices"]
@@ -36,7 +36,7 @@ class HandDescriptionError(ValueError):
 
 def rule_choices() -> dict[str, list[Any]]:
     """The allowed values of every house rule that takes one of a few values (the
-    ``Literal`` fields of :class:`~gutskit.rules.Rules`), for the rule editor."""
+    ``Literal`` fields of :class:`~gutskit.core.rules.Rules`), for the rule editor."""
     out: dict[str, list[Any]] = {}
     for name, field in Rules.model_fields.items():
         annotation = field.annotation
@@ -67,7 +67,7 @@ def ledger_json(names: Sequence[str], buy_ins: Sequence[int], stacks: Sequence[i
 
 def describe_hand(text: str, rules: Rules) -> dict[str, Any]:
     """Describe the hand ``text`` (``"As Kd 7c"``) under the room's ranking: its
-    ``category`` (:attr:`gutskit.evaluation.Category.label`), the ``ranks`` that order it
+    ``category`` (:attr:`gutskit.core.evaluation.Category.label`), the ``ranks`` that order it
     within the category (rank letters, most significant first), the English
     ``description``. A hand of one card more than ``cards_per_hand`` (own cards plus the
     community card, ``community_card``) is described by its best ``cards_per_hand`` cards

@@ -6,8 +6,8 @@ from __future__ import annotations
 from alembic import context
 from sqlalchemy import create_engine
 
+from gutskit.io.storage import Base
 from gutskit.server import store  # noqa: F401  (registers the server tables on Base)
-from gutskit.storage import Base
 
 target_metadata = Base.metadata
 

@@ -1,6 +1,6 @@
 """Hand-history events: frozen records of every change to a session.
 
-The hand history *is* the event log: :func:`gutskit.engine.replay` rebuilds any state from
+The hand history *is* the event log: :func:`gutskit.core.engine.replay` rebuilds any state from
 it. Seats are indices in clockwise order; per-seat tuples are indexed by seat. Chips are
 integers.
 """
@@ -11,8 +11,8 @@ import enum
 from dataclasses import dataclass
 from typing import TypeAlias
 
-from gutskit.cards import Card
-from gutskit.rules import Rules
+from gutskit.core.cards import Card
+from gutskit.core.rules import Rules
 
 
 class Declaration(enum.Enum):

@@ -11,11 +11,11 @@ and the bad value; nothing is half-applied.
 >>> rules_from_mapping({"ante": 0})
 Traceback (most recent call last):
 ...
-gutskit.rules.RulesError: ante: must be at least 1 (got 0)
->>> rules_from_mapping({"antes": 1})
+gutskit.core.rules.RulesError: ante: must be at least 1 (got 0)
+>>> rules_from_mapping({"antes": 1})  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-gutskit.rules.RulesError: unknown house rule 'antes' (known: ace_low_straight, all_out, ante, ...)
+gutskit.core.rules.RulesError: unknown house rule 'antes' (known: ace_low_straight, ...)
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from pydantic import (
     model_validator,
 )
 
-from gutskit.evaluation import Ranking
+from gutskit.core.evaluation import Ranking
 
 
 class RulesError(ValueError):

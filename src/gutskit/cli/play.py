@@ -1,12 +1,12 @@
 """The terminal game (``guts play``) and the narration of a hand history.
 
-:func:`play_session` seats you (seat 0) against bots (:func:`gutskit.bots.bot_table`) and
+:func:`play_session` seats you (seat 0) against bots (:func:`gutskit.strategy.bots.bot_table`) and
 runs the engine round after round: it deals (a CSPRNG shuffle unless a seeded
 ``random.Random`` is given), asks for your declaration, lets the bots decide from their own
-views only (:mod:`gutskit.view`), and narrates every event with :class:`Narrator`. Every
-round's events are saved to a :class:`gutskit.storage.Store` as soon as the round is
+views only (:mod:`gutskit.core.views`), and narrates every event with :class:`Narrator`. Every
+round's events are saved to a :class:`gutskit.io.storage.Store` as soon as the round is
 resolved. When the session ends (the rules end it, you type ``quit``, the input ends or you
-press Ctrl-C) the session is ended with :func:`gutskit.engine.end_session`, the last events
+press Ctrl-C) the session is ended with :func:`gutskit.core.engine.end_session`, the last events
 are saved and the ledger is printed.
 
 :class:`Narrator` turns events into readable lines and tables; ``guts history`` uses it too.
@@ -27,10 +27,9 @@ from rich.markup import escape
 from rich.rule import Rule
 from rich.table import Table
 
-from gutskit import settlement
-from gutskit.bots import Strategy, bot_table, choose_pass
-from gutskit.cards import CardError, parse_card, pretty_cards
-from gutskit.engine import (
+from gutskit.core import settlement
+from gutskit.core.cards import CardError, parse_card, pretty_cards
+from gutskit.core.engine import (
     GameState,
     Phase,
     can_declare,
@@ -43,8 +42,8 @@ from gutskit.engine import (
     pass_all,
     start_event,
 )
-from gutskit.evaluation import HandValue, Ranking, evaluate
-from gutskit.events import (
+from gutskit.core.evaluation import HandValue, Ranking, evaluate
+from gutskit.core.events import (
     AntesPosted,
     CardsDealt,
     CardsPassed,
@@ -63,11 +62,12 @@ from gutskit.events import (
     SessionStarted,
     legal_declarations,
 )
-from gutskit.ledger import ledger, session_winners
-from gutskit.payments import settle_up
-from gutskit.rules import Rules
-from gutskit.storage import Store
-from gutskit.view import joint_views, view_for
+from gutskit.core.ledger import ledger, session_winners
+from gutskit.core.payments import settle_up
+from gutskit.core.rules import Rules
+from gutskit.core.views import joint_views, view_for
+from gutskit.io.storage import Store
+from gutskit.strategy.bots import Strategy, bot_table, choose_pass
 
 __all__ = ["ME", "Narrator", "PlayResult", "ask_declaration", "play_session", "rules_summary",
            "show_ledger"]
@@ -376,7 +376,7 @@ class PlayResult:
     """How a terminal game ended.
 
     Attributes:
-        state: the final state (after :func:`gutskit.engine.end_session`).
+        state: the final state (after :func:`gutskit.core.engine.end_session`).
         session_id: the saved session's id.
         reason: why play stopped.
         interrupted: Ctrl-C was pressed.

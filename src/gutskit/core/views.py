@@ -4,7 +4,7 @@ A seat sees its own cards (under No Peek not even those until the reveal); the o
 players' cards only when they were shown at a showdown; never the cards of a player who was
 out (or won uncontested); the other declarations only once they are revealed (or as made,
 under sequential declaration); the ghost hand only at the showdown and the community card
-only once it is turned (both in the round's :class:`~gutskit.events.RoundResolved`); of the
+only once it is turned (both in the round's :class:`~gutskit.core.events.RoundResolved`); of the
 passed cards (Pass the Trash) only the one it passed and the one it received. Bots decide
 from a :class:`SeatView` alone, and every front end (terminal, server) sends a player
 nothing but their view.
@@ -15,10 +15,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from gutskit import settlement
-from gutskit.cards import Card
-from gutskit.engine import GameState, Phase
-from gutskit.events import (
+from gutskit.core import settlement
+from gutskit.core.cards import Card
+from gutskit.core.engine import GameState, Phase
+from gutskit.core.events import (
     CardsDealt,
     CardsPassed,
     Declaration,
@@ -29,7 +29,7 @@ from gutskit.events import (
     RoundResolved,
     SessionStarted,
 )
-from gutskit.rules import Rules
+from gutskit.core.rules import Rules
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,7 +52,7 @@ class PassSealed:
 class PassSeen:
     """A seat's share of the exchange of passed cards (Pass the Trash): the card it passed
     and the card it received (``None`` for a seat not dealt in). Replaces
-    :class:`~gutskit.events.CardsPassed` in a seat's redacted history."""
+    :class:`~gutskit.core.events.CardsPassed` in a seat's redacted history."""
 
     seat: int
     passed: Card | None

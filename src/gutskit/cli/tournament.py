@@ -1,5 +1,5 @@
 """``guts tournament``: bots against each other over many seeded sessions
-(:mod:`gutskit.tournament`). Registered in :mod:`gutskit.cli`."""
+(:mod:`gutskit.strategy.tournament`). Registered in :mod:`gutskit.cli.app`."""
 
 from __future__ import annotations
 
@@ -11,11 +11,11 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from gutskit.cli import JsonOpt, PresetOpt, RuleOpt, RulesFileOpt, resolve_rules
-from gutskit.events import Event
-from gutskit.history import dump_history
-from gutskit.strategies import BOT_KINDS
-from gutskit.tournament import CI_METHOD, run_tournament
+from gutskit.cli.app import JsonOpt, PresetOpt, RuleOpt, RulesFileOpt, resolve_rules
+from gutskit.core.events import Event
+from gutskit.core.history import dump_history
+from gutskit.strategy.strategies import BOT_KINDS
+from gutskit.strategy.tournament import CI_METHOD, run_tournament
 
 EPILOG = ("Examples:\n\n"
           "    guts tournament\n\n"
@@ -63,7 +63,7 @@ def tournament(
     seat). Exploitability: the chips per round a best threshold response wins against
     copies of the bot (vectorized simulator, same rules, buy-in and session length).
     """
-    from gutskit.plots import PlotError, bankroll_plot
+    from gutskit.io.plots import PlotError, bankroll_plot
 
     rules = resolve_rules(preset_name, rules_file, rule)
     if plot is not None and plot.suffix.lower() not in (".png", ".svg", ".pdf"):

@@ -2,14 +2,14 @@
 resolution" and "Money, limits, ending").
 
 Every function here takes chips as ``int`` and returns new amounts; nothing is mutated.
-The engine (:mod:`gutskit.engine`) calls these and records the results as events.
+The engine (:mod:`gutskit.core.engine`) calls these and records the results as events.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from gutskit.rules import Rules
+from gutskit.core.rules import Rules
 
 
 def clockwise_from(start: int, n_seats: int) -> list[int]:

@@ -14,7 +14,7 @@ spades = 3. Small ints keep evaluation a single table lookup.
 >>> parse_cards("As As")
 Traceback (most recent call last):
 ...
-gutskit.cards.DuplicateCardError: duplicate card 'As' in 'As As'
+gutskit.core.cards.DuplicateCardError: duplicate card 'As' in 'As As'
 """
 
 from __future__ import annotations

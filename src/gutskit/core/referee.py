@@ -39,7 +39,7 @@ transfers: ``[{"from", "to", "chips"}]``). A round's ``deltas`` leave out its re
 ``antes`` lists the players who paid an ante for that round's deal (``{}`` when none was
 due); ``pot_before`` is the pot after antes; ``deltas`` is each stack's change over the
 round, antes included; names are listed in seat order. The referee only applies the
-engine (:mod:`gutskit.engine`); every rule lives there.
+engine (:mod:`gutskit.core.engine`); every rule lives there.
 """
 
 from __future__ import annotations
@@ -47,8 +47,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from gutskit.cards import CardError, format_cards, parse_card, parse_cards
-from gutskit.engine import (
+from gutskit.core.cards import CardError, format_cards, parse_card, parse_cards
+from gutskit.core.engine import (
     GameState,
     IllegalActionError,
     Phase,
@@ -60,9 +60,9 @@ from gutskit.engine import (
     pass_all,
     rebuy,
 )
-from gutskit.events import AntesPosted, Declaration, Event, Hand, RoundResolved, SatOut
-from gutskit.payments import settle_up
-from gutskit.rules import RulesError, rules_from_mapping
+from gutskit.core.events import AntesPosted, Declaration, Event, Hand, RoundResolved, SatOut
+from gutskit.core.payments import settle_up
+from gutskit.core.rules import RulesError, rules_from_mapping
 
 
 class RefereeError(ValueError):

@@ -1,14 +1,14 @@
 """Bots-only simulation (``guts sim``): many rounds, summary statistics.
 
-A table of :func:`gutskit.bots.bot_table` bots plays ``rounds`` rounds. When a session ends
+A table of :func:`gutskit.strategy.bots.bot_table` bots plays ``rounds`` rounds. When a session ends
 (fewer than two players with chips, or ``end_on_uncontested``) it is ended with
-:func:`gutskit.engine.end_session` and a new session starts with fresh buy-ins; the counts
+:func:`gutskit.core.engine.end_session` and a new session starts with fresh buy-ins; the counts
 go on. With a seed the whole run (deals, bots, dealers) is reproducible.
 
 Definitions used in the summary:
 
 * a *round* is one deal (void rounds count);
-* a *game* starts whenever antes go into an empty pot (:class:`~gutskit.events.AntesPosted`
+* a *game* starts whenever antes go into an empty pot (:class:`~gutskit.core.events.AntesPosted`
   with ``new_game``); it is *completed* when a round leaves the pot empty (an uncontested
   win, or a showdown nobody had to match);
 * the *pot at stake* of a round is the pot after antes, before the reveal; the largest pot is
@@ -32,8 +32,7 @@ from dataclasses import dataclass, field
 from statistics import fmean
 from typing import Any
 
-from gutskit.bots import Strategy, bot_table, bots_pass
-from gutskit.engine import (
+from gutskit.core.engine import (
     GameState,
     Phase,
     can_deal,
@@ -43,9 +42,10 @@ from gutskit.engine import (
     end_session,
     new_session,
 )
-from gutskit.events import AntesPosted, Outcome, RoundResolved
-from gutskit.rules import DEFAULT_RULES, Rules
-from gutskit.view import joint_views, view_for
+from gutskit.core.events import AntesPosted, Outcome, RoundResolved
+from gutskit.core.rules import DEFAULT_RULES, Rules
+from gutskit.core.views import joint_views, view_for
+from gutskit.strategy.bots import Strategy, bot_table, bots_pass
 
 __all__ = ["SimSummary", "simulate"]
 
@@ -65,7 +65,7 @@ class SimSummary:
             over completed games, or ``None``.
         outcomes: rounds per outcome (``void``, ``uncontested``, ``showdown``).
         final_stacks: stacks of the last session after it was ended (pot and reserve shared
-            by :func:`gutskit.engine.end_session`).
+            by :func:`gutskit.core.engine.end_session`).
         chips: the buy-in of every player in every session.
         seed: the seed, or ``None`` (OS randomness).
         rules: the house rules.

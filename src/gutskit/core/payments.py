@@ -3,7 +3,7 @@
 A pure function on integers (RULES.md "Money, limits, ending": the ledger's nets, settled
 after the session; under ``shortfall = "debt"`` a negative stack is an IOU settled the same
 way). Each player's net is ``final stack - buy-ins``; the nets of a finished session add up
-to zero (:func:`gutskit.engine.end_session` shares out the pot and the reserve first).
+to zero (:func:`gutskit.core.engine.end_session` shares out the pot and the reserve first).
 
 The number of transfers is the least possible: players are split into the largest number of
 groups whose nets add up to zero (exact, by dynamic programming over subsets: fine for a
@@ -59,7 +59,7 @@ def settle_up(nets: Mapping[str, int]) -> list[Payment]:
     >>> settle_up({"Ana": 1, "Ben": 0})
     Traceback (most recent call last):
     ...
-    gutskit.payments.SettleUpError: the nets add up to 1, not 0: nothing can settle them
+    gutskit.core.payments.SettleUpError: the nets add up to 1, not 0: nothing can settle them
     """
     for name, net in nets.items():
         if isinstance(net, bool) or not isinstance(net, int):

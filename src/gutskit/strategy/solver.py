@@ -31,14 +31,14 @@ Two games:
 
 Rules modelled: ``cards_per_hand``, ``ace_low_straight``, ``suit_tiebreak`` (the ranking),
 ``ante``, ``ante_every_round``, ``all_out`` (reante / carry / best_pays_antes), ``pot_cap``
-with ``pot_cap_mode = "match"``, and, when :class:`~gutskit.rules.Rules` has them,
+with ``pot_cap_mode = "match"``, and, when :class:`~gutskit.core.rules.Rules` has them,
 ``losers_pay`` (``all`` / ``worst``) and ``ghost_hand``. Not modelled (refused with
 :class:`SolverError`): sequential declaration, ``pot_cap_mode = "reserve"``, and the
 variants that change the deal (community card, pass the trash, hi-lo, no peek), and the
 ghost hand combined with ``losers_pay = worst``.
 
 **How it is found.** Opponents' hand classes (in and stronger / as strong / weaker / out)
-are computed with exact card removal given my hand (:mod:`gutskit.odds`); with several
+are computed with exact card removal given my hand (:mod:`gutskit.strategy.odds`); with several
 opponents they are combined as independent draws (card removal *between* opponents is
 ignored; exact for heads-up). For a threshold profile parametrised by the number x of
 hands (in strength order) that are out, the gain of *in* over *out* of the marginal key is a
@@ -85,10 +85,10 @@ from typing import Any, Literal
 import numpy as np
 import numpy.typing as npt
 
-from gutskit.evaluation import evaluate
-from gutskit.odds import ClassProbabilities, KeyStrategy, class_probabilities
-from gutskit.rules import Rules
-from gutskit.tables import HandTable, hand_table
+from gutskit.core.evaluation import evaluate
+from gutskit.core.rules import Rules
+from gutskit.strategy.odds import ClassProbabilities, KeyStrategy, class_probabilities
+from gutskit.strategy.tables import HandTable, hand_table
 
 __all__ = [
     "MODELS",
@@ -285,7 +285,7 @@ class Equilibrium:
     Attributes:
         cards_per_hand, players, model, rules, pot: what was solved (``pot`` in chips).
         threshold_key: strength key of the weakest hand that goes in
-            (:func:`gutskit.evaluation.strength_table` keys).
+            (:func:`gutskit.core.evaluation.strength_table` keys).
         threshold_description: that hand in words, e.g. ``'Pair of sevens, ace kicker'``.
         threshold_percentile: the fraction of all hands strictly below the threshold key.
         mixing: the in-probability of hands of exactly ``threshold_key`` (1.0 = a pure
@@ -330,7 +330,7 @@ class Equilibrium:
         return 0.0
 
     def strategy(self) -> KeyStrategy:
-        """This equilibrium as an opponent strategy for :func:`gutskit.odds.odds`."""
+        """This equilibrium as an opponent strategy for :func:`gutskit.strategy.odds.odds`."""
         return KeyStrategy(self.in_probability, name="equilibrium")
 
     def to_dict(self) -> dict[str, Any]:
@@ -464,7 +464,7 @@ def equilibrium(*, cards_per_hand: int, players: int, rules: Rules | None = None
     Args:
         cards_per_hand: 2 or 3 (overrides ``rules.cards_per_hand``).
         players: 2..10.
-        rules: house rules (default :class:`~gutskit.rules.Rules`).
+        rules: house rules (default :class:`~gutskit.core.rules.Rules`).
         model: ``"recursive"`` (default; the pot carries on) or ``"one_round"``.
         pot: the pot in chips (default: the opening pot, ``players * rules.ante``). Only
             matters for ``best_pays_antes``, ``losers_pay = worst`` and a pot cap.
@@ -489,7 +489,7 @@ def exploitability(in_weights: FloatArray, *, players: int, rules: Rules | None 
                    model: Model = "recursive", pot: int | None = None) -> float:
     """Chips per round that the best one-round deviation of one seat gains when every seat
     plays ``in_weights`` (the in-probability per hand, by combination index of
-    :func:`gutskit.tables.hand_table`; e.g. ``ThresholdStrategy(...).in_weights(table)``).
+    :func:`gutskit.strategy.tables.hand_table`; e.g. ``ThresholdStrategy(...).in_weights(table)``).
 
     The deviator chooses in or out hand by hand; continuation values are those of the
     symmetric profile (pot / N per seat). Same measure as

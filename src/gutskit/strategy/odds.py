@@ -25,8 +25,8 @@ of my cards, minus my hand itself), with per-card and per-card-pair tables of al
   approximation is measured in the tests and ``docs/strategy.md`` against the exact
   two-opponent numbers.
 
->>> from gutskit.cards import parse_cards
->>> from gutskit.rules import Rules
+>>> from gutskit.core.cards import parse_cards
+>>> from gutskit.core.rules import Rules
 >>> o = odds(parse_cards("Ah As"), players=2, rules=Rules(cards_per_hand=2),
 ...          strategy=ThresholdStrategy.everyone_in())
 >>> round(o.win[1], 4), round(o.tie[1], 4), o.lose[1]  # only Ad Ac ties (1 of 1,225)
@@ -46,11 +46,11 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from gutskit.bots import qualifies_by_rule_of_thumb
-from gutskit.cards import Card, HandSizeError, ensure_distinct, format_cards
-from gutskit.evaluation import Ranking, evaluate
-from gutskit.rules import Rules
-from gutskit.tables import HandTable, hand_table
+from gutskit.core.cards import Card, HandSizeError, ensure_distinct, format_cards
+from gutskit.core.evaluation import Ranking, evaluate
+from gutskit.core.rules import Rules
+from gutskit.strategy.bots import qualifies_by_rule_of_thumb
+from gutskit.strategy.tables import HandTable, hand_table
 
 __all__ = [
     "EXACT_METHOD",
@@ -98,7 +98,7 @@ def opponent_hand_count(cards_per_hand: int, known_cards: int) -> int:
 
 class OpponentStrategy:
     """How an opponent declares: :meth:`in_weights` gives, for every hand of a
-    :class:`~gutskit.tables.HandTable` (by combination index), the probability of *in*."""
+    :class:`~gutskit.strategy.tables.HandTable` (by combination index), the probability of *in*."""
 
     name: str = "strategy"
 
@@ -139,7 +139,7 @@ class ThresholdStrategy(OpponentStrategy):
 @dataclass(frozen=True)
 class KeyStrategy(OpponentStrategy):
     """In-probability given by a function of the strength key (e.g.
-    :meth:`gutskit.solver.Equilibrium.in_probability`)."""
+    :meth:`gutskit.strategy.solver.Equilibrium.in_probability`)."""
 
     in_probability: Callable[[int], float]
     name: str = "mixed"
@@ -154,7 +154,7 @@ class KeyStrategy(OpponentStrategy):
 
 @dataclass(frozen=True)
 class RuleOfThumbStrategy(OpponentStrategy):
-    """The seeds' entry rule (:func:`gutskit.bots.qualifies_by_rule_of_thumb`): two cards,
+    """The seeds' entry rule (:func:`gutskit.strategy.bots.qualifies_by_rule_of_thumb`): two cards,
     a pair of tens or better; three cards, a pair or better with a card jack or higher."""
 
     name: str = "rule of thumb"
@@ -472,7 +472,7 @@ def odds(hand: Sequence[Card], *, players: int, rules: Rules | None = None,
     Args:
         hand: my cards (``rules.cards_per_hand`` of them).
         players: players at the table including me, 2..10.
-        rules: house rules (ranking, ``ghost_hand``); default :class:`~gutskit.rules.Rules`
+        rules: house rules (ranking, ``ghost_hand``); default :class:`~gutskit.core.rules.Rules`
             with the hand's size.
         strategy: the opponents' strategy (default: always in, i.e. plain showdown odds).
 

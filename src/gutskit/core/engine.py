@@ -3,7 +3,7 @@
 State is a frozen :class:`GameState`; every operation is a pure function
 ``state, action -> (new state, events)`` with a ``can_*`` twin that says whether it is
 legal without applying it (PokerKit style). Every change is an event
-(:mod:`gutskit.events`), and :func:`evolve` is the only function that applies an event,
+(:mod:`gutskit.core.events`), and :func:`evolve` is the only function that applies an event,
 so :func:`replay` of a hand history rebuilds the exact state. Chip conservation is checked
 after every event; a violation raises :class:`ConservationError` at once.
 
@@ -35,10 +35,10 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from gutskit import settlement
-from gutskit.cards import DECK, Card, format_cards, shuffled_deck
-from gutskit.evaluation import strength_table
-from gutskit.events import (
+from gutskit.core import settlement
+from gutskit.core.cards import DECK, Card, format_cards, shuffled_deck
+from gutskit.core.evaluation import strength_table
+from gutskit.core.events import (
     AntesPosted,
     CardsDealt,
     CardsPassed,
@@ -56,7 +56,7 @@ from gutskit.events import (
     SessionEnded,
     SessionStarted,
 )
-from gutskit.rules import DEFAULT_RULES, Rules
+from gutskit.core.rules import DEFAULT_RULES, Rules
 
 __all__ = [
     "ConservationError",
@@ -1177,7 +1177,7 @@ entry keeps its rules alive, so an id is never reused while it is a key."""
 
 
 def _strength_table(rules: Rules) -> tuple[int, ...]:
-    """:func:`gutskit.evaluation.strength_table` of ``rules.ranking``, cached by identity."""
+    """:func:`gutskit.core.evaluation.strength_table` of ``rules.ranking``, cached by identity."""
     entry = _TABLES.get(id(rules))
     if entry is None:
         if len(_TABLES) >= 256:  # many short-lived rules objects: start again

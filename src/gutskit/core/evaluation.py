@@ -16,7 +16,7 @@ broken by the suits of the cards ordered by rank, ace high, then suit, from the 
 Evaluation is one lookup in a table built once per ranking (:func:`strength_table`), so it
 is fast enough for simulation: ``table[(a * 52 + b) * 52 + c]``.
 
->>> from gutskit.cards import parse_cards
+>>> from gutskit.core.cards import parse_cards
 >>> evaluate(parse_cards("Qs Qh 7d")).description
 'Pair of queens, seven kicker'
 >>> compare(parse_cards("9c Th Jd"), parse_cards("Ac Kc 7c"))  # straight beats flush
@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Literal
 
-from gutskit.cards import (
+from gutskit.core.cards import (
     RANK_NAMES,
     RANK_PLURALS,
     Card,
@@ -192,7 +192,7 @@ def evaluate(cards: Sequence[Card], ranking: Ranking = DEFAULT_RANKING) -> HandV
     """Evaluate a hand of ``ranking.cards_per_hand`` distinct cards.
 
     Args:
-        cards: card codes (see :mod:`gutskit.cards`).
+        cards: card codes (see :mod:`gutskit.core.cards`).
         ranking: the ranking rules; default three cards, ace-low straights on,
             ``suit_tiebreak="high_card"``.
 
@@ -203,7 +203,7 @@ def evaluate(cards: Sequence[Card], ranking: Ranking = DEFAULT_RANKING) -> HandV
         HandSizeError: the hand does not have ``ranking.cards_per_hand`` cards.
         DuplicateCardError: a card appears twice.
 
-    >>> from gutskit.cards import parse_cards
+    >>> from gutskit.core.cards import parse_cards
     >>> evaluate(parse_cards("Ah 2s 3c")).description
     'Straight, ace to three'
     >>> evaluate(parse_cards("Ah Kd"), Ranking(cards_per_hand=2)).description

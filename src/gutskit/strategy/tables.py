@@ -1,16 +1,16 @@
 """Precomputed hand tables (numpy) for batch evaluation, odds, solvers and simulation.
 
-For one :class:`~gutskit.evaluation.Ranking`, :func:`hand_table` enumerates every hand
+For one :class:`~gutskit.core.evaluation.Ranking`, :func:`hand_table` enumerates every hand
 (C(52,2) = 1,326 two-card or C(52,3) = 22,100 three-card hands) once and keeps, as numpy
 arrays:
 
 * ``cards``: the hands, one row of ascending card codes per *combination index*; the
   index is the colexicographic rank of the sorted cards,
   ``sum(comb(c_i, i + 1))`` (:func:`combination_index`);
-* ``keys``: each hand's strength key (exactly :func:`gutskit.evaluation.evaluate`'s key);
+* ``keys``: each hand's strength key (exactly :func:`gutskit.core.evaluation.evaluate`'s key);
 * ``rank``: the dense rank of the key among the distinct keys, 0 = the worst hand;
 * ``percentile``: the fraction of all hands the hand beats, ties counted half (the same
-  number as :func:`gutskit.bots.hand_percentile`);
+  number as :func:`gutskit.strategy.bots.hand_percentile`);
 * ``code_to_index`` / ``code_to_key`` / ``code_to_rank``: flat lookups of length
   ``52 ** cards_per_hand`` indexed by the *ordered* hand code ``(a * 52 + b) * 52 + c``
   (any card order), ``-1`` where a card repeats.
@@ -18,7 +18,7 @@ arrays:
 Batch evaluation of an ``(n, k)`` array of card codes is then one arithmetic pass and one
 array gather (:func:`batch_keys`, :func:`batch_ranks`).
 
->>> from gutskit.evaluation import Ranking, evaluate
+>>> from gutskit.core.evaluation import Ranking, evaluate
 >>> t = hand_table(Ranking(cards_per_hand=2))
 >>> t.n_hands, t.n_ranks
 (1326, 325)
@@ -40,8 +40,8 @@ from math import comb
 import numpy as np
 import numpy.typing as npt
 
-from gutskit.cards import Card
-from gutskit.evaluation import DEFAULT_RANKING, Ranking, strength_table
+from gutskit.core.cards import Card
+from gutskit.core.evaluation import DEFAULT_RANKING, Ranking, strength_table
 
 __all__ = [
     "HandTable",
@@ -160,8 +160,8 @@ def _readonly(array: npt.NDArray[np.generic]) -> None:
 @cache
 def hand_table(ranking: Ranking = DEFAULT_RANKING) -> HandTable:
     """The :class:`HandTable` of ``ranking`` (built once per ranking, then cached; the
-    arrays are read-only). Keys come from :func:`gutskit.evaluation.strength_table`, so
-    they agree with :func:`gutskit.evaluation.evaluate` by construction (and the tests
+    arrays are read-only). Keys come from :func:`gutskit.core.evaluation.strength_table`, so
+    they agree with :func:`gutskit.core.evaluation.evaluate` by construction (and the tests
     check every hand)."""
     k = ranking.cards_per_hand
     combos = sorted(itertools.combinations(range(52), k),

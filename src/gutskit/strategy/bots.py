@@ -15,7 +15,7 @@ opponent who is always in, rate a hand by its expected best hand with the unseen
 card (Monte Carlo), and go in lighter when only the worst hand pays. :func:`choose_pass`
 and :func:`bots_pass` drive the pass phase for any strategy.
 
->>> from gutskit.cards import parse_cards
+>>> from gutskit.core.cards import parse_cards
 >>> qualifies_by_rule_of_thumb(parse_cards("Th Tc"), 2), qualifies_by_rule_of_thumb(
 ...     parse_cards("9h 9c"), 2)
 (True, False)
@@ -37,11 +37,11 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 import numpy.typing as npt
 
-from gutskit.cards import DECK, Card
-from gutskit.engine import GameState, pass_all
-from gutskit.evaluation import Category, Ranking, category_of_key, strength_table
-from gutskit.events import Declaration, Event
-from gutskit.view import SeatView, joint_views
+from gutskit.core.cards import DECK, Card
+from gutskit.core.engine import GameState, pass_all
+from gutskit.core.evaluation import Category, Ranking, category_of_key, strength_table
+from gutskit.core.events import Declaration, Event
+from gutskit.core.views import SeatView, joint_views
 
 JACK = 9  # rank index of the jack
 
@@ -281,10 +281,10 @@ def default_pass(view: SeatView) -> Card:
     of the rest plus a random unseen card (the one received), high or (under hi-lo) low,
     whichever is better; pass the card that leaves the best expectation.
 
-    >>> from gutskit.cards import parse_cards, card_name
-    >>> from gutskit.engine import new_session, deal
-    >>> from gutskit.rules import Rules
-    >>> from gutskit.view import view_for
+    >>> from gutskit.core.cards import parse_cards, card_name
+    >>> from gutskit.core.engine import new_session, deal
+    >>> from gutskit.core.rules import Rules
+    >>> from gutskit.core.views import view_for
     >>> state = new_session(["A", "B"], 10, rules=Rules(pass_the_trash=True))
     >>> state, _ = deal(state, [parse_cards("Kh Ks 2c"), parse_cards("7d 8d 9c")])
     >>> card_name(default_pass(view_for(state, 0)))
@@ -323,7 +323,7 @@ def choose_pass(strategy: Strategy, view: SeatView, rng: random.Random) -> Card:
 def bots_pass(state: GameState, strategies: Sequence[Strategy] | Mapping[int, Strategy],
               rng: random.Random) -> tuple[GameState, list[Event]]:
     """Pass the Trash for a table of bots: every seat dealt in chooses from its own view
-    (:func:`choose_pass`), then the cards move at once (:func:`gutskit.engine.pass_all`).
+    (:func:`choose_pass`), then the cards move at once (:func:`gutskit.core.engine.pass_all`).
 
     Args:
         strategies: the strategy of each seat (a sequence by seat, or seat -> strategy).
@@ -458,7 +458,7 @@ def community_percentile(hand: Sequence[Card], ranking: Ranking, *, low: bool) -
 @cache
 def _rule_by_index(cards_per_hand: int) -> tuple[bool, ...]:
     """:func:`qualifies_by_rule_of_thumb` for every ordered hand, indexed like
-    :func:`gutskit.evaluation.strength_table`."""
+    :func:`gutskit.core.evaluation.strength_table`."""
     table = [False] * (52**cards_per_hand)
     for combo in itertools.combinations(range(52), cards_per_hand):
         if qualifies_by_rule_of_thumb(combo, cards_per_hand):

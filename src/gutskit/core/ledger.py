@@ -1,11 +1,11 @@
 """The session ledger: each player's buy-in, final stack and net (RULES.md "Money, limits,
 ending": "A ledger shows each player's buy-ins, final stack and net").
 
-A pure function of a :class:`~gutskit.engine.GameState`; call it after
-:func:`gutskit.engine.end_session` so the pot and any reserve have been shared out and the
+A pure function of a :class:`~gutskit.core.engine.GameState`; call it after
+:func:`gutskit.core.engine.end_session` so the pot and any reserve have been shared out and the
 nets add up to zero (for a table that started with an empty pot). Chips are integers.
 
->>> from gutskit.engine import end_session, new_session
+>>> from gutskit.core.engine import end_session, new_session
 >>> state, _ = end_session(new_session(["Ana", "Ben"], [30, 20]))
 >>> for line in ledger(state):
 ...     print(line.name, line.buy_in, line.stack, line.net)
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gutskit.engine import GameState
+from gutskit.core.engine import GameState
 
 __all__ = ["LedgerLine", "ledger", "session_winners"]
 

@@ -1,11 +1,11 @@
 """Strong bots: a threshold bot, the equilibrium bot and an exploitative (learning) bot.
 
-All follow the :class:`gutskit.bots.Strategy` protocol (``declare(view, rng) ->
-Declaration``) and see nothing but their :class:`~gutskit.view.SeatView`.
+All follow the :class:`gutskit.strategy.bots.Strategy` protocol (``declare(view, rng) ->
+Declaration``) and see nothing but their :class:`~gutskit.core.views.SeatView`.
 
 * :class:`ThresholdBot`: in exactly with hands at or above a percentile
-  (:mod:`gutskit.tables`: the fraction of all hands a hand beats, ties half).
-* :class:`EquilibriumBot`: plays the symmetric equilibrium of :mod:`gutskit.solver` for the
+  (:mod:`gutskit.strategy.tables`: the fraction of all hands a hand beats, ties half).
+* :class:`EquilibriumBot`: plays the symmetric equilibrium of :mod:`gutskit.strategy.solver` for the
   number of players dealt in (in above the threshold key, mixing at it).
 * :class:`ExploitativeBot`: learns each opponent's in-rate (by pot size) and lowest shown
   hands from what its views show -- the last round's public result tells who was in (a
@@ -13,7 +13,7 @@ Declaration``) and see nothing but their :class:`~gutskit.view.SeatView`.
   round that nobody was) -- models each opponent as a threshold player, and best-responds
   to that model hand by hand (see :meth:`ExploitativeBot.in_gain`).
 
-:func:`fast_policy` turns a bot into a :class:`gutskit.fast.FastPolicy` for the vectorized
+:func:`fast_policy` turns a bot into a :class:`gutskit.strategy.fast.FastPolicy` for the vectorized
 simulator where the bot is a fixed function of hand and pot (``None`` for the adaptive
 :class:`ExploitativeBot`).
 """
@@ -28,12 +28,12 @@ from typing import Any
 
 import numpy as np
 
-from gutskit.bots import RandomBot, RuleOfThumbBot, Strategy
-from gutskit.events import Declaration, Outcome
-from gutskit.fast import FastPolicy
-from gutskit.rules import Rules
-from gutskit.tables import HandTable, hand_table
-from gutskit.view import SeatView
+from gutskit.core.events import Declaration, Outcome
+from gutskit.core.rules import Rules
+from gutskit.core.views import SeatView
+from gutskit.strategy.bots import RandomBot, RuleOfThumbBot, Strategy
+from gutskit.strategy.fast import FastPolicy
+from gutskit.strategy.tables import HandTable, hand_table
 
 __all__ = [
     "BOT_KINDS",
@@ -60,7 +60,7 @@ def _cannot_cover(view: SeatView) -> bool:
 class ThresholdBot:
     """In exactly with a hand whose percentile is at least ``percentile`` (0..1).
 
-    >>> from gutskit.tables import hand_table
+    >>> from gutskit.strategy.tables import hand_table
     >>> bot = ThresholdBot(0.5)
     >>> bot.percentile
     0.5
@@ -89,14 +89,14 @@ def _solver_rules(rules: Rules) -> Rules:
 
 def _pot_dependent(rules: Rules) -> bool:
     """Rules under which the solver's threshold depends on the pot (module docstring of
-    :mod:`gutskit.solver`)."""
+    :mod:`gutskit.strategy.solver`)."""
     return (rules.pot_cap is not None or rules.all_out == "best_pays_antes"
             or getattr(rules, "losers_pay", "all") != "all")
 
 
 @dataclass
 class EquilibriumBot:
-    """Plays the symmetric equilibrium of :func:`gutskit.solver.equilibrium` for the
+    """Plays the symmetric equilibrium of :func:`gutskit.strategy.solver.equilibrium` for the
     number of players dealt in this round: in above the threshold key, in with the
     solver's mixing probability at it, out below.
 
@@ -105,7 +105,7 @@ class EquilibriumBot:
         name: display name.
 
     Raises (from :meth:`declare`):
-        gutskit.solver.SolverError: rules the solver does not model.
+        gutskit.strategy.solver.SolverError: rules the solver does not model.
     """
 
     model: str = "recursive"
@@ -113,7 +113,7 @@ class EquilibriumBot:
 
     def in_probability(self, view: SeatView) -> float:
         """The equilibrium's probability of *in* with this view's hand."""
-        from gutskit.solver import equilibrium
+        from gutskit.strategy.solver import equilibrium
 
         assert view.hand is not None
         rules = _solver_rules(view.rules)
@@ -165,7 +165,8 @@ class ExploitativeBot:
     (opponents independent; card removal ignored), the chance that every opponent is out,
     that it beats everyone in, ties, or loses, and the gain of *in* over *out* with the
     recursive game's continuation values (a matched pot comes back as a 1/N share, see
-    :mod:`gutskit.solver`): ``U P (1 - 1/N) + (W - U) P + T P / 2 - L M (1 - 1/N)``; it goes
+    :mod:`gutskit.strategy.solver`): ``U P (1 - 1/N) + (W - U) P + T P / 2 - L M (1 - 1/N)``;
+    it goes
     in when that is positive (:meth:`in_gain`).
 
     Args:
@@ -269,7 +270,7 @@ class ExploitativeBot:
 
 
 def _ins_of(result: Any, n_seats: int) -> set[int] | None:
-    """Seats that were in, from a public :class:`~gutskit.events.RoundResolved`."""
+    """Seats that were in, from a public :class:`~gutskit.core.events.RoundResolved`."""
     outcome = result.outcome
     if outcome is Outcome.VOID:
         return set()
@@ -297,8 +298,8 @@ def _cumulative(table: HandTable) -> np.ndarray[Any, np.dtype[np.float64]]:
 
 
 def _base_view(rules: Rules, players: int) -> SeatView:
-    from gutskit.engine import deal, new_session
-    from gutskit.view import view_for
+    from gutskit.core.engine import deal, new_session
+    from gutskit.core.views import view_for
 
     state = new_session([f"p{i}" for i in range(players)], 10**9, rules=rules)
     k = rules.cards_per_hand
@@ -308,7 +309,7 @@ def _base_view(rules: Rules, players: int) -> SeatView:
 
 
 def _with_pot(view: SeatView, pot: int) -> SeatView:
-    from gutskit.settlement import match_amount
+    from gutskit.core.settlement import match_amount
 
     owed = match_amount(pot, view.rules)
     replace: Callable[..., SeatView] = view._replace  # NamedTuple
@@ -344,11 +345,11 @@ def _pot_scan(cutoff: Callable[[int], Cut], max_pot: int) -> tuple[list[int], li
 
 def _rule_of_thumb_policy(bot: RuleOfThumbBot, rules: Rules, players: int,
                           table: HandTable) -> FastPolicy:
-    """:meth:`gutskit.bots.RuleOfThumbBot.plays` as in-tables by pot (plain resolution):
+    """:meth:`gutskit.strategy.bots.RuleOfThumbBot.plays` as in-tables by pot (plain resolution):
     at a pot of at most two antes, hands at or above its threshold; above, the hands the
     seeds' rule plays at or above the threshold, and for a loose bot also every hand at or
     above the rule's share lowered by the style. The tests replay deals through both."""
-    from gutskit.bots import _rule_share_percentile, qualifies_by_rule_of_thumb
+    from gutskit.strategy.bots import _rule_share_percentile, qualifies_by_rule_of_thumb
 
     base = _base_view(rules, players)
     pct = table.rank_percentile
@@ -378,12 +379,12 @@ def _rule_of_thumb_policy(bot: RuleOfThumbBot, rules: Rules, players: int,
 
 
 def fast_policy(bot: Strategy, rules: Rules, players: int) -> FastPolicy | None:
-    """``bot`` as a :class:`~gutskit.fast.FastPolicy` at a table of ``players`` players
+    """``bot`` as a :class:`~gutskit.strategy.fast.FastPolicy` at a table of ``players`` players
     who are all dealt in, or ``None`` when the bot adapts (:class:`ExploitativeBot`), is
     unknown, or is the equilibrium bot under rules where the equilibrium depends on the pot
     (a pot cap, ``best_pays_antes``, ``losers_pay = worst``).
 
-    :class:`~gutskit.bots.RuleOfThumbBot` depends on the pot: its cut-offs are found at
+    :class:`~gutskit.strategy.bots.RuleOfThumbBot` depends on the pot: its cut-offs are found at
     every pot up to ``4096 x players x ante`` (step changes by bisection, sampled every 64
     chips where they seem flat) and held beyond.
     """
@@ -393,7 +394,7 @@ def fast_policy(bot: Strategy, rules: Rules, players: int) -> FastPolicy | None:
     if isinstance(bot, RandomBot):
         return FastPolicy.constant(bot.p_in, rules.ranking, name=bot.name)
     if isinstance(bot, EquilibriumBot):
-        from gutskit.solver import equilibrium
+        from gutskit.strategy.solver import equilibrium
 
         srules = _solver_rules(rules)
         if _pot_dependent(srules):
@@ -408,8 +409,8 @@ def fast_policy(bot: Strategy, rules: Rules, players: int) -> FastPolicy | None:
 
 
 BOT_KINDS: dict[str, str] = {
-    "equilibrium": "plays the solver's symmetric equilibrium (gutskit.solver)",
-    "rule-of-thumb": "the seeds' rules of thumb, tighter as the pot grows (gutskit.bots)",
+    "equilibrium": "plays the solver's symmetric equilibrium (gutskit.strategy.solver)",
+    "rule-of-thumb": "the seeds' rules of thumb, tighter as the pot grows (gutskit.strategy.bots)",
     "cautious": "rule of thumb, 4 percentile points tighter",
     "loose": "rule of thumb, 8 percentile points looser",
     "exploitative": "learns opponents' in-rates and shown hands, best-responds",
@@ -430,7 +431,7 @@ def make_bot(kind: str) -> Strategy:
     Raises:
         UnknownBotError: unknown kind or bad percentile.
     """
-    from gutskit.bots import STYLES
+    from gutskit.strategy.bots import STYLES
 
     name, _, arg = kind.partition(":")
     if name == "threshold":

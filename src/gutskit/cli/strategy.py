@@ -1,7 +1,8 @@
 """``guts odds``, ``guts solve`` and ``guts advise``: the strategy commands.
 
-The logic lives in :mod:`gutskit.odds` and :mod:`gutskit.solver`; this module only parses
-options, calls them and prints. ``gutskit.cli`` registers the three functions as commands.
+The logic lives in :mod:`gutskit.strategy.odds` and
+:mod:`gutskit.strategy.solver`; this module only parses
+options, calls them and prints. ``gutskit.cli.app`` registers the three functions as commands.
 """
 
 from __future__ import annotations
@@ -16,12 +17,15 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from gutskit.bots import RuleOfThumbBot, hand_percentile, qualifies_by_rule_of_thumb
-from gutskit.cards import parse_cards, pretty_cards
-from gutskit.engine import Phase
-from gutskit.evaluation import evaluate
-from gutskit.events import Declaration
-from gutskit.odds import (
+from gutskit.core.cards import parse_cards, pretty_cards
+from gutskit.core.engine import Phase
+from gutskit.core.evaluation import evaluate
+from gutskit.core.events import Declaration
+from gutskit.core.rules import Rules
+from gutskit.core.settlement import match_amount
+from gutskit.core.views import SeatView
+from gutskit.strategy.bots import RuleOfThumbBot, hand_percentile, qualifies_by_rule_of_thumb
+from gutskit.strategy.odds import (
     OddsError,
     OpponentStrategy,
     RuleOfThumbStrategy,
@@ -29,9 +33,7 @@ from gutskit.odds import (
     hand_class_probabilities,
     odds,
 )
-from gutskit.rules import Rules
-from gutskit.settlement import match_amount
-from gutskit.solver import (
+from gutskit.strategy.solver import (
     MODELS,
     Equilibrium,
     Model,
@@ -42,8 +44,7 @@ from gutskit.solver import (
     in_gain,
     plot_thresholds,
 )
-from gutskit.tables import hand_table
-from gutskit.view import SeatView
+from gutskit.strategy.tables import hand_table
 
 __all__ = ["advise", "odds_command", "solve"]
 
@@ -63,7 +64,7 @@ ModelOpt = Annotated[str, typer.Option(
 
 def _rules(preset_name: str | None, rule: list[str] | None, hand_text: str | None,
            cards: int | None = None) -> Rules:
-    from gutskit.cli import resolve_rules  # late: gutskit.cli imports this module
+    from gutskit.cli.app import resolve_rules  # late: gutskit.cli.app imports this module
 
     rules = resolve_rules(preset_name, None, rule)
     overridden = any(a.partition("=")[0].strip() == "cards_per_hand" for a in rule or [])

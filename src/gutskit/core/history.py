@@ -4,7 +4,7 @@ One event is one JSON object with a ``"type"`` (the event class name) and its fi
 are written as space-separated names (``"As Kd Qh"``), declarations and outcomes as their
 names, rules as the house-rule table. A history file is JSON Lines, one event per line.
 
->>> from gutskit.events import Declared, Declaration
+>>> from gutskit.core.events import Declared, Declaration
 >>> event_to_dict(Declared(2, Declaration.IN))
 {'type': 'Declared', 'seat': 2, 'declaration': 'in'}
 >>> event_from_dict({'type': 'Declared', 'seat': 2, 'declaration': 'in'})
@@ -22,8 +22,8 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
-from gutskit.cards import CardError, card_name, format_cards, parse_card, parse_cards
-from gutskit.events import (
+from gutskit.core.cards import CardError, card_name, format_cards, parse_card, parse_cards
+from gutskit.core.events import (
     AntesPosted,
     CardsDealt,
     CardsPassed,
@@ -40,7 +40,7 @@ from gutskit.events import (
     SessionEnded,
     SessionStarted,
 )
-from gutskit.rules import Rules, RulesError, rules_from_mapping
+from gutskit.core.rules import Rules, RulesError, rules_from_mapping
 
 EVENT_TYPES: dict[str, type[Any]] = {
     cls.__name__: cls

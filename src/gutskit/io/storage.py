@@ -7,17 +7,17 @@ folder); any SQLAlchemy URL works (``postgresql+psycopg://...``). Two tables:
   ``"play"``, ``"sim"``, ...), ``rules`` (the house rules, JSON), ``players`` (names, JSON),
   ``status`` (``"playing"`` or ``"finished"``) and ``end_reason``;
 * ``events``: the hand history: ``session_id``, ``seq`` (0, 1, 2, ...), ``type`` (the event
-  class name) and ``payload`` (the event as :func:`gutskit.history.event_to_dict` writes it).
+  class name) and ``payload`` (the event as :func:`gutskit.core.history.event_to_dict` writes it).
 
 Events are appended as they happen, one transaction per call (the terminal game calls it once
 per round), so a session interrupted at any point keeps every finished round, and
-:func:`gutskit.engine.replay` of :meth:`Store.events` rebuilds the state.
+:func:`gutskit.core.engine.replay` of :meth:`Store.events` rebuilds the state.
 
 To add tables (e.g. rooms for the server), subclass :class:`Base` in another module and
 call ``Base.metadata.create_all`` (or migrate with Alembic); :func:`open_store` creates the
 tables it knows about.
 
->>> from gutskit.engine import end_session, evolve, replay, start_event
+>>> from gutskit.core.engine import end_session, evolve, replay, start_event
 >>> store = open_store("sqlite://")  # in memory
 >>> start = start_event(["Ana", "Ben"], 10)
 >>> session_id = store.create_session("play", start)
@@ -44,8 +44,8 @@ from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
 
-from gutskit.events import CardsDealt, Event, SessionEnded, SessionStarted
-from gutskit.history import event_from_dict, event_to_dict
+from gutskit.core.events import CardsDealt, Event, SessionEnded, SessionStarted
+from gutskit.core.history import event_from_dict, event_to_dict
 
 __all__ = [
     "Base",
@@ -186,11 +186,11 @@ class Store:
         return self._sessions()
 
     def create_session(self, source: str, start: SessionStarted) -> int:
-        """Save a new session and its :class:`~gutskit.events.SessionStarted` event.
+        """Save a new session and its :class:`~gutskit.core.events.SessionStarted` event.
 
         Args:
             source: who plays it (``"play"``, ``"sim"``, ...).
-            start: the session's first event (:func:`gutskit.engine.start_event`).
+            start: the session's first event (:func:`gutskit.core.engine.start_event`).
 
         Returns:
             The new session's id.
@@ -216,7 +216,7 @@ class Store:
         """Append ``events`` to a session's history in one transaction.
 
         The session becomes ``"finished"`` when ``events`` hold a
-        :class:`~gutskit.events.SessionEnded` or ``end_reason`` is given (a session that
+        :class:`~gutskit.core.events.SessionEnded` or ``end_reason`` is given (a session that
         ended with nothing left to share has no SessionEnded event).
 
         Raises:

@@ -1,7 +1,7 @@
 """A vectorized (numpy) Guts simulator for threshold and table-driven strategies.
 
 It plays many independent tables at once, each a session under the same rules as
-:mod:`gutskit.engine` (which stays the reference: the tests replay identical deals through
+:mod:`gutskit.core.engine` (which stays the reference: the tests replay identical deals through
 both and compare every stack, and compare random play statistically). It is for research
 (solvers, exploitability, tournaments' best responses), not for play: there are no events
 and no views.
@@ -9,7 +9,7 @@ and no views.
 Supported rules (anything else raises :class:`UnsupportedRulesError` naming the rule):
 
 * ``cards_per_hand`` 2 or 3, ``ace_low_straight``, ``suit_tiebreak`` (through
-  :mod:`gutskit.tables`), ``ante``;
+  :mod:`gutskit.strategy.tables`), ``ante``;
 * antes when a game starts (empty pot), ``ante_every_round``, ``all_out = "reante"`` and
   ``"carry"`` (not ``"best_pays_antes"``);
 * ``declaration``: ``simultaneous``, ``drop``, and ``sequential`` -- the strategies here
@@ -18,7 +18,7 @@ Supported rules (anything else raises :class:`UnsupportedRulesError` naming the 
   win), showdown with ties and ``odd_chip`` (``carry`` or ``first_left_of_dealer``), every
   loser matching;
 * ``pot_cap`` in both ``pot_cap_mode`` (``match`` and ``reserve``, with the reserve
-  refilling a new game's pot and shared at the end like :func:`gutskit.engine.end_session`);
+  refilling a new game's pot and shared at the end like :func:`gutskit.core.engine.end_session`);
 * ``shortfall``: ``eliminate``, ``table_stakes`` and ``debt``; ``require_cover``;
   players with no chips are not dealt in; ``end_on_uncontested``; a session stops when
   fewer than two players can be dealt in; ``min_buy_in`` (checked), ``rebuys`` (allowed,
@@ -27,14 +27,14 @@ Supported rules (anything else raises :class:`UnsupportedRulesError` naming the 
   their defaults.
 
 A strategy is a :class:`FastPolicy`: the probability of declaring in for each dense hand
-rank (:mod:`gutskit.tables`), optionally in several tables chosen by the pot size. A
+rank (:mod:`gutskit.strategy.tables`), optionally in several tables chosen by the pot size. A
 threshold strategy has probabilities 0 and 1; a mixed one anything between.
 
 Randomness: one seeded :class:`numpy.random.Generator` (SFC64) per call. Hands are dealt
 uniformly: hand after hand, each drawn among the combinations that share no card with the
 hands already dealt at that table (rejection sampling on 52-bit card masks).
 
->>> from gutskit.rules import Rules
+>>> from gutskit.core.rules import Rules
 >>> rules = Rules(cards_per_hand=2)
 >>> tight = FastPolicy.threshold(0.8, rules.ranking)
 >>> result = simulate(rules, [tight] * 4, tables=1000, rounds=50, stacks=10_000, seed=1)
@@ -52,9 +52,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
-from gutskit.evaluation import Ranking
-from gutskit.rules import Rules
-from gutskit.tables import HandTable, hand_table
+from gutskit.core.evaluation import Ranking
+from gutskit.core.rules import Rules
+from gutskit.strategy.tables import HandTable, hand_table
 
 __all__ = [
     "FastPolicy",
@@ -148,7 +148,7 @@ class FastPolicy:
     @classmethod
     def threshold(cls, percentile: float, ranking: Ranking, *, name: str | None = None
                   ) -> FastPolicy:
-        """In exactly with hands whose percentile (:mod:`gutskit.tables`) is at least
+        """In exactly with hands whose percentile (:mod:`gutskit.strategy.tables`) is at least
         ``percentile``."""
         table = hand_table(ranking)
         probs = (table.rank_percentile >= percentile).astype(np.float64)
@@ -157,7 +157,8 @@ class FastPolicy:
     @classmethod
     def constant(cls, p_in: float, ranking: Ranking, *, name: str | None = None
                  ) -> FastPolicy:
-        """In with probability ``p_in`` whatever the hand (:class:`gutskit.bots.RandomBot`)."""
+        """In with probability ``p_in`` whatever the hand
+        (:class:`gutskit.strategy.bots.RandomBot`)."""
         n = hand_table(ranking).n_ranks
         return cls(np.full((1, n), float(p_in)), name=name or f"random {p_in:g}")
 
@@ -286,7 +287,7 @@ def simulate(rules: Rules, policies: Sequence[FastPolicy], *, tables: int, round
         dealer: the first dealer's seat at every table.
         seed: seeds a :class:`numpy.random.SFC64` generator (``None``: fresh OS entropy).
         end_share: at the end, share what is left in the pot and reserve among the seated
-            players like :func:`gutskit.engine.end_session`.
+            players like :func:`gutskit.core.engine.end_session`.
 
     Returns:
         A :class:`FastResult`.

@@ -1,5 +1,5 @@
 """``guts analyze``: statistics, pot escalation, collusion and bluff signals from saved
-hand histories (:mod:`gutskit.analysis`). Registered in :mod:`gutskit.cli`."""
+hand histories (:mod:`gutskit.strategy.analysis`). Registered in :mod:`gutskit.cli.app`."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from gutskit.analysis import AnalysisError, load_sessions
-from gutskit.analysis import analyze as run_analysis
-from gutskit.cli import JsonOpt
+from gutskit.cli.app import JsonOpt
+from gutskit.strategy.analysis import AnalysisError, load_sessions
+from gutskit.strategy.analysis import analyze as run_analysis
 
 EPILOG = ("Examples:\n\n"
           "    guts analyze                       # every session in the default database\n\n"
@@ -42,8 +42,8 @@ def analyze(
     stratified Fisher exact test with Holm-adjusted p-values) and bluff signals (weak
     hands shown at showdowns).
     """
-    from gutskit.plots import PlotError, snowball_plot
-    from gutskit.storage import default_db_path
+    from gutskit.io.plots import PlotError, snowball_plot
+    from gutskit.io.storage import default_db_path
 
     if plot is not None and plot.suffix.lower() not in (".png", ".svg", ".pdf"):
         raise PlotError(f"plot file {str(plot)!r} must end in .png, .svg or .pdf")

@@ -28,13 +28,13 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from typer.core import TyperGroup
 
-from gutskit.cards import CardError, parse_cards, pretty_cards
-from gutskit.engine import IllegalActionError
-from gutskit.evaluation import compare as compare_hands
-from gutskit.evaluation import evaluate
-from gutskit.history import HistoryError, event_to_dict
-from gutskit.referee import RefereeError, settle
-from gutskit.rules import (
+from gutskit.core.cards import CardError, parse_cards, pretty_cards
+from gutskit.core.engine import IllegalActionError
+from gutskit.core.evaluation import compare as compare_hands
+from gutskit.core.evaluation import evaluate
+from gutskit.core.history import HistoryError, event_to_dict
+from gutskit.core.referee import RefereeError, settle
+from gutskit.core.rules import (
     PRESETS,
     Rules,
     RulesError,
@@ -43,7 +43,7 @@ from gutskit.rules import (
     preset,
     rules_from_mapping,
 )
-from gutskit.storage import StorageError, default_db_path, open_store
+from gutskit.io.storage import StorageError, default_db_path, open_store
 
 __all__ = ["USER_ERRORS", "GutsGroup", "UsageProblem", "app", "main", "resolve_rules"]
 
@@ -212,7 +212,7 @@ def play(
     input) the ledger is printed. Every session is saved to the database (see
     'guts history').
     """
-    from gutskit.play import play_session
+    from gutskit.cli.play import play_session
 
     rules = resolve_rules(preset_name, rules_file, rule)
     location = _db_location(db)
@@ -263,7 +263,7 @@ def sim(
     divided by its opening pot (after the first antes); the mean is over games that ended
     with the pot won. Same seed, same result.
     """
-    from gutskit.simulation import simulate
+    from gutskit.strategy.simulation import simulate
 
     rules = resolve_rules(preset_name, rules_file, rule)
     err = Console(stderr=True)
@@ -584,7 +584,7 @@ def history(
     """List saved sessions, or print one session's hand history.
 
     With --json: one JSON object per session, or the hand history as JSON Lines (one event
-    per line, the format of gutskit.history, readable by gutskit.history.load_history).
+    per line, the format of gutskit.core.history, readable by gutskit.core.history.load_history).
     """
     location = _db_location(db)
     if "://" not in location and not Path(location).expanduser().exists():
@@ -624,8 +624,8 @@ def history(
         for event in events:
             typer.echo(json.dumps(event_to_dict(event), ensure_ascii=False))
         return
-    from gutskit.ledger import ledger
-    from gutskit.play import narrate_history, show_ledger
+    from gutskit.cli.play import narrate_history, show_ledger
+    from gutskit.core.ledger import ledger
 
     out = _out()
     info = store.session(session_id)
@@ -645,7 +645,7 @@ def history(
 #     from gutskit.odds_cli import odds            # guts odds
 #     app.command(epilog="Examples: ...")(odds)
 #
-#     from gutskit.server.cli import serve_app     # guts serve ...
+#     from gutskit.cli.serve import serve_app     # guts serve ...
 #     app.add_typer(serve_app, name="serve")
 #
 # Reuse resolve_rules() and the shared option types above (PresetOpt, RulesFileOpt, RuleOpt,
@@ -654,7 +654,7 @@ def history(
 # it as "error: <message>" with exit status 2.
 # ---------------------------------------------------------------------------------------------
 
-from gutskit.server.cli import serve, verify  # noqa: E402  (guts serve, guts verify)
+from gutskit.cli.serve import serve, verify  # noqa: E402  (guts serve, guts verify)
 
 app.command(epilog="Examples:\n\n"
             "    guts serve\n\n"
@@ -664,9 +664,9 @@ app.command(epilog="Examples:\n\n"
             "    guts verify fairness.json --history history.jsonl\n\n"
             "    guts verify --commitment 1217... --seed 00ab...")(verify)
 
-from gutskit.cli_strategy import advise, odds_command, solve  # noqa: E402  (strategy)
-from gutskit.odds import OddsError  # noqa: E402
-from gutskit.solver import SolverError  # noqa: E402
+from gutskit.cli.strategy import advise, odds_command, solve  # noqa: E402  (strategy)
+from gutskit.strategy.odds import OddsError  # noqa: E402
+from gutskit.strategy.solver import SolverError  # noqa: E402
 
 USER_ERRORS += (OddsError, SolverError)
 app.command("odds", epilog="Examples:\n\n"
@@ -682,15 +682,15 @@ app.command(epilog="Examples:\n\n"
             "    guts advise 'Qs Qh 7d' --players 5 --pot 15\n\n"
             "    guts advise 'Th Tc' --players 4 --pot 8 --json")(advise)
 
-# guts tournament, guts analyze (gutskit.cli_tournament, gutskit.cli_analysis)
-from gutskit.analysis import AnalysisError  # noqa: E402
-from gutskit.cli_analysis import EPILOG as ANALYZE_EPILOG  # noqa: E402
-from gutskit.cli_analysis import analyze  # noqa: E402
-from gutskit.cli_tournament import EPILOG as TOURNAMENT_EPILOG  # noqa: E402
-from gutskit.cli_tournament import tournament  # noqa: E402
-from gutskit.fast import UnsupportedRulesError  # noqa: E402
-from gutskit.plots import PlotError  # noqa: E402
-from gutskit.tournament import TournamentError  # noqa: E402
+# guts tournament, guts analyze (gutskit.cli.tournament, gutskit.cli.analysis)
+from gutskit.cli.analysis import EPILOG as ANALYZE_EPILOG  # noqa: E402
+from gutskit.cli.analysis import analyze  # noqa: E402
+from gutskit.cli.tournament import EPILOG as TOURNAMENT_EPILOG  # noqa: E402
+from gutskit.cli.tournament import tournament  # noqa: E402
+from gutskit.io.plots import PlotError  # noqa: E402
+from gutskit.strategy.analysis import AnalysisError  # noqa: E402
+from gutskit.strategy.fast import UnsupportedRulesError  # noqa: E402
+from gutskit.strategy.tournament import TournamentError  # noqa: E402
 
 USER_ERRORS += (TournamentError, AnalysisError, PlotError, UnsupportedRulesError)
 app.command(epilog=TOURNAMENT_EPILOG)(tournament)

@@ -1,10 +1,10 @@
 """Analysis of hand histories: per-player statistics, pot escalation, collusion and bluff
 signals (RULES.md "Strategy notes": the seeds' warnings made measurable).
 
-Input: one or more sessions' events (:mod:`gutskit.events`), from a JSON Lines history file
-(:func:`gutskit.history.load_history`; a file may hold several sessions back to back) or
-the SQLite store (:mod:`gutskit.storage`). Each session is rebuilt event by event with
-:func:`gutskit.engine.evolve` (no rule is re-implemented here), and players are identified
+Input: one or more sessions' events (:mod:`gutskit.core.events`), from a JSON Lines history file
+(:func:`gutskit.core.history.load_history`; a file may hold several sessions back to back) or
+the SQLite store (:mod:`gutskit.io.storage`). Each session is rebuilt event by event with
+:func:`gutskit.core.engine.evolve` (no rule is re-implemented here), and players are identified
 by name across sessions.
 
 What is measured:
@@ -44,9 +44,9 @@ from typing import Any
 
 import numpy as np
 
-from gutskit.engine import GameState, evolve
-from gutskit.evaluation import evaluate
-from gutskit.events import (
+from gutskit.core.engine import GameState, evolve
+from gutskit.core.evaluation import evaluate
+from gutskit.core.events import (
     IN_DECLARATIONS,
     AntesPosted,
     CardsDealt,
@@ -57,7 +57,7 @@ from gutskit.events import (
     RoundResolved,
     SessionStarted,
 )
-from gutskit.tables import hand_table
+from gutskit.strategy.tables import hand_table
 
 __all__ = [
     "AnalysisError",
@@ -94,7 +94,7 @@ class RoundRecord:
         dealt: seats dealt in.
         ins: seats that were in.
         hands: per seat the cards (``()`` when not recorded, ``None`` when not dealt in).
-        result: the round's :class:`~gutskit.events.RoundResolved`.
+        result: the round's :class:`~gutskit.core.events.RoundResolved`.
         antes: chips each seat anted for this round.
     """
 
@@ -114,7 +114,7 @@ class RoundRecord:
 
 
 def split_sessions(events: Iterable[Event]) -> list[list[Event]]:
-    """Split a stream of events at each :class:`~gutskit.events.SessionStarted`.
+    """Split a stream of events at each :class:`~gutskit.core.events.SessionStarted`.
 
     Raises:
         AnalysisError: events before the first SessionStarted.
@@ -142,11 +142,11 @@ def load_sessions(*, history: str | Path | None = None, db: str | None = None
     if (history is None) == (db is None):
         raise AnalysisError("give either a hand-history file or a database, not both")
     if history is not None:
-        from gutskit.history import load_history
+        from gutskit.core.history import load_history
 
         sessions = split_sessions(load_history(history))
     else:
-        from gutskit.storage import open_store
+        from gutskit.io.storage import open_store
 
         store = open_store(db)
         sessions = [store.events(info.id) for info in store.sessions()]
@@ -157,7 +157,7 @@ def load_sessions(*, history: str | Path | None = None, db: str | None = None
 
 
 def rounds_of(sessions: Sequence[Sequence[Event]]) -> list[RoundRecord]:
-    """Every resolved round of ``sessions``, rebuilt with :func:`gutskit.engine.evolve`.
+    """Every resolved round of ``sessions``, rebuilt with :func:`gutskit.core.engine.evolve`.
 
     Raises:
         IllegalActionError, ConservationError: a corrupt history.
@@ -347,7 +347,7 @@ def analyze(sessions: Sequence[Sequence[Event]], *, alpha: float = 0.01, seed: i
     Raises:
         AnalysisError: no resolved round in the history.
     """
-    from gutskit.bots import _rule_percentile
+    from gutskit.strategy.bots import _rule_percentile
 
     records = rounds_of(sessions)
     if not records:

@@ -1,6 +1,6 @@
 """Bot tournaments: bots against each other over many seeded sessions of the engine.
 
-:func:`run_tournament` seats a line-up of bot kinds (:data:`gutskit.strategies.BOT_KINDS`)
+:func:`run_tournament` seats a line-up of bot kinds (:data:`gutskit.strategy.strategies.BOT_KINDS`)
 at one table and plays ``sessions`` sessions of ``rounds`` rounds with the rules engine.
 Session ``s`` rotates the line-up by ``s`` seats (every kind plays every position relative
 to the first dealer), uses fresh bots (nothing learnt carries over) and its own
@@ -13,9 +13,9 @@ are independent, so the 95 % confidence interval is Student's t interval over se
 ``mean +- t(0.975, S - 1) * sd / sqrt(S)`` (:func:`t_interval`).
 
 **Exploitability.** For a bot that is a fixed function of hand and pot
-(:func:`gutskit.strategies.fast_policy`), the chips per round that one best-responding
+(:func:`gutskit.strategy.strategies.fast_policy`), the chips per round that one best-responding
 seat wins against ``players - 1`` copies of it, measured with the vectorized simulator
-(:mod:`gutskit.fast`) in the tournament's setting: its rules, buy-in and session length
+(:mod:`gutskit.strategy.fast`) in the tournament's setting: its rules, buy-in and session length
 (at most 100 rounds; 1,000 sessions). The best response is searched among threshold
 strategies (percentiles 0, 0.1, ..., 0.9, then +-0.01, 0.03, 0.05 around the best), all
 evaluated on the same deals (common random numbers) and measured against the bot playing
@@ -36,8 +36,7 @@ import numpy as np
 import numpy.typing as npt
 from scipy import stats
 
-from gutskit.bots import Strategy
-from gutskit.engine import (
+from gutskit.core.engine import (
     GameState,
     Phase,
     deal_from_rng,
@@ -47,17 +46,18 @@ from gutskit.engine import (
     evolve,
     start_event,
 )
-from gutskit.events import Event
-from gutskit.fast import FastPolicy, UnsupportedRulesError, check_supported, simulate
-from gutskit.rules import Rules
-from gutskit.strategies import (
+from gutskit.core.events import Event
+from gutskit.core.rules import Rules
+from gutskit.core.views import joint_views, view_for
+from gutskit.strategy.bots import Strategy
+from gutskit.strategy.fast import FastPolicy, UnsupportedRulesError, check_supported, simulate
+from gutskit.strategy.strategies import (
     EquilibriumBot,
     ExploitativeBot,
     _solver_rules,
     fast_policy,
     make_bot,
 )
-from gutskit.view import joint_views, view_for
 
 __all__ = [
     "CI_METHOD",
@@ -188,7 +188,7 @@ class TournamentResult:
 
 def _declare_round(state: GameState, bots: Sequence[Strategy], rng: random.Random,
                    ins: list[int], log: list[Event] | None) -> GameState:
-    from gutskit.events import Declaration
+    from gutskit.core.events import Declaration
 
     if state.rules.declaration == "sequential":
         for seat in state.declaration_order():
@@ -221,7 +221,7 @@ def _policy_value(rules: Rules, responder: FastPolicy, others: FastPolicy, playe
 def best_response(policy: FastPolicy, rules: Rules, players: int, *, chips: int = 10_000,
                   tables: int = 1000, rounds: int = 100, seed: int = 0) -> Exploitability:
     """The best threshold response of one seat to ``players - 1`` copies of ``policy``
-    (see the module docstring), measured with :func:`gutskit.fast.simulate`.
+    (see the module docstring), measured with :func:`gutskit.strategy.fast.simulate`.
 
     Raises:
         UnsupportedRulesError: rules the simulator does not play.
@@ -270,7 +270,7 @@ def _exploitability(kind: str, rules: Rules, players: int, seed: int, enabled: b
     found = best_response(policy, rules, players, chips=chips, rounds=min(rounds, 100),
                           seed=seed)
     if isinstance(bot, EquilibriumBot):
-        from gutskit.solver import equilibrium
+        from gutskit.strategy.solver import equilibrium
 
         eq = equilibrium(cards_per_hand=rules.cards_per_hand, players=players,
                          rules=_solver_rules(rules), model=bot.model)  # type: ignore[arg-type]
@@ -294,17 +294,17 @@ def run_tournament(kinds: Sequence[str], *, players: int | None = None, sessions
         sessions: independent sessions (>= 2 for a confidence interval).
         rounds: rounds per session.
         seed: the tournament's seed.
-        rules: house rules (default :class:`~gutskit.rules.Rules`).
+        rules: house rules (default :class:`~gutskit.core.rules.Rules`).
         chips: every seat's buy-in.
         exploitability: compute each kind's exploitability.
         progress: called with the number of sessions done.
         history: when given, every session's hand history is appended to it (events,
-            sessions back to back; :func:`gutskit.history.dump_history` writes them).
+            sessions back to back; :func:`gutskit.core.history.dump_history` writes them).
 
     Raises:
         TournamentError: bad settings or an unknown bot kind.
     """
-    from gutskit.strategies import UnknownBotError
+    from gutskit.strategy.strategies import UnknownBotError
 
     rules = rules or Rules()
     kinds = [k.strip() for k in kinds if k.strip()]
@@ -319,7 +319,7 @@ def run_tournament(kinds: Sequence[str], *, players: int | None = None, sessions
     if not 2 <= n <= 10:
         raise TournamentError(f"a table has 2 to 10 players, got {n}")
     if any(isinstance(make_bot(kind), EquilibriumBot) for kind in kinds):
-        from gutskit.solver import SolverError, equilibrium
+        from gutskit.strategy.solver import SolverError, equilibrium
 
         try:  # fail before playing when the solver does not model these rules
             equilibrium(cards_per_hand=rules.cards_per_hand, players=n,

@@ -1,4 +1,4 @@
-"""The ``guts serve`` and ``guts verify`` commands (registered in :mod:`gutskit.cli`)."""
+"""The ``guts serve`` and ``guts verify`` commands (registered in :mod:`gutskit.cli.app`)."""
 
 from __future__ import annotations
 
