@@ -1,0 +1,839 @@
+"""Certified per-hand equilibria of the in/out decision (exact card removal).
+
+A **per-hand strategy** is an in-probability for every one of the 1,326 two-card or 22,100
+three-card hands, indexed by combination index (:func:`gutskit.strategy.tables.hand_table`).
+The game is the one of :mod:`gutskit.strategy.solver` (simultaneous declaration, deep
+stacks, a symmetric profile), with the same two payoff models, in units of the pot ``P``
+(the opening pot, N antes; every payoff below scales with ``P`` under the rules certified
+here). The gain of *in* over *out* for my hand, given what the others hold and declare:
+
+============================  ===========================  ============================
+case                          recursive (``P`` units)      one round (``P`` units)
+============================  ===========================  ============================
+nobody else in                1 - 1/N                      +1 (uncontested)
+k >= 1 in, I am best          1 + 1/N                      +1
+I tie for best with j others  1/(j + 1)                    1/(j + 1)
+someone in beats me           -1 + 1/N                     -1 (the match)
+============================  ===========================  ============================
+
+(``docs/strategy.md``, "The model": the recursive game's continuation value of a seat at a
+symmetric profile is (next pot)/N; the one-round game counts a match as lost. Money is
+treated as divisible: a split pot's odd chip is ignored.)
+
+**Exact card removal.** For my hand h the others' hands are dealt from the other cards:
+heads-up the gain is a sum over the C(50, 2) = 1,225 / C(49, 3) = 18,424 hands disjoint from
+h (:func:`gutskit.strategy.odds.disjoint_sums`); with three players over the ordered pairs
+of hands disjoint from h and from each other, by inclusion-exclusion over the cards the two
+opponents share: ``sum over g2 disjoint from g1 = sum_S (-1)^|S| (sum over g2 containing
+S)``, S running over the subsets of g1 (:func:`hand_gains`). No sampling.
+
+**Certificate.** :func:`exploitability` is what the best per-hand deviation of one seat
+gains, in chips per round: ``P * mean_h(max(gain_h, 0) - sigma_h gain_h)`` with every
+``gain_h`` exact. It is 0 exactly at a symmetric equilibrium of the modelled game.
+
+**Solvers.** Heads-up recursive: a symmetric zero-sum game, solved as a linear program
+(HiGHS through :func:`scipy.optimize.linprog`) over the hands whose decision is not obvious,
+with constraint generation (hands whose exact gain contradicts their fixed decision are
+added and the LP is solved again). Heads-up one round and three players: a box linear
+complementarity problem (in if the gain is positive, out if negative, mixed only if zero),
+solved by Josephy-Newton steps whose linearised problem over the undecided hands is a small
+mixed-integer program (HiGHS through :func:`scipy.optimize.milp`); the gain's Jacobian is
+exact (linear heads-up, quadratic with three players). Beyond exact reach
+(:func:`sampled_exploitability`): the threshold solution of :mod:`gutskit.strategy.solver`
+played per hand, with a best response estimated from sampled deals (flagged "sampled").
+
+>>> s = load_strategy(2, 2, "one_round")
+>>> s.certified, s.exploitability <= 1e-9
+('exact', True)
+>>> s.in_probability((39, 9))  # the jack of spades with the four of diamonds goes in
+1.0
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+from math import comb
+from typing import Any, Literal
+
+import numpy as np
+import numpy.typing as npt
+import scipy.sparse as sp
+from scipy.optimize import Bounds, LinearConstraint, linprog, milp
+
+from gutskit.core.cards import Card, card_name
+from gutskit.core.evaluation import Ranking
+from gutskit.core.rules import Rules
+from gutskit.strategy.odds import disjoint_sums
+from gutskit.strategy.solver import MODELS, Model, SolverError, equilibrium, game_model
+from gutskit.strategy.tables import HandTable, hand_table
+
+__all__ = [
+    "CertifyError",
+    "PerHandStrategy",
+    "exploitability",
+    "hand_gains",
+    "hand_token",
+    "load_strategy",
+    "round_value",
+    "sampled_exploitability",
+    "solve_exact",
+    "solve_strategy",
+]
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+Certified = Literal["exact", "sampled"]
+
+_DEFAULT_RULES = {2: Rules(cards_per_hand=2), 3: Rules(cards_per_hand=3)}
+
+EXACT_TARGET = {2: 1e-9, 3: 1e-6}
+"""Exploitability targets (chips per round) of the exact solvers by number of players."""
+
+
+class CertifyError(ValueError):
+    """Rules or arguments the certified solver does not handle; the message names them."""
+
+
+# --------------------------------------------------------------------------------------------
+# Rules and tokens.
+
+
+def certified_rules(rules: Rules, players: int, model: str) -> Rules:
+    """Check that ``rules`` have the payoffs of the table in the module docstring.
+
+    Certified: every ranking rule (``suit_tiebreak``, ``ace_low_straight``), ``all_out`` =
+    ``reante`` or ``carry`` (equal at a symmetric profile), ``ante_every_round``, and the
+    settings that do not change the in/out payoffs. Refused: ``best_pays_antes``,
+    ``losers_pay = worst``, ``ghost_hand``, ``pot_cap`` (use ``guts solve`` without
+    ``--export`` for their threshold solutions), and everything :func:`game_model` refuses.
+
+    Raises:
+        CertifyError: one of those settings, ``players`` outside 2..10, or an unknown model.
+    """
+    if model not in MODELS:
+        raise CertifyError(f"model must be 'one_round' or 'recursive', not {model!r}")
+    try:
+        game = game_model(players, rules, model, players * rules.ante)
+    except SolverError as exc:
+        raise CertifyError(str(exc)) from exc
+    if game.all_out == "best_pays_antes":
+        raise CertifyError("all_out = 'best_pays_antes' is not certified (threshold solver "
+                           "only)")
+    if game.losers_pay != "all":
+        raise CertifyError("losers_pay = 'worst' is not certified (threshold solver only)")
+    if game.ghost:
+        raise CertifyError("ghost_hand is not certified (threshold solver only)")
+    if rules.pot_cap is not None:
+        raise CertifyError(f"pot_cap = {rules.pot_cap!r} is not certified (threshold solver "
+                           f"only)")
+    return rules
+
+
+def hand_token(cards: Sequence[Card]) -> str:
+    """A hand as the export contract writes it: two-character tokens (rank
+    ``23456789TJQKA``, suit ``cdhs``), highest card first, space-separated.
+
+    >>> hand_token((0, 51))
+    'As 2c'
+    """
+    return " ".join(card_name(c) for c in sorted((int(c) for c in cards), reverse=True))
+
+
+# --------------------------------------------------------------------------------------------
+# Exact gains.
+
+
+@dataclass(frozen=True, eq=False)
+class _Kernel:
+    """Card incidence of one ranking's hands: per subset size j (1..k-1) a sparse
+    ``(n_hands, n_subsets)`` 0/1 matrix, and for each hand the columns of its subsets."""
+
+    table: HandTable
+    incidence: tuple[sp.csr_matrix, ...]
+    subset_cols: tuple[IntArray, ...]
+    cards: npt.NDArray[np.bool_]  # (n_hands, 52) card incidence
+
+
+@cache
+def _kernel(ranking: Ranking) -> _Kernel:
+    table = hand_table(ranking)
+    cards = table.cards.astype(np.int64)
+    n, k = cards.shape
+    mats = []
+    cols_list = []
+    for size in range(1, k):
+        if size == 1:
+            cols = cards
+            m = 52
+        else:  # pairs of a 3-card hand: colex index of the pair
+            pairs = [(0, 1), (0, 2), (1, 2)]
+            cols = np.stack([cards[:, j] * (cards[:, j] - 1) // 2 + cards[:, i]
+                             for i, j in pairs], axis=1)
+            m = comb(52, 2)
+        rows = np.repeat(np.arange(n), cols.shape[1])
+        mats.append(sp.csr_matrix((np.ones(rows.size), (rows, cols.ravel())), shape=(n, m)))
+        cols_list.append(cols)
+    inc = np.zeros((n, 52), dtype=bool)
+    inc[np.arange(n)[:, None], cards] = True
+    return _Kernel(table=table, incidence=tuple(mats), subset_cols=tuple(cols_list),
+                   cards=inc)
+
+
+def _check_sigma(sigma: npt.ArrayLike, table: HandTable) -> FloatArray:
+    f = np.asarray(sigma, dtype=np.float64)
+    if f.shape != (table.n_hands,):
+        raise CertifyError(f"a strategy needs {table.n_hands} in-probabilities, not shape "
+                           f"{f.shape}")
+    if f.size and (not np.isfinite(f).all() or f.min() < 0.0 or f.max() > 1.0):
+        raise CertifyError("in-probabilities must lie in [0, 1]")
+    return f
+
+
+def _heads_up_gains(f: FloatArray, ranking: Ranking, model: str,
+                    rows: IntArray | None) -> FloatArray:
+    k = ranking.cards_per_hand
+    m = float(comb(52 - k, k))
+    above, tie, below = disjoint_sums(f, ranking, rows)
+    if model == "recursive":
+        return np.asarray(0.5 + (below - above) / m)
+    return np.asarray(1.0 - (0.5 * tie + 2.0 * above) / m)
+
+
+@dataclass(frozen=True)
+class _Pair:
+    """Per-subset sums of one class's weights for a chunk of my hands."""
+
+    total: FloatArray  # (h,)
+    subsets: tuple[FloatArray, ...]  # per size 1..k-1: (h, n_subsets)
+    weights: FloatArray  # (h, n_hands)
+
+
+def _sums(u: FloatArray, kern: _Kernel) -> _Pair:
+    return _Pair(total=u.sum(axis=1),
+                 subsets=tuple(np.asarray((inc.T @ u.T).T) for inc in kern.incidence),
+                 weights=u)
+
+
+def _q(a: _Pair, b: _Pair) -> FloatArray:
+    """sum over ordered pairs (g1, g2) of disjoint hands of a(g1) b(g2), per row."""
+    out = a.total * b.total
+    for size, (sa, sb) in enumerate(zip(a.subsets, b.subsets, strict=True), start=1):
+        out += (-1.0) ** size * (sa * sb).sum(axis=1)
+    k = len(a.subsets) + 1
+    out += (-1.0) ** k * (a.weights * b.weights).sum(axis=1)
+    return np.asarray(out)
+
+
+def _r(b: _Pair, kern: _Kernel, cols: IntArray) -> FloatArray:
+    """For each row h and each hand g in ``cols``: sum of b over the hands disjoint from g
+    (b is already zero on the hands meeting h). Shape (rows, len(cols))."""
+    k = len(b.subsets) + 1
+    out = b.total[:, None] + (-1.0) ** k * b.weights[:, cols]
+    for size, sums in enumerate(b.subsets, start=1):
+        sub = kern.subset_cols[size - 1][cols]  # (len(cols), s)
+        out += (-1.0) ** size * sums[:, sub].sum(axis=2)
+    return np.asarray(out)
+
+
+_CHUNK = 512
+
+
+def _three_player(f: FloatArray, ranking: Ranking, model: str, rows: IntArray,
+                  jac_cols: IntArray | None = None,
+                  parts: dict[str, FloatArray] | None = None
+                  ) -> tuple[FloatArray, FloatArray | None]:
+    """Exact gains (pot units) of ``rows`` with two opponents playing ``f``; with
+    ``jac_cols`` also d gain[row] / d f[col] (the exact Jacobian of the quadratic); with
+    ``parts`` also fills ``parts["yy"]`` (P(no opponent in above me)) and ``parts["oo"]``
+    (P(both out)) per row."""
+    kern = _kernel(ranking)
+    table = kern.table
+    k = ranking.cards_per_hand
+    norm = float(comb(52 - k, k) * comb(52 - 2 * k, k))
+    rank = table.rank.astype(np.int64)
+    gains = np.empty(len(rows))
+    jac = None if jac_cols is None else np.empty((len(rows), len(jac_cols)))
+    third = 1.0 / 3.0
+    if parts is not None:
+        parts["yy"] = np.empty(len(rows))
+        parts["oo"] = np.empty(len(rows))
+    for start in range(0, len(rows), _CHUNK):
+        part = rows[start:start + _CHUNK]
+        disj = ~((kern.cards[part].astype(np.float32) @ kern.cards.T.astype(np.float32))
+                 > 0)
+        mine = rank[part][:, None]
+        tie = (rank[None, :] == mine) & disj
+        at_least = (rank[None, :] >= mine) & disj
+        t = _sums(np.where(tie, f[None, :], 0.0), kern)
+        x = _sums(np.where(disj, 1.0 - np.where(at_least, f[None, :], 0.0), 0.0), kern)
+        o = _sums(np.where(disj, 1.0 - f[None, :], 0.0), kern)
+        xx, tx, tt, oo = _q(x, x) / norm, _q(t, x) / norm, _q(t, t) / norm, _q(o, o) / norm
+        yy = xx + 2 * tx + tt
+        if parts is not None:
+            parts["yy"][start:start + len(part)] = yy
+            parts["oo"][start:start + len(part)] = oo
+        if model == "recursive":
+            # -2/3 (1 - yy) + tx + tt/3 + 4/3 (xx - oo) + 2/3 oo
+            gains[start:start + len(part)] = (-2 * third * (1 - yy) + tx + third * tt
+                                              + 4 * third * (xx - oo) + 2 * third * oo)
+            cyy, ctx, ctt, cxx, coo = 2 * third, 1.0, third, 4 * third, -2 * third
+        else:
+            gains[start:start + len(part)] = -(1 - yy) + tx + third * tt + xx
+            cyy, ctx, ctt, cxx, coo = 1.0, 1.0, third, 1.0, 0.0
+        if jac is not None and jac_cols is not None:
+            cols = jac_cols
+            d_t = tie[:, cols].astype(np.float64)
+            d_x = -at_least[:, cols].astype(np.float64)
+            d_o = -disj[:, cols].astype(np.float64)
+            r_t, r_x, r_o = _r(t, kern, cols), _r(x, kern, cols), _r(o, kern, cols)
+            dxx = 2 * d_x * r_x
+            dtx = d_t * r_x + d_x * r_t
+            dtt = 2 * d_t * r_t
+            doo = 2 * d_o * r_o
+            dyy = dxx + 2 * dtx + dtt
+            jac[start:start + len(part)] = (cyy * dyy + ctx * dtx + ctt * dtt + cxx * dxx
+                                            + coo * doo) / norm
+    return gains, jac
+
+
+def hand_gains(sigma: npt.ArrayLike, *, players: int, ranking: Ranking, model: Model,
+               hands: IntArray | None = None) -> FloatArray:
+    """The exact gain of *in* over *out* for each hand, in units of the pot, when every
+    other seat plays ``sigma`` (see the table in the module docstring).
+
+    Args:
+        sigma: in-probability per hand (combination index), values in [0, 1].
+        players: 2, or 3 (exact joint card removal between the two opponents too).
+        ranking: the hand ranking.
+        model: ``"recursive"`` or ``"one_round"``.
+        hands: only these of my hands (default all).
+
+    Raises:
+        CertifyError: more than 3 players, a bad model or a bad strategy.
+    """
+    table = hand_table(ranking)
+    f = _check_sigma(sigma, table)
+    if model not in MODELS:
+        raise CertifyError(f"model must be 'one_round' or 'recursive', not {model!r}")
+    rows = None if hands is None else np.asarray(hands, dtype=np.int64)
+    if players == 2:
+        return _heads_up_gains(f, ranking, model, rows)
+    if players == 3:
+        return _three_player(f, ranking, model,
+                             np.arange(table.n_hands) if rows is None else rows)[0]
+    raise CertifyError(f"exact gains are computed for 2 or 3 players, not {players!r} "
+                       f"(use sampled_exploitability)")
+
+
+def exploitability(sigma: npt.ArrayLike, *, players: int, ranking: Ranking, model: Model,
+                   gains: FloatArray | None = None) -> float:
+    """The certificate: chips per round (at the opening pot, ante 1 chip... i.e. ``players``
+    chips) that the best per-hand deviation of one seat gains against ``sigma``, exact.
+
+    Raises:
+        CertifyError: as :func:`hand_gains`.
+    """
+    table = hand_table(ranking)
+    f = _check_sigma(sigma, table)
+    g = gains if gains is not None else hand_gains(f, players=players, ranking=ranking,
+                                                   model=model)
+    return float(players * np.mean(np.maximum(g, 0.0) - f * g))
+
+
+def round_value(sigma: npt.ArrayLike, *, players: int, ranking: Ranking) -> float:
+    """A seat's expected immediate result per round at the opening pot, in chips: the
+    pot it takes (a 1/N share of "someone takes the pot", by symmetry) minus the matches
+    it pays, exact. In the one-round model this is the payoff; in the recursive model a
+    seat's total equity is exactly pot / N (the matches come back), and this is only the
+    part settled in the round.
+
+    Raises:
+        CertifyError: more than 3 players or a bad strategy.
+    """
+    table = hand_table(ranking)
+    f = _check_sigma(sigma, table)
+    k = ranking.cards_per_hand
+    if players == 2:
+        m = float(comb(52 - k, k))
+        above, tie, below = disjoint_sums(f, ranking)
+        everyone = np.asarray(disjoint_sums(np.ones_like(f), ranking)).sum(axis=0)
+        out_all = (everyone - above - tie - below) / m
+        beaten = above / m
+    elif players == 3:
+        parts: dict[str, FloatArray] = {}
+        _three_player(f, ranking, "one_round", np.arange(table.n_hands), parts=parts)
+        out_all = parts["oo"]
+        beaten = 1.0 - parts["yy"]
+    else:
+        raise CertifyError(f"exact values are computed for 2 or 3 players, not {players!r}")
+    p_all_out = float(np.mean((1.0 - f) * out_all))
+    p_match = float(np.mean(f * beaten))
+    pot = float(players)
+    return pot * ((1.0 - p_all_out) / players - p_match)
+
+
+# --------------------------------------------------------------------------------------------
+# Solvers.
+
+
+def _pairs_block(kern: _Kernel, rows: IntArray, cols: IntArray
+                 ) -> tuple[npt.NDArray[np.bool_], IntArray]:
+    disj = ~((kern.cards[rows].astype(np.float32) @ kern.cards[cols].T.astype(np.float32))
+             > 0)
+    rank = kern.table.rank.astype(np.int64)
+    return disj, np.sign(rank[rows][:, None] - rank[cols][None, :])
+
+
+def _threshold_start(players: int, rules: Rules, model: Model) -> FloatArray:
+    eq = equilibrium(cards_per_hand=rules.cards_per_hand, players=players, rules=rules,
+                     model=model)
+    table = hand_table(rules.ranking)
+    f = (table.keys > eq.threshold_key).astype(np.float64)
+    f[table.keys == eq.threshold_key] = eq.mixing
+    return f
+
+
+def _violators(f: FloatArray, g: FloatArray, band: float) -> IntArray:
+    return np.flatnonzero(((g > 0) & (f < 1)) | ((g < 0) & (f > 0)) | (np.abs(g) < band))
+
+
+def _zero_sum_lp(f: FloatArray, free: IntArray, ranking: Ranking) -> FloatArray:
+    """Heads-up recursive: maximise the payoff guaranteed against every reply, with the
+    hands outside ``free`` fixed at ``f`` (0 or 1) and the replies of those hands fixed to
+    the same decision. Variables: sigma on ``free`` and t_g <= min(0, c_g) for g in free."""
+    kern = _kernel(ranking)
+    k = ranking.cards_per_hand
+    m = float(comb(52 - k, k))
+    fixed = f.copy()
+    fixed[free] = 0.0
+    above, _, below = disjoint_sums(fixed, ranking)
+    coef = m / 2 + (below - above)
+    disj, s = _pairs_block(kern, free, free)
+    smat = (s * disj).astype(np.float64)  # s(h, g), h beats g -> +1
+    n = len(free)
+    a_ub = np.hstack([-smat.T, np.eye(n)])
+    b_ub = -m / 2 + (above - below)[free]
+    cost = np.concatenate([-coef[free], -np.ones(n)])
+    bounds: list[tuple[float | None, float | None]] = [(0.0, 1.0)] * n + [(None, 0.0)] * n
+    res = linprog(cost, A_ub=a_ub, b_ub=b_ub, bounds=bounds, method="highs")
+    if res.status != 0 or res.x is None:
+        raise CertifyError(f"the linear program failed: {res.message}")
+    out = fixed
+    out[free] = np.clip(res.x[:n], 0.0, 1.0)
+    return out
+
+
+def _box_lcp(q: FloatArray, jac: FloatArray) -> FloatArray:
+    """A solution x in [0, 1]^n of: w = q + J x, x = 1 where w > 0, x = 0 where w < 0,
+    w = 0 where 0 < x < 1; a mixed-integer program (HiGHS) that also minimises the number
+    of mixed entries.
+
+    Raises:
+        CertifyError: no solution found.
+    """
+    n = len(q)
+    big = float(np.abs(q).max() + np.abs(jac).sum(axis=1).max() + 1.0)
+    eye = sp.eye(n, format="csr")
+    zero = sp.csr_matrix((n, n))
+    jm = sp.csr_matrix(jac)
+    # variables: x, a (1: x may be below 1, then w <= 0), b (1: x may be above 0, w >= 0)
+    rows = sp.vstack([
+        sp.hstack([jm, big * eye, zero]),  # w <= big (1 - a)
+        sp.hstack([jm, zero, -big * eye]),  # w >= -big (1 - b)
+        sp.hstack([eye, eye, zero]),  # x >= 1 - a
+        sp.hstack([eye, zero, -eye]),  # x <= b
+    ]).tocsr()
+    inf = np.full(n, np.inf)
+    lower = np.concatenate([-inf, -big - q, np.ones(n), -inf])
+    upper = np.concatenate([big - q, inf, inf, np.zeros(n)])
+    res = milp(np.concatenate([np.zeros(n), np.ones(2 * n)]),
+               constraints=LinearConstraint(rows, lower, upper),
+               integrality=np.concatenate([np.zeros(n), np.ones(2 * n)]),
+               bounds=Bounds(np.zeros(3 * n), np.ones(3 * n)))
+    if res.status != 0 or res.x is None:
+        raise CertifyError(f"the complementarity subproblem failed: {res.message}")
+    x = res.x[:n]
+    a = np.round(res.x[n:2 * n])
+    b = np.round(res.x[2 * n:])
+    mixed = (a == 1) & (b == 1)
+    x = np.where(a == 0, 1.0, np.where(b == 0, 0.0, x))
+    if mixed.any():  # polish the mixed entries: solve w = 0 on them exactly
+        idx = np.flatnonzero(mixed)
+        rest = q + jac[:, ~mixed] @ x[~mixed]
+        sol, *_ = np.linalg.lstsq(jac[np.ix_(idx, idx)], -rest[idx], rcond=None)
+        if np.all((sol >= -1e-9) & (sol <= 1 + 1e-9)):
+            x[idx] = np.clip(sol, 0.0, 1.0)
+    return np.asarray(x)
+
+
+def _linearised(f: FloatArray, free: IntArray, players: int, ranking: Ranking,
+                model: Model) -> tuple[FloatArray, FloatArray]:
+    """Gains of ``free`` at f and their exact Jacobian d gain / d f on ``free``."""
+    if players == 2:  # linear: gain = g0 - C f / M (one round)
+        k = ranking.cards_per_hand
+        m = float(comb(52 - k, k))
+        disj, s = _pairs_block(_kernel(ranking), free, free)
+        weights = s if model == "recursive" else -(2.0 * (s < 0) + 0.5 * (s == 0))
+        g = _heads_up_gains(f, ranking, model, free)
+        return g, np.asarray(weights * disj / m, dtype=np.float64)
+    g3, jac = _three_player(f, ranking, model, free, free)
+    assert jac is not None
+    return g3, jac
+
+
+def _newton(f: FloatArray, free: IntArray, players: int, ranking: Ranking,
+            model: Model, steps: int = 12) -> FloatArray:
+    x = f.copy()
+    for _ in range(steps):
+        g, jac = _linearised(x, free, players, ranking, model)
+        q = g - jac @ x[free]
+        new = _box_lcp(q, jac)
+        change = float(np.abs(new - x[free]).max()) if len(free) else 0.0
+        x[free] = new
+        if change < 1e-13 or players == 2:
+            break
+    return x
+
+
+@dataclass(frozen=True)
+class _Solution:
+    sigma: FloatArray
+    gains: FloatArray
+    exploitability: float
+    iterations: int
+    free: int
+
+
+def solve_exact(cards: int, players: int, model: Model, rules: Rules | None = None, *,
+                max_rounds: int = 40, band: float = 1e-3) -> _Solution:
+    """Solve one cell exactly and certify it (see the module docstring).
+
+    Returns:
+        the per-hand strategy, its exact gains (pot units), its exploitability (chips per
+        round), the number of outer rounds and the size of the last undecided set.
+
+    Raises:
+        CertifyError: unsupported rules, players other than 2 and 3, or no certificate
+            within ``max_rounds`` (the target is :data:`EXACT_TARGET`).
+    """
+    base = _rules_for(cards, rules)
+    certified_rules(base, players, model)
+    if players not in EXACT_TARGET:
+        raise CertifyError(f"exact solutions are computed for 2 or 3 players, not "
+                           f"{players!r}")
+    ranking = base.ranking
+    f = _threshold_start(players, base, model)
+    g = hand_gains(f, players=players, ranking=ranking, model=model)
+    free = np.flatnonzero(np.abs(g) < band)
+    target = EXACT_TARGET[players]
+    ex = exploitability(f, players=players, ranking=ranking, model=model, gains=g)
+    rounds = 0
+    while rounds < max_rounds:
+        free = np.union1d(free, _violators(f, g, band if rounds == 0 else 0.0))
+        rounds += 1
+        if players == 2 and model == "recursive":
+            f = _zero_sum_lp(f, free, ranking)
+        else:
+            f = _newton(f, free, players, ranking, model)
+        g = hand_gains(f, players=players, ranking=ranking, model=model)
+        ex = exploitability(f, players=players, ranking=ranking, model=model, gains=g)
+        if ex <= target * 1e-3:
+            break
+    if ex > target:
+        raise CertifyError(f"no certificate after {rounds} rounds: exploitability {ex:.3g} "
+                           f"> {target:g}")
+    return _Solution(sigma=f, gains=g, exploitability=max(ex, 0.0), iterations=rounds,
+                     free=len(free))
+
+
+def _rules_for(cards: int, rules: Rules | None) -> Rules:
+    if cards not in (2, 3):
+        raise CertifyError(f"cards must be 2 or 3, not {cards!r}")
+    base = rules if rules is not None else _DEFAULT_RULES[cards]
+    if base.cards_per_hand != cards:
+        base = base.replace(cards_per_hand=cards)
+    return base
+
+
+# --------------------------------------------------------------------------------------------
+# Sampled best response (beyond exact reach).
+
+
+def _deal_gains(h: IntArray, opp: IntArray, f: FloatArray, table: HandTable,
+                players: int, model: str) -> FloatArray:
+    """Gain (pot units) of each of my hands ``h`` (shape (s,)) in one deal each, the
+    opponents' hands ``opp`` (s, N-1) fixed and their declarations drawn from ``f``
+    (expectation taken exactly over the declarations)."""
+    rank = table.rank.astype(np.int64)
+    mine = rank[h][:, None]
+    theirs = rank[opp]
+    p = f[opp]
+    big_n = float(players)
+    no_above = np.prod(np.where(theirs > mine, 1.0 - p, 1.0), axis=1)
+    all_out = np.prod(1.0 - p, axis=1)
+    # E[1 / (1 + J) ; nobody above], J = number of tied opponents in
+    tie_p = np.where(theirs == mine, p, 0.0)
+    poly = np.zeros((len(h), theirs.shape[1] + 1))
+    poly[:, 0] = 1.0
+    for j in range(theirs.shape[1]):
+        q = tie_p[:, j][:, None]
+        shifted = np.zeros_like(poly)
+        shifted[:, 1:] = poly[:, :-1]
+        poly = poly * (1 - q) + shifted * q
+    share = (poly / np.arange(1, poly.shape[1] + 1)).sum(axis=1)
+    tied = no_above * (share - poly[:, 0])  # some tie, nobody above
+    if model == "recursive":
+        return np.asarray((1 - no_above) * (-1 + 1 / big_n) + tied
+                          + (no_above * poly[:, 0] - all_out) * (1 + 1 / big_n)
+                          + all_out * (1 - 1 / big_n))
+    return np.asarray(-(1 - no_above) + tied + no_above * poly[:, 0])
+
+
+def _sample_gains(f: FloatArray, table: HandTable, players: int, model: str, deals: int,
+                  rng: np.random.Generator) -> tuple[FloatArray, FloatArray]:
+    """Per hand: mean and variance of the mean of ``deals`` sampled deals' gains."""
+    n = table.n_hands
+    k = table.cards_per_hand
+    cards = table.cards.astype(np.int64)
+    opp_cards = (players - 1) * k
+    mean = np.zeros(n)
+    var = np.zeros(n)
+    code = table.code_to_index
+    weights = 52 ** np.arange(k - 1, -1, -1)
+    chunk = max(1, 200_000 // deals)
+    for start in range(0, n, chunk):
+        hs = np.arange(start, min(n, start + chunk))
+        h = np.repeat(hs, deals)
+        mask = np.zeros((len(h), 52), dtype=bool)
+        mask[np.arange(len(h))[:, None], cards[h]] = True
+        keys = rng.random((len(h), 52))
+        keys[mask] = 2.0
+        drawn = np.argpartition(keys, opp_cards, axis=1)[:, :opp_cards]
+        opp = code[(drawn.reshape(len(h), players - 1, k) * weights).sum(axis=2)]
+        gains = _deal_gains(h, opp.astype(np.int64), f, table, players, model).reshape(
+            len(hs), deals)
+        mean[hs] = gains.mean(axis=1)
+        var[hs] = gains.var(axis=1, ddof=1) / deals
+    return mean, var
+
+
+def sampled_exploitability(sigma: npt.ArrayLike, *, players: int, ranking: Ranking,
+                           model: Model, deals: int = 64, seed: int = 0
+                           ) -> tuple[float, float, FloatArray]:
+    """A sampled best response: for every hand, ``deals`` random deals of the others'
+    hands (exact card removal inside each deal, declarations averaged exactly) choose the
+    deviation; ``deals`` independent deals then estimate its gain. Returns ``(estimate,
+    standard error, gains)`` in chips per round; the estimate is unbiased for the gain of
+    that deviation, hence for a lower bound of the exploitability.
+
+    Raises:
+        CertifyError: bad arguments.
+    """
+    table = hand_table(ranking)
+    f = _check_sigma(sigma, table)
+    if not 2 <= players <= 10 or players * ranking.cards_per_hand > 52:
+        raise CertifyError(f"players must be 2..10, not {players!r}")
+    rng = np.random.default_rng(seed)
+    g1, _ = _sample_gains(f, table, players, model, deals, rng)
+    g2, v2 = _sample_gains(f, table, players, model, deals, rng)
+    d = (g1 > 0).astype(np.float64)
+    n = table.n_hands
+    est = float(players * np.mean((d - f) * g2))
+    se = float(players * np.sqrt(np.sum((d - f) ** 2 * v2)) / n)
+    return est, se, 0.5 * (g1 + g2)
+
+
+# --------------------------------------------------------------------------------------------
+# Strategies, storage, export.
+
+
+@dataclass(frozen=True)
+class PerHandStrategy:
+    """A per-hand symmetric strategy with its certificate.
+
+    Attributes:
+        cards, players, model, rules: the cell.
+        probabilities: in-probability per hand (combination index), read-only.
+        gains: the gain of in over out per hand in chips at the opening pot (exact, or a
+            sampled estimate when ``certified == "sampled"``).
+        exploitability: chips per round the best deviation of one seat gains (exact), or
+            the sampled estimate of a best response's gain.
+        certified: ``"exact"`` or ``"sampled"``.
+        standard_error: of the sampled estimate (``None`` when exact).
+        method: how the strategy was found.
+        seconds: solve time (0 when loaded).
+    """
+
+    cards: int
+    players: int
+    model: Model
+    rules: Rules
+    probabilities: FloatArray
+    gains: FloatArray
+    exploitability: float
+    certified: Certified
+    standard_error: float | None
+    method: str
+    seconds: float = field(default=0.0, compare=False)
+
+    @property
+    def table(self) -> HandTable:
+        """The hand table the arrays are indexed by."""
+        return hand_table(self.rules.ranking)
+
+    def _index(self, hand_cards: Sequence[Card]) -> int:
+        try:
+            return self.table.index_of(tuple(int(c) for c in hand_cards))
+        except ValueError as exc:
+            raise CertifyError(str(exc)) from exc
+
+    def in_probability(self, hand_cards: Sequence[Card]) -> float:
+        """Probability of *in* with ``hand_cards`` (any order).
+
+        Raises:
+            CertifyError: not a hand of this cell's size, or a repeated card.
+        """
+        return float(self.probabilities[self._index(hand_cards)])
+
+    def ev_in_minus_out(self, hand_cards: Sequence[Card]) -> float:
+        """Chips (at the opening pot) that *in* gains over *out* with ``hand_cards``
+        against the others playing this strategy (see :attr:`certified` for exactness).
+
+        Raises:
+            CertifyError: as :meth:`in_probability`.
+        """
+        return float(self.gains[self._index(hand_cards)])
+
+    @property
+    def in_rate(self) -> float:
+        """Probability that a seat goes in."""
+        return float(self.probabilities.mean())
+
+    def to_contract(self) -> dict[str, Any]:
+        """The ``guts solve --export`` JSON object (issue 12 item 4)."""
+        table = self.table
+        strategy = {hand_token(tuple(int(c) for c in row)): float(p)
+                    for row, p in zip(table.cards, self.probabilities, strict=True)}
+        return {"cards": self.cards, "players": self.players, "model": self.model,
+                "rules": self.rules.model_dump(mode="json"), "strategy": strategy,
+                "exploitability": self.exploitability, "certified": self.certified,
+                "standard_error": self.standard_error}
+
+    def to_data(self) -> dict[str, Any]:
+        """Compact form for the package data files."""
+        return {"cards": self.cards, "players": self.players, "model": self.model,
+                "ranking": {"ace_low_straight": self.rules.ace_low_straight,
+                            "suit_tiebreak": self.rules.suit_tiebreak},
+                "probabilities": [float(p) for p in self.probabilities],
+                "gains": [float(g) for g in self.gains],
+                "exploitability": self.exploitability, "certified": self.certified,
+                "standard_error": self.standard_error, "method": self.method}
+
+
+def _freeze(a: npt.ArrayLike) -> FloatArray:
+    out = np.array(a, dtype=np.float64)
+    out.setflags(write=False)
+    return out
+
+
+def solve_strategy(cards: int, players: int, model: Model = "recursive",
+                   rules: Rules | None = None, *, deals: int = 64,
+                   seed: int = 0) -> PerHandStrategy:
+    """Solve one cell: exact (2 players; 3 players with 2 cards) or, beyond exact reach,
+    the threshold solution per hand with a sampled best response.
+
+    Raises:
+        CertifyError: unsupported rules or arguments.
+    """
+    start = time.perf_counter()
+    base = _rules_for(cards, rules)
+    certified_rules(base, players, model)
+    pot = players * base.ante
+    if players == 2 or (players == 3 and cards == 2):
+        sol = solve_exact(cards, players, model, base)
+        return PerHandStrategy(
+            cards=cards, players=players, model=model, rules=base,
+            probabilities=_freeze(sol.sigma), gains=_freeze(sol.gains * pot),
+            exploitability=sol.exploitability * base.ante, certified="exact",
+            standard_error=None,
+            method=("linear program (HiGHS), constraint generation" if players == 2
+                    and model == "recursive" else
+                    "complementarity: Josephy-Newton with mixed-integer subproblems (HiGHS)"),
+            seconds=time.perf_counter() - start)
+    f = _threshold_start(players, base, model)
+    est, se, gains = sampled_exploitability(f, players=players, ranking=base.ranking,
+                                            model=model, deals=deals, seed=seed)
+    return PerHandStrategy(
+        cards=cards, players=players, model=model, rules=base, probabilities=_freeze(f),
+        gains=_freeze(gains * pot), exploitability=est * base.ante, certified="sampled",
+        standard_error=se * base.ante,
+        method=f"threshold (bisection solver) per hand; best response from {deals} + "
+               f"{deals} sampled deals per hand",
+        seconds=time.perf_counter() - start)
+
+
+def data_name(cards: int, players: int, model: str) -> str:
+    """File name of a stored cell, e.g. ``'2card_3p_recursive.json.gz'``."""
+    return f"{cards}card_{players}p_{model}.json.gz"
+
+
+def from_data(data: dict[str, Any]) -> PerHandStrategy:
+    """Rebuild a strategy from :meth:`PerHandStrategy.to_data`."""
+    rules = _DEFAULT_RULES[int(data["cards"])].replace(**data["ranking"])
+    return PerHandStrategy(
+        cards=int(data["cards"]), players=int(data["players"]), model=data["model"],
+        rules=rules, probabilities=_freeze(data["probabilities"]),
+        gains=_freeze(data["gains"]), exploitability=float(data["exploitability"]),
+        certified=data["certified"], standard_error=data["standard_error"],
+        method=str(data["method"]))
+
+
+def _stored(cards: int, players: int, model: str) -> PerHandStrategy | None:
+    resource = resources.files("gutskit.strategy").joinpath("data", data_name(cards, players,
+                                                                               model))
+    if not resource.is_file():
+        return None
+    with resource.open("rb") as raw, gzip.open(raw, "rt", encoding="utf-8") as text:
+        return from_data(json.load(text))
+
+
+_DEFAULT_RANKING = {k: rules.ranking for k, rules in _DEFAULT_RULES.items()}
+
+
+@cache
+def _load(cards: int, players: int, model: Model, ranking: Ranking) -> PerHandStrategy:
+    if ranking == _DEFAULT_RANKING[cards]:
+        stored = _stored(cards, players, model)
+        if stored is not None:
+            return stored
+    rules = _DEFAULT_RULES[cards].replace(ace_low_straight=ranking.ace_low_straight,
+                                          suit_tiebreak=ranking.suit_tiebreak)
+    return solve_strategy(cards, players, model, rules)
+
+
+def load_strategy(cards: int, players: int, model: Model = "recursive",
+                  rules: Rules | None = None) -> PerHandStrategy:
+    """The per-hand equilibrium of one cell: the stored, certified solution for the
+    default ranking (``src/gutskit/strategy/data``), otherwise solved now (exact cells take
+    a few seconds; cached per process).
+
+    Args:
+        cards: 2 or 3.
+        players: 2..10.
+        model: ``"recursive"`` (default) or ``"one_round"``.
+        rules: house rules; only the ranking matters among the certified ones
+            (:func:`certified_rules`).
+
+    Raises:
+        CertifyError: unsupported rules or arguments.
+    """
+    base = _rules_for(cards, rules)
+    certified_rules(base, players, model)
+    return _load(cards, players, model, base.ranking)
+
