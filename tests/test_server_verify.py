@@ -85,7 +85,8 @@ def test_an_honest_session_verifies(tmp_path: Path) -> None:
     assert [line.split(", ")[-1] for line in lines[:4]] == [
         "6 cards of the history match)", "3 cards of the history match)",
         "3 cards of the history match)", "3 cards of the history match)"]
-    assert lines[-1] == "4 of 4 rounds verified"
+    assert lines[-2:] == ["the hand history replays through the engine",
+                          "4 of 4 rounds verified"]
 
 
 def test_a_changed_hand_that_was_also_shown_fails(tmp_path: Path) -> None:
@@ -93,8 +94,13 @@ def test_a_changed_hand_that_was_also_shown_fails(tmp_path: Path) -> None:
     dealt_lines(history)[0]["hands"][0] = "2c 3c 4c"  # Ana's round 1, shown at the showdown
     code, _, err = run(tmp_path, fairness, history)
     assert code == 1
-    assert err == ("FAILED: round 1: seat 0 ('Ana') holds 2c 3c 4c, but the seed deals "
-                   "Ts Td Qc\n")
+    # The replay through the engine sees it first: the dealt hand is not the shown one.
+    assert err == ("FAILED: round 1: the recorded RoundResolved differs from the engine's: "
+                   "shown [Ts Td Qc, Qd Jh 7h, -] (the engine: [2c 3c 4c, Qd Jh 7h, -])\n")
+    fairness["rounds"][0]["seed"] = None  # the seed check, without the replay
+    fairness["session_over"] = False
+    code, _, err = run(tmp_path, fairness, history)
+    assert code == 1
 
 
 def test_a_shown_hand_unlike_the_dealt_one_fails(tmp_path: Path) -> None:
@@ -107,13 +113,15 @@ def test_a_shown_hand_unlike_the_dealt_one_fails(tmp_path: Path) -> None:
     history = [e for e in history if e["type"] != "SessionEnded"]
     code, _, err = run(tmp_path, fairness, history)
     assert code == 1
-    assert err == "FAILED: round 1: seat 0 ('Ana') was dealt Ts Td Qc but showed Ts Td Qd\n"
+    assert err == ("FAILED: round 1: the recorded RoundResolved differs from the engine's: "
+                   "shown [Ts Td Qd, Qd Jh 7h, -] (the engine: [Ts Td Qc, Qd Jh 7h, -])\n")
 
 
 @pytest.mark.parametrize(("spoil", "message"), [
     (lambda f: f.update(rounds=[]), "the fairness file lists no rounds: nothing to verify"),
     (lambda f: f.update(algorithm="other"),
-     "algorithm 'other' is not 'gutskit-deck-v1', the only one this verifier checks"),
+     "algorithm 'other' is not 'gutskit-deal-v2' or 'gutskit-deck-v1', the ones this "
+     "verifier checks"),
     (lambda f: f["rounds"][2].update(seed=None),
      "round 3: the session is over but its seed was not revealed"),
     (lambda f: f["rounds"].pop(1),
@@ -144,8 +152,9 @@ def test_an_unrevealed_seed_fails_once_the_history_ends(tmp_path: Path) -> None:
     # Without the end of the session, an unrevealed round is only reported.
     code, out, _ = run(tmp_path, fairness,
                        [e for e in history if e["type"] != "SessionEnded"])
-    assert code == 0 and out.splitlines()[-2:] == ["round 4: seed not revealed yet",
-                                                  "3 of 4 rounds verified"]
+    assert code == 0 and out.splitlines()[-3:] == [
+        "round 4: not opened yet", "the hand history replays through the engine",
+        "3 of 4 rounds verified"]
 
 
 def test_a_tampered_amount_fails_in_one_line(tmp_path: Path) -> None:
@@ -154,12 +163,13 @@ def test_a_tampered_amount_fails_in_one_line(tmp_path: Path) -> None:
     resolved["won"][0] += 50
     code, out, err = run(tmp_path, fairness, history)
     assert code == 1 and out == ""
-    assert err.startswith("FAILED: the hand history does not replay at event ")
+    assert err == ("FAILED: round 1: the recorded RoundResolved differs from the engine's: "
+                   "won [53, 0, 0] (the engine: [3, 0, 0])\n")
     assert len(err.splitlines()) == 1 and "Traceback" not in err
 
 
 @pytest.mark.parametrize(("raw", "message"), [
-    ("not json", "is not JSON: Expecting value: line 1 column 1 (char 0)"),
+    ("not json", "is not JSON: give a fairness.json or a hand history (JSON Lines)"),
     ("{}", 'a fairness file is a JSON object with a "rounds" list '
            "(GET /api/rooms/<id>/fairness.json)"),
     ('{"rounds": [{"round": "1"}]}', 'bad fairness record {"round": "1"}'),
@@ -173,7 +183,8 @@ def test_unreadable_input_is_a_user_error(tmp_path: Path, raw: str, message: str
 def test_no_arguments_and_a_missing_file_are_user_errors(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli_app, ["verify"])
     assert result.exit_code == 2
-    assert result.stderr == "error: give a fairness.json file, or --commitment and --seed\n"
+    assert result.stderr == ("error: give a fairness.json file or a hand history, or "
+                             "--commitment and --seed\n")
     result = CliRunner().invoke(cli_app, ["verify", str(tmp_path / "nope.json")])
     assert result.exit_code == 2 and result.stderr.startswith("error: cannot read")
 

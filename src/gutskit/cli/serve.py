@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -51,23 +51,34 @@ def serve(
 
 
 def verify(
-    fairness_file: Annotated[Path | None, typer.Argument(
-        metavar="[FAIRNESS.json]",
-        help="The room's fairness.json (from /api/rooms/ROOM_ID/fairness.json).")] = None,
+    file: Annotated[Path | None, typer.Argument(
+        metavar="[FILE]",
+        help="A room's /api/rooms/ROOM_ID/fairness.json, or any hand history gutskit "
+             "writes.")] = None,
     history: Annotated[Path | None, typer.Option(
         "--history", metavar="FILE",
-        help="Your hand history (history.jsonl): also check every card you saw.")] = None,
+        help="Your hand history (history.jsonl): replay it and check every card you "
+             "saw.")] = None,
     commitment: Annotated[str | None, typer.Option(
-        help="Check one round: the published commitment (with --seed).")] = None,
+        help="Check one version-1 round: the published commitment (with --seed).")] = None,
     seed: Annotated[str | None, typer.Option(
-        help="Check one round: the revealed seed (hex, with --commitment).")] = None,
+        help="Check one version-1 round: the revealed seed (hex, with --commitment).")]
+    = None,
 ) -> None:
-    """Verify the provably fair deal: recompute each deck from its revealed seed, check it
-    against the commitment published before the deal, and (with --history) check the cards
-    you saw. Exit status 1 when a check fails (FAILED: ...), 2 for unreadable input
-    (error: ...).
+    """Verify a session: replay the hand history through the engine (antes, declarations,
+    winners, every payment, the pot) and check the deal against the commitments published
+    before it (docs/fairness.md; download fairness.json?token=YOUR_TOKEN to check your own
+    cards too). A history without commitments is only checked for
+    consistency: its fairness is not provable. Exit status 1 when a check fails
+    (FAILED: ...), 2 for unreadable input (error: ...).
     """
-    from gutskit.server.verify import VerifyInputError, load_visible_history, verify_rounds
+    from gutskit.server.verify import (
+        VerifyInputError,
+        load_history,
+        parse_history,
+        verify_history,
+        verify_rounds,
+    )
 
     def user_error(message: str) -> SystemExit:
         sys.stderr.write(f"error: {message}\n")
@@ -75,32 +86,65 @@ def verify(
 
     try:
         if commitment is not None or seed is not None:
-            if commitment is None or seed is None or fairness_file is not None:
+            if commitment is None or seed is None or file is not None:
                 raise user_error("give --commitment and --seed together, without a file")
             deck = verify_commitment(commitment, seed)
             typer.echo("ok: the commitment matches; deck (top first): "
                        + " ".join(deck_names(deck)))
             return
-        if fairness_file is None:
-            raise user_error("give a fairness.json file, or --commitment and --seed")
+        if file is None:
+            raise user_error("give a fairness.json file or a hand history, or --commitment "
+                             "and --seed")
         try:
-            data = json.loads(fairness_file.read_text(encoding="utf-8"))
+            text = file.read_text(encoding="utf-8")
         except OSError as error:
-            raise user_error(f"cannot read {str(fairness_file)!r}: {error.strerror}") from None
-        except (json.JSONDecodeError, UnicodeDecodeError) as error:
-            raise user_error(f"{fairness_file} is not JSON: {error}") from None
-        events = load_visible_history(history) if history is not None else None
-        checks = verify_rounds(data, events)
+            raise user_error(f"cannot read {str(file)!r}: {error.strerror}") from None
+        except UnicodeDecodeError:
+            raise user_error(f"{file} is not UTF-8 text") from None
+        data = _json_object(text)
+        if data is None or "type" in data:  # a hand history (JSON Lines)
+            if history is not None:
+                raise user_error(f"{file} is a hand history: give a fairness.json with "
+                                 "--history")
+            if data is None and not text.lstrip().startswith("{"):
+                raise user_error(f"{file} is not JSON: give a fairness.json or a hand "
+                                 "history (JSON Lines)")
+            checks = verify_history(parse_history(text, str(file)))
+            for check in checks:
+                typer.echo(f"{check.detail}: replays through the engine")
+            typer.echo(f"{len(checks)} rounds replay through the engine; fairness is not "
+                       "provable for this history: it has no commitments (a server room's "
+                       "fairness.json has them)")
+            return
+        events = load_history(history) if history is not None else None
+        results = verify_rounds(data, events)
     except VerifyInputError as error:
         raise user_error(str(error)) from None
     except FairnessError as error:
         sys.stderr.write(f"FAILED: {error}\n")
         raise SystemExit(1) from None
-    ok = [c for c in checks if c.status == "ok"]
-    for check in checks:
-        if check.status == "ok":
+    ok = [c for c in results if c.status == "ok"]
+    dealt = [c for c in results if c.status != "pending"]
+    for check in results:
+        if check.status == "ok" and check.top_cards:
             extra = f", {check.cards_checked} cards of the history match" if history else ""
             typer.echo(f"round {check.round}: ok (deck starts {check.top_cards}{extra})")
+        elif check.status == "ok":
+            extra = f", {check.cards_checked} cards of the history match" if history else ""
+            typer.echo(f"round {check.round}: ok ({check.detail}{extra})")
+        elif check.status == "pending":
+            typer.echo(f"round {check.round}: committed, not dealt")
         else:
-            typer.echo(f"round {check.round}: seed not revealed yet")
-    typer.echo(f"{len(ok)} of {len(checks)} rounds verified")
+            typer.echo(f"round {check.round}: not opened yet")
+    if history is not None:
+        typer.echo("the hand history replays through the engine")
+    typer.echo(f"{len(ok)} of {len(dealt)} rounds verified")
+
+
+def _json_object(text: str) -> dict[str, Any] | None:
+    """``text`` as one JSON object, or ``None`` when it is not one (JSON Lines)."""
+    try:
+        data = json.loads(text)
+    except (json.JSONDecodeError, RecursionError):
+        return None
+    return data if isinstance(data, dict) else None

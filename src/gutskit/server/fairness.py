@@ -1,14 +1,38 @@
-"""The provably fair deal: a deck derived from a secret seed, committed to before the deal.
+"""Provably fair deals: decks committed to before the deal.
 
-Before a round is dealt the server draws a 32-byte seed from the operating system's CSPRNG
-(:func:`secrets.token_bytes`), derives the deck from it (:func:`deck_from_seed`) and
-publishes :func:`commitment` (a SHA-256 hash of the deck and the seed). After the round
-(or at the end of the session) it reveals the seed. Anyone can then recompute the deck from
-the seed, check the hash, and check that the cards they saw are the ones the deck deals
-(``guts verify``). The seed cannot be changed after the commitment without changing the
-hash, so the server cannot pick the cards after seeing the declarations.
+Two schemes; a room uses one (its ``seed_reveal`` setting, :mod:`gutskit.server.protocol`).
 
-The algorithm, exactly (version 1; reimplementable in a few lines in any language):
+**Version 2, ``"shown"`` (the default): per-card commitments, only shown cards opened.**
+Nothing published lets anyone compute a card that was never shown (docs/fairness.md).
+
+1. Secret: for each round the server draws a 32-byte seed from the operating system's
+   CSPRNG (:func:`new_seed`); it never leaves the server. It gives the *committed order*
+   ``D`` (52 cards: :func:`deck_from_seed`, the version-1 shuffle below) and one 16-byte
+   salt per position: ``salt[i] = SHA-256(b"gutskit-salt-v2" || seed || i as 1 byte)``,
+   first 16 bytes (:func:`secret_from_seed`).
+2. Leaf ``i`` (``i = 0..51``): SHA-256 (lowercase hex) of the ASCII text
+   ``"gutskit-card-v2|" + str(i) + "|" + card name of D[i] + "|" + salt[i] as hex``
+   (:func:`leaf`).
+3. Commitment: SHA-256 (hex) of ``"gutskit-deck-v2|" + the 52 leaves joined by " "``
+   (:func:`deck_commitment`), published before any client seed for the round counts.
+4. Client seeds: each seated player may send one seed (16-64 bytes, hex) for the round
+   after the commitment; the server mixes the seeds it received before the deal, in seat
+   order: ``mix = SHA-256("gutskit-mix-v2|" + commitment + "|" + the seeds (lowercase hex,
+   "-" for a seat without one) joined by ",")``. With no seed at all the deal order is the
+   committed order; otherwise it is the version-1 Fisher-Yates shuffle of the positions
+   ``0..51`` driven by the stream of ``mix`` (:func:`deal_order`). The card dealt ``j``-th
+   is ``D[order[j]]`` (:func:`dealt_deck`): the server fixed ``D`` before it saw the seeds,
+   the seeds fix ``order``, so neither alone chooses the deal.
+5. The deal: from the dealt deck, top first (:func:`gutskit.core.engine.deal_from_deck`:
+   one card at a time from the dealer's left, then the ghost hand and the community card).
+6. After the round the server publishes the 52 leaves and opens only the positions of the
+   cards the public hand history shows (showdown hands, a shown ghost hand, a turned
+   community card): position, card, salt (:func:`open_cards`, checked by
+   :func:`check_opening`). A seat may ask for the openings of its own dealt cards
+   (``fairness.json?token=...``); nobody else receives them.
+
+**Version 1, ``"round"`` / ``"session"`` (opt-in): the whole seed is revealed.** Anyone can
+then compute every card of the round, *including the hands of players who were out*.
 
 1. Random stream: block ``k`` (``k = 0, 1, 2, ...``) is
    ``SHA-256(b"gutskit-deck-v1" || seed || k as 8 bytes big-endian)``; the stream is the
@@ -22,34 +46,63 @@ The algorithm, exactly (version 1; reimplementable in a few lines in any languag
 4. Commitment: SHA-256 (lowercase hex) of the ASCII text
    ``"gutskit-v1|" + the 52 card names joined by single spaces + "|" + seed as lowercase hex``
    (card names as ``"As"``, ``"Td"``, ``"2c"``).
-5. The deal: one card at a time from the top, starting left of the dealer, to every seat
-   in play (:func:`gutskit.core.engine.hands_from_deck`).
+5. The deal: as in version 2, step 5, from the deck.
 
 >>> seed = bytes(32)
 >>> deck_names(deck_from_seed(seed))[:5]
 ['2c', '9d', '3c', '4c', 'Tc']
 >>> commitment(seed, deck_from_seed(seed))[:16]
 '121745bc6fea4680'
+>>> secret = secret_from_seed(seed)
+>>> deck_commitment(leaves(secret))[:16]
+'8bc61a161ccc3502'
+>>> deal_order(deck_commitment(leaves(secret)), [None, None])[:4]
+[0, 1, 2, 3]
 """
 
 from __future__ import annotations
 
 import hashlib
 import secrets
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
 
-from gutskit.core.cards import DECK, Card, card_name
+from gutskit.core.cards import DECK, Card, CardError, card_name, parse_card
+from gutskit.core.events import RoundResolved
 
 __all__ = [
+    "ALGORITHM_V1",
+    "ALGORITHM_V2",
     "DOMAIN",
+    "DeckSecret",
     "FairnessError",
+    "Opening",
+    "check_leaves",
+    "check_opening",
     "commitment",
+    "deal_order",
+    "dealt_deck",
+    "deck_commitment",
     "deck_from_seed",
     "deck_names",
+    "leaf",
+    "leaves",
+    "mix",
     "new_seed",
+    "open_cards",
+    "parse_client_seed",
     "parse_seed",
+    "secret_from_seed",
+    "shown_cards",
     "verify_commitment",
 ]
+
+ALGORITHM_V1 = "gutskit-deck-v1"
+"""Version 1: the whole seed is revealed (``seed_reveal = "round"`` or ``"session"``)."""
+
+ALGORITHM_V2 = "gutskit-deal-v2"
+"""Version 2: per-card commitments, only shown cards opened (``seed_reveal = "shown"``)."""
 
 DOMAIN = b"gutskit-deck-v1"
 """Domain-separation prefix of the random stream."""
@@ -88,10 +141,10 @@ def _words(seed: bytes) -> Iterator[int]:
         k += 1
 
 
-def deck_from_seed(seed: bytes) -> list[Card]:
-    """The deck (top card first) that ``seed`` determines (steps 1-3 of the module doc)."""
+def _shuffled(seed: bytes) -> list[int]:
+    """``0..51`` shuffled by the stream of ``seed`` (version 1, steps 1-3)."""
     words = _words(seed)
-    deck = list(DECK)
+    deck = list(range(52))
     for i in range(51, 0, -1):
         n = i + 1
         limit = 2**32 - (2**32 % n)
@@ -101,6 +154,11 @@ def deck_from_seed(seed: bytes) -> list[Card]:
         j = word % n
         deck[i], deck[j] = deck[j], deck[i]
     return deck
+
+
+def deck_from_seed(seed: bytes) -> list[Card]:
+    """The deck (top card first) that ``seed`` determines (steps 1-3 of the module doc)."""
+    return [DECK[i] for i in _shuffled(seed)]
 
 
 def deck_names(deck: Sequence[Card]) -> list[str]:
@@ -130,3 +188,157 @@ def verify_commitment(commitment_hex: str, seed_hex: str) -> list[Card]:
         raise FairnessError(f"commitment {commitment_hex!r} does not match seed {seed_hex!r} "
                             f"(the seed commits to {expected})")
     return deck
+
+
+# ---------------------------------------------------------------------------------------------
+# Version 2: per-card commitments.
+
+
+@dataclass(frozen=True)
+class DeckSecret:
+    """What the server keeps secret about one round (version 2): the committed order
+    (``deck[i]`` is the card at position ``i``) and each position's 16-byte salt."""
+
+    deck: tuple[Card, ...]
+    salts: tuple[bytes, ...]
+
+
+@dataclass(frozen=True)
+class Opening:
+    """One opened position of a committed order: ``card`` was at ``position`` (0-51), with
+    ``salt`` (16 bytes): the leaf is :func:`leaf` of the three."""
+
+    position: int
+    card: Card
+    salt: bytes
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"position": 7, "card": "As", "salt": "<32 hex>"}``."""
+        return {"position": self.position, "card": card_name(self.card),
+                "salt": self.salt.hex()}
+
+    @classmethod
+    def from_json(cls, data: object) -> Opening:
+        """The opening of :meth:`to_json`.
+
+        Raises:
+            FairnessError: not an object with a position 0-51, a card and 16 hex bytes.
+        """
+        if not isinstance(data, dict):
+            raise FairnessError(f"an opening is an object, not {data!r}")
+        position, card, salt = data.get("position"), data.get("card"), data.get("salt")
+        if type(position) is not int or not 0 <= position < 52:
+            raise FairnessError(f"opening position {position!r} is not 0 to 51")
+        try:
+            code = parse_card(str(card))
+            raw = bytes.fromhex(str(salt))
+        except (CardError, ValueError):
+            raise FairnessError(f"opening {data!r} needs a card and a hex salt") from None
+        if len(raw) != 16:
+            raise FairnessError(f"opening salt {salt!r} is not 16 bytes")
+        return cls(position, code, raw)
+
+
+def secret_from_seed(seed: bytes) -> DeckSecret:
+    """The committed order and salts of a round from its secret seed (version 2, step 1)."""
+    salts = tuple(hashlib.sha256(b"gutskit-salt-v2" + seed + bytes([i])).digest()[:16]
+                  for i in range(52))
+    return DeckSecret(tuple(deck_from_seed(seed)), salts)
+
+
+def leaf(position: int, card: Card, salt: bytes) -> str:
+    """The commitment to one position (version 2, step 2), lowercase hex."""
+    text = f"gutskit-card-v2|{position}|{card_name(card)}|{salt.hex()}"
+    return hashlib.sha256(text.encode("ascii")).hexdigest()
+
+
+def leaves(secret: DeckSecret) -> list[str]:
+    """The 52 leaves of ``secret`` (position order)."""
+    return [leaf(i, card, salt) for i, (card, salt) in enumerate(zip(secret.deck, secret.salts,
+                                                                       strict=True))]
+
+
+def deck_commitment(leaf_hashes: Sequence[str]) -> str:
+    """The published commitment of a round (version 2, step 3), lowercase hex."""
+    text = "gutskit-deck-v2|" + " ".join(leaf_hashes)
+    return hashlib.sha256(text.encode("ascii")).hexdigest()
+
+
+def parse_client_seed(text: str) -> str:
+    """A client seed in its canonical form (lowercase hex).
+
+    Raises:
+        FairnessError: not 16 to 64 bytes of hex.
+    """
+    try:
+        raw = bytes.fromhex(text)
+    except ValueError:
+        raise FairnessError(f"client seed {text[:80]!r} is not hexadecimal") from None
+    if not 16 <= len(raw) <= 64:
+        raise FairnessError(f"client seed {text[:80]!r} has {len(raw)} bytes, expected 16 "
+                            "to 64")
+    return raw.hex()
+
+
+def mix(commitment_hex: str, client_seeds: Sequence[str | None]) -> bytes | None:
+    """The mix of a round's client seeds (seat order; ``None`` = none from that seat), or
+    ``None`` when no seat sent one (version 2, step 4)."""
+    if all(s is None for s in client_seeds):
+        return None
+    text = ("gutskit-mix-v2|" + commitment_hex + "|"
+            + ",".join("-" if s is None else s for s in client_seeds))
+    return hashlib.sha256(text.encode("ascii")).digest()
+
+
+def deal_order(commitment_hex: str, client_seeds: Sequence[str | None]) -> list[int]:
+    """The committed positions in the order they are dealt (version 2, step 4): the
+    ``j``-th card dealt is the committed order's card at ``deal_order(...)[j]``."""
+    mixed = mix(commitment_hex, client_seeds)
+    return list(range(52)) if mixed is None else _shuffled(mixed)
+
+
+def dealt_deck(secret: DeckSecret, order: Sequence[int]) -> list[Card]:
+    """The deck as dealt, top card first: ``secret.deck[order[j]]``."""
+    return [secret.deck[i] for i in order]
+
+
+def shown_cards(result: RoundResolved) -> set[Card]:
+    """Every card a round's public result shows: the showdown hands (and the hands of a
+    void round's ante payers), a shown ghost hand and a turned community card."""
+    cards = {c for hand in result.shown if hand for c in hand}
+    for extra in (result.ghost, result.community):
+        if extra:
+            cards.update(extra)
+    return cards
+
+
+def open_cards(secret: DeckSecret, cards: Iterable[Card]) -> list[Opening]:
+    """The openings of ``cards`` (by position)."""
+    wanted = set(cards)
+    return [Opening(i, card, secret.salts[i]) for i, card in enumerate(secret.deck)
+            if card in wanted]
+
+
+def check_leaves(commitment_hex: str, leaf_hashes: Sequence[str]) -> None:
+    """Check published leaves against the round's commitment.
+
+    Raises:
+        FairnessError: not 52 leaves, or they do not hash to the commitment.
+    """
+    if len(leaf_hashes) != 52 or not all(isinstance(h, str) for h in leaf_hashes):
+        raise FairnessError(f"expected 52 leaves, got {len(leaf_hashes)}")
+    expected = deck_commitment(leaf_hashes)
+    if expected != commitment_hex.strip().lower():
+        raise FairnessError(f"the leaves hash to {expected}, not to the commitment "
+                            f"{commitment_hex}")
+
+
+def check_opening(leaf_hashes: Sequence[str], opening: Opening) -> None:
+    """Check one opening against the (checked) leaves.
+
+    Raises:
+        FairnessError: the card and salt do not give the leaf at that position.
+    """
+    if leaf(opening.position, opening.card, opening.salt) != leaf_hashes[opening.position]:
+        raise FairnessError(f"the opening of position {opening.position} as "
+                            f"{card_name(opening.card)} does not match its leaf")

@@ -1,28 +1,47 @@
-"""``guts verify``: check a room's deals from its revealed seeds.
+"""``guts verify``: replay a hand history through the engine and check a room's deals.
 
-Input: the room's ``fairness.json`` (``GET /api/rooms/<id>/fairness.json``: the algorithm,
-whether the session is over, and per round the commitment published before the deal and,
-once revealed, the seed) and optionally the hand history you downloaded
-(``history.jsonl``, your own view).
+Inputs: any hand history gutskit writes (JSON Lines: the browser's ``history.jsonl`` with
+its redactions, ``guts history --json``, ``guts tournament --history``: several sessions
+one after the other) and, for a server room, its ``fairness.json``
+(``GET /api/rooms/<id>/fairness.json``; with ``?token=...`` it also holds the openings of
+your own dealt cards).
 
-The checks (any failure raises :class:`~gutskit.server.fairness.FairnessError`):
+**The replay** (:func:`replay_history`, every history). Each round is played again by the
+engine from the recorded actions: the deal (:func:`gutskit.core.engine.deal` with the
+recorded hands; a hand the history does not show is "dealt, not recorded", ``()``, and a
+hand shown at the showdown is the hand that seat played), the passes of Pass the Trash,
+the revealed declarations (:func:`gutskit.core.engine.declare_all`), rebuys, misdeals and
+the end of the session (:func:`gutskit.core.engine.end_session`). Every event the engine
+produces must be the recorded one: the antes, every declaration (a sealed or public call
+must agree with the reveal), the winners, every chip won and matched, the pot after the
+round, the reserve, the next dealer, the payouts. The first difference fails with one line
+that names the round.
 
-* the file is for ``gutskit-deck-v1`` and lists rounds 1 to N, each once, in order;
-* every revealed seed gives the deck its commitment names
-  (:func:`gutskit.server.fairness.deck_from_seed`); once the session is over every seed
-  must be revealed;
-* with a history: the history replays (:func:`gutskit.core.engine.evolve`), every round it
-  deals has a commitment, every dealt hand it holds (your own hands) is the hand the
-  seed's deck deals to that seat (:func:`gutskit.core.engine.hands_from_deck`), and every hand
-  shown at a showdown is the hand dealt to that seat (after the exchange, under Pass the
-  Trash: made of that round's dealt cards).
+**The deal** (:func:`verify_rounds`, with a fairness file).
 
-Input that cannot be read at all (not JSON, no ``"rounds"`` list, a record without a
-round number and a commitment, an unreadable history) raises :class:`VerifyInputError`.
+* ``gutskit-deal-v2`` (``seed_reveal = "shown"``): the 52 leaves of each round hash to the
+  commitment published before the deal; each opening matches its leaf; the client seeds
+  give the deal order; every card the round's public result shows is opened, no other card
+  is (an opening of a card nobody showed is a failure: it would leak it); each opened card
+  was dealt to the seat that showed it (under Pass the Trash: to it or to the seat that
+  passes to it), to the ghost hand or as the community card; your own dealt hands match
+  your openings (``fairness.json?token=...``); every dealt round of the history has a
+  commitment and, once the session is over, every round the file says was dealt is in the
+  history and its leaves are published.
+* ``gutskit-deck-v1`` (``"round"`` / ``"session"``): every revealed seed gives the deck
+  its commitment names; the hands the history holds and shows are the hands that deck
+  deals.
+
+A history without a fairness file is checked for internal consistency only: fairness is
+not provable for it (the report says so).
+
+Failures raise :class:`~gutskit.server.fairness.FairnessError` (one line, naming the round);
+input that cannot be read raises :class:`VerifyInputError`.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -30,17 +49,51 @@ from pathlib import Path
 from typing import Any
 
 from gutskit.core import engine
-from gutskit.core.cards import format_cards
-from gutskit.core.engine import ConservationError, GameState
-from gutskit.core.events import CardsDealt, CardsPassed, Event, Hand, RoundResolved, SessionEnded
+from gutskit.core.cards import Card, CardError, card_name, format_cards, parse_card
+from gutskit.core.engine import ConservationError, GameState, IllegalActionError
+from gutskit.core.events import (
+    AntesPosted,
+    CardsDealt,
+    CardsPassed,
+    Declaration,
+    DeclarationsRevealed,
+    Declared,
+    Event,
+    Hand,
+    Misdealt,
+    PassChosen,
+    Rebought,
+    RoundResolved,
+    SessionEnded,
+    SessionStarted,
+)
 from gutskit.core.history import HistoryError, event_from_dict
-from gutskit.server.fairness import FairnessError, deck_names, verify_commitment
+from gutskit.core.views import DeclarationSealed, PassSealed, PassSeen
+from gutskit.server.fairness import (
+    ALGORITHM_V1,
+    ALGORITHM_V2,
+    FairnessError,
+    Opening,
+    check_leaves,
+    check_opening,
+    deal_order,
+    deck_names,
+    shown_cards,
+    verify_commitment,
+)
 
-__all__ = ["ALGORITHM", "RoundCheck", "VerifyInputError", "load_visible_history",
-           "verify_rounds"]
+__all__ = ["ALGORITHM", "ALGORITHMS", "Record", "ReplayedRound", "RoundCheck",
+           "VerifyInputError", "load_history", "load_visible_history", "parse_history",
+           "replay_history", "verify_history", "verify_rounds"]
 
-ALGORITHM = "gutskit-deck-v1"
-"""The only deal algorithm this verifier knows (:mod:`gutskit.server.fairness`)."""
+ALGORITHM = ALGORITHM_V1
+"""The version-1 algorithm name (kept for callers of the first release)."""
+
+ALGORITHMS = (ALGORITHM_V2, ALGORITHM_V1)
+"""The deal algorithms this verifier checks (:mod:`gutskit.server.fairness`)."""
+
+Record = Event | DeclarationSealed | PassSealed | PassSeen
+"""A line of a hand history: an event, or a redaction of a seat's copy."""
 
 
 class VerifyInputError(ValueError):
@@ -50,118 +103,402 @@ class VerifyInputError(ValueError):
 
 @dataclass(frozen=True)
 class RoundCheck:
-    """The result for one round: ``status`` is ``"ok"`` or ``"unrevealed"``;
-    ``cards_checked`` counts the cards compared with the history."""
+    """The result for one round: ``status`` is ``"ok"`` (the deal checked against its
+    commitment), ``"unrevealed"`` (not opened yet), ``"replayed"`` (no fairness file: only
+    the replay) or ``"pending"`` (committed, not dealt); ``cards_checked`` counts the cards
+    of the history compared with the deal; ``detail`` is the rest of the report line."""
 
     round: int
     status: str
     cards_checked: int
     top_cards: str
+    detail: str = ""
 
 
-def load_visible_history(path: str | Path) -> list[Event]:
-    """A downloaded hand history (JSON Lines); sealed declarations
-    (``DeclarationSealed``) are skipped, unseen hands (``""``) read as ``()``.
+# ---------------------------------------------------------------------------------------------
+# Reading histories.
+
+
+def _card(value: object) -> Card | None:
+    if value is None:
+        return None
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 52:
+        return value
+    return parse_card(str(value))
+
+
+def _record(data: object) -> Record:
+    """One JSON line: an event, or a redaction (``DeclarationSealed``, ``PassSealed``,
+    ``PassSeen``) of a seat's copy."""
+    kind = data.get("type") if isinstance(data, dict) else None
+    if isinstance(data, dict) and kind in ("DeclarationSealed", "PassSealed", "PassSeen"):
+        seat = data.get("seat")
+        if type(seat) is not int:
+            raise HistoryError(f"bad {kind} record: seat {seat!r} is not a seat number")
+        if kind == "DeclarationSealed":
+            return DeclarationSealed(seat=seat)
+        if kind == "PassSealed":
+            return PassSealed(seat=seat)
+        try:
+            return PassSeen(seat, _card(data.get("passed")), _card(data.get("received")))
+        except CardError as error:
+            raise HistoryError(f"bad PassSeen record: {error}") from None
+    return event_from_dict(data)  # type: ignore[arg-type]
+
+
+def load_history(path: str | Path) -> list[Record]:
+    """Any hand history gutskit writes (JSON Lines), redactions included.
 
     Raises:
         VerifyInputError: unreadable file or bad line (named).
     """
-    events: list[Event] = []
     try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
+        text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
         reason = error.strerror if isinstance(error, OSError) else "not UTF-8 text"
         raise VerifyInputError(f"cannot read hand history {str(path)!r}: {reason}") from None
-    for number, line in enumerate(lines, 1):
+    return parse_history(text, str(path))
+
+
+def parse_history(text: str, name: str = "history") -> list[Record]:
+    """:func:`load_history` of a text.
+
+    Raises:
+        VerifyInputError: a bad line (named).
+    """
+    records: list[Record] = []
+    for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
         try:
-            data = json.loads(line)
-            if isinstance(data, dict) and data.get("type") == "DeclarationSealed":
-                continue
-            events.append(event_from_dict(data))
-        except (json.JSONDecodeError, HistoryError) as error:
-            raise VerifyInputError(f"{path}:{number}: {error}") from None
-    return events
+            records.append(_record(json.loads(line)))
+        except (json.JSONDecodeError, HistoryError, RecursionError) as error:
+            problem = "too deeply nested" if isinstance(error, RecursionError) else error
+            raise VerifyInputError(f"{name}:{number}: {problem}") from None
+    return records
+
+
+def load_visible_history(path: str | Path) -> list[Record]:
+    """:func:`load_history` (the name of the first release)."""
+    return load_history(path)
+
+
+# ---------------------------------------------------------------------------------------------
+# The replay.
 
 
 @dataclass
-class _HistoryRound:
-    """What a history holds about one round."""
+class ReplayedRound:
+    """What the replay learnt about one dealt round.
 
+    Attributes:
+        session: 1-based session of the file; number: round number in its session.
+        before: the state before the deal (what the deal order depends on).
+        dealt: the dealt hands as recorded (``()``: dealt, not shown to this copy).
+        result: the round's result (``None``: thrown in by a misdeal or the end).
+        givers: Pass the Trash: receiving seat -> the seat that passes to it.
+    """
+
+    session: int
+    number: int
     before: GameState
     dealt: tuple[Hand | None, ...]
-    passed: bool = False
-    shown: tuple[Hand | None, ...] = ()
-    held: list[Hand | None] = field(default_factory=list)
-    """Each seat's hand in the replayed state when the round was resolved (``()`` when
-    the history does not show it)."""
+    result: RoundResolved | None = None
+    givers: dict[int, int] = field(default_factory=dict)
+
+    @property
+    def label(self) -> str:
+        """``"round 3"`` (``"session 2, round 3"`` in a file of several sessions)."""
+        return f"round {self.number}" if self.session == 1 else \
+            f"session {self.session}, round {self.number}"
 
 
-def _history_rounds(events: Sequence[Event]) -> tuple[dict[int, _HistoryRound], bool]:
-    """Round number -> what the history holds about it; and whether the session ended.
+def _differences(recorded: object, produced: object) -> str:
+    """The fields in which two events differ, as ``field: recorded X, engine Y``."""
+    if type(recorded) is not type(produced):
+        return (f"the history has {type(recorded).__name__} where the engine produces "
+                f"{type(produced).__name__}")
+    parts = []
+    for item in dataclasses.fields(recorded):  # type: ignore[arg-type]
+        a, b = getattr(recorded, item.name), getattr(produced, item.name)
+        if a != b:
+            parts.append(f"{item.name} {_show(a, item.name)} (the engine: "
+                         f"{_show(b, item.name)})")
+    return "; ".join(parts)
+
+
+def _show(value: object, name: str) -> str:
+    if name in ("shown", "hands") and isinstance(value, tuple):
+        return "[" + ", ".join("-" if h is None else format_cards(h) for h in value) + "]"
+    if name in ("ghost", "community") and isinstance(value, tuple):
+        return format_cards(value)
+    if isinstance(value, tuple) and value and isinstance(value[0], Declaration | None):
+        return "[" + ", ".join("-" if d is None else d.value for d in value) + "]"
+    if hasattr(value, "value"):
+        return str(value.value)
+    return str(list(value)) if isinstance(value, tuple) else repr(value)
+
+
+class _Replay:
+    """Replays a history (see the module doc); :attr:`rounds` and :attr:`sessions_over`
+    collect what the fairness checks need."""
+
+    def __init__(self, records: Sequence[Record]) -> None:
+        self.records = list(records)
+        self.rounds: list[ReplayedRound] = []
+        self.sessions_over: list[bool] = []
+        self.state: GameState | None = None
+        self.expected: list[Event] = []
+        self.current: ReplayedRound | None = None
+        self.before_declare: GameState | None = None
+        self.calls: dict[int, Declaration] = {}
+        self.antes: AntesPosted | None = None
+        self.dealt_at = 0
+
+    def fail(self, message: str) -> FairnessError:
+        where = self.current.label if self.current is not None else "before the first deal"
+        if self.current is None and len(self.sessions_over) > 1:
+            where = f"session {len(self.sessions_over)}, before the first deal"
+        return FairnessError(f"{where}: {message}")
+
+    def run(self) -> None:
+        for index, record in enumerate(self.records):
+            try:
+                self.step(index, record)
+            except (IllegalActionError, ConservationError) as error:
+                name = type(record).__name__
+                raise self.fail(f"the engine refuses the recorded {name} (line {index + 1}): "
+                                f"{error}") from None
+        self.finish_session()
+
+    def finish_session(self) -> None:
+        if self.expected:
+            raise self.fail(f"the history stops where the engine produces "
+                            f"{type(self.expected[0]).__name__}")
+        if self.antes is not None:
+            raise self.fail("antes are posted but no cards are dealt")
+
+    def take_expected(self, record: Event) -> bool:
+        """Compare ``record`` with the next event the engine produced, if any."""
+        if not self.expected:
+            return False
+        want = self.expected.pop(0)
+        if record != want:
+            raise self.fail(f"the recorded {type(record).__name__} differs from the "
+                            f"engine's: {_differences(record, want)}")
+        return True
+
+    def step(self, index: int, record: Record) -> None:
+        if isinstance(record, SessionStarted):
+            if self.state is not None:
+                self.finish_session()
+            self.state = engine.evolve(None, record)
+            self.sessions_over.append(False)
+            self.current = None
+            return
+        if self.state is None:
+            raise FairnessError(f"line {index + 1}: the history must start with "
+                                f"SessionStarted, not {type(record).__name__}")
+        if isinstance(record, DeclarationSealed | PassSealed):
+            return
+        if self.expected and isinstance(record, Event):
+            self.take_expected(record)
+            if isinstance(record, CardsPassed):
+                self.before_declare = self.state
+            return
+        if isinstance(record, AntesPosted):
+            self.antes = record
+        elif isinstance(record, CardsDealt):
+            self.deal(index, record)
+        elif isinstance(record, PassChosen):
+            self.state, produced = engine.pass_card(self.state, record.seat, record.card)
+            self.expected.extend(produced[1:])
+        elif isinstance(record, CardsPassed):
+            self.passes_all(record)
+        elif isinstance(record, PassSeen):
+            self.pass_seen(record)
+        elif isinstance(record, Declared):
+            self.declared(record)
+        elif isinstance(record, DeclarationsRevealed):
+            self.revealed(record)
+        elif isinstance(record, Misdealt):
+            self.state, produced = engine.misdeal(self.state, record.reason)
+            self.take_produced(record, produced)
+        elif isinstance(record, Rebought):
+            self.state, produced = engine.rebuy(self.state, record.seat, record.chips)
+            self.take_produced(record, produced)
+        elif isinstance(record, SessionEnded):
+            self.state, produced = engine.end_session(self.state, record.reason)
+            self.take_produced(record, produced)
+            self.sessions_over[-1] = True
+        else:  # RoundResolved, SatOut without the declarations that cause them
+            raise self.fail(f"a {type(record).__name__} that no recorded action causes "
+                            f"(line {index + 1})")
+
+    def take_produced(self, record: Event, produced: list[Event]) -> None:
+        self.expected.extend(produced)
+        if not self.take_expected(record):
+            raise self.fail(f"the engine produces nothing for {type(record).__name__}")
+
+    def deal(self, index: int, dealt: CardsDealt) -> None:
+        state = self.state
+        assert state is not None
+        result = self.result_ahead(index)
+        passing = state.rules.pass_the_trash
+        hands = []
+        for seat, hand in enumerate(dealt.hands):
+            shown = result.shown[seat] if result is not None and seat < len(result.shown) \
+                else None
+            if hand == () and shown and not passing:
+                hand = shown  # a hand shown at the showdown is the hand that was dealt
+            hands.append(hand)
+
+        def extra(recorded: Hand | None, shown: Hand | None) -> Hand | None:
+            return shown if recorded == () and shown else recorded
+
+        ghost = extra(dealt.ghost, result.ghost if result else None)
+        community = extra(dealt.community, result.community if result else None)
+        number = state.round_number + 1
+        self.dealt_at = index
+        self.current = ReplayedRound(len(self.sessions_over), number, state, dealt.hands)
+        self.rounds.append(self.current)
+        new, produced = engine.deal(state, hands, ghost=ghost, community=community)
+        recorded_antes = [self.antes] if self.antes is not None else []
+        produced_antes = [e for e in produced if isinstance(e, AntesPosted)]
+        self.antes = None
+        if recorded_antes != produced_antes:
+            if not produced_antes:
+                raise self.fail(f"antes {list(recorded_antes[0].amounts)} are recorded, but "
+                                "none are due")
+            if not recorded_antes:
+                raise self.fail(f"the antes {list(produced_antes[0].amounts)} that are due "
+                                "are not recorded")
+            raise self.fail("the recorded antes differ from the engine's: "
+                            + _differences(recorded_antes[0], produced_antes[0]))
+        self.state = new
+        self.before_declare = new if new.phase is engine.Phase.DECLARE else None
+        self.calls = {}
+        if passing:
+            dealt_in = [s for s, h in enumerate(dealt.hands) if h is not None]
+            self.current.givers = {seat: dealt_in[i - 1] for i, seat in enumerate(dealt_in)}
+
+    def result_ahead(self, index: int) -> RoundResolved | None:
+        """The result of the round dealt at ``index`` (``None``: it never resolves)."""
+        for record in self.records[index + 1:]:
+            if isinstance(record, RoundResolved):
+                return record
+            if isinstance(record, CardsDealt | Misdealt | SessionEnded | SessionStarted):
+                return None
+        return None
+
+    def passes_all(self, record: CardsPassed) -> None:
+        state = self.state
+        assert state is not None
+        chosen = state.passes or ()
+        todo = {s: c for s, c in enumerate(record.passes)
+                if c is not None and (s >= len(chosen) or chosen[s] is None)}
+        self.state, produced = engine.pass_all(state, todo)
+        if [record] != produced:
+            raise self.fail("the recorded exchange differs from the engine's: "
+                            + _differences(record, produced[0]))
+        self.before_declare = self.state
+
+    def pass_seen(self, record: PassSeen) -> None:
+        """A seat's copy of the exchange: only its passed and received cards are known;
+        the exchange is applied as far as it is known."""
+        state = self.state
+        assert state is not None and self.current is not None
+        if state.phase is not engine.Phase.PASS:
+            raise self.fail(f"an exchange of passed cards in the {state.phase.value} phase")
+        passes: list[Card | None] = [None] * state.n_seats
+        seat = record.seat if 0 <= record.seat < state.n_seats else None
+        giver = self.current.givers.get(record.seat)
+        if seat is not None and record.passed is not None:
+            passes[seat] = record.passed
+        if giver is not None and record.received is not None:
+            passes[giver] = record.received
+        hand = state.hands[seat] if seat is not None else None
+        if hand and record.passed is not None and record.passed not in hand:
+            raise self.fail(f"seat {record.seat} passed {card_name(record.passed)}, which is "
+                            f"not in its hand ({format_cards(hand)})")
+        self.state = engine.evolve(state, CardsPassed(tuple(passes)))
+        self.before_declare = self.state
+
+    def declared(self, record: Declared) -> None:
+        if self.before_declare is None:
+            raise self.fail(f"seat {record.seat} declares with no cards out")
+        if record.seat in self.calls:
+            raise self.fail(f"seat {record.seat} declares twice")
+        self.calls[record.seat] = record.declaration
+
+    def revealed(self, record: DeclarationsRevealed) -> None:
+        state = self.before_declare
+        if state is None or self.current is None:
+            raise self.fail("declarations are revealed with no cards out")
+        decls = record.declarations
+        for seat, call in self.calls.items():
+            said = decls[seat] if seat < len(decls) else None
+            if said is not call:
+                raise self.fail(f"seat {seat} ({state.names[seat]!r}) declared {call.value}, "
+                                f"but the reveal says {'nothing' if said is None else said.value}")
+        choices = {s: d for s, d in enumerate(decls) if d is not None}
+        filled = self.fill_shown(state, decls)
+        new, produced = engine.declare_all(filled, choices)
+        self.state = new
+        self.before_declare = None
+        self.expected.extend(produced)
+        self.take_expected(record)
+        resolved = next((e for e in produced if isinstance(e, RoundResolved)), None)
+        self.current.result = resolved
+
+    def fill_shown(self, state: GameState, decls: Sequence[Declaration | None]
+                   ) -> GameState:
+        """The state the declarations are settled on: hands not recorded (``()``) of the
+        seats the round's result shows are the shown hands (Pass the Trash: the hand after
+        the exchange is known only when shown); an in seat whose hand is never shown (an
+        uncontested win: the settlement does not read it) gets a stand-in hand of cards
+        no recorded hand holds, because the engine wants a hand for every in player."""
+        if not any(h == () for h in state.hands):
+            return state
+        result = self.result_ahead(self.dealt_at)
+        shown = result.shown if result is not None else ()
+        hands = [shown[s] if h == () and s < len(shown) and shown[s] else h
+                 for s, h in enumerate(state.hands)]
+        used = {c for h in hands if h for c in h}
+        used.update(state.ghost or ())
+        used.update(state.community or ())
+        used.update(c for c in state.passes or () if c is not None)
+        spare = [c for c in range(52) if c not in used]
+        k = state.rules.cards_per_hand
+        for seat, hand in enumerate(hands):
+            call = decls[seat] if seat < len(decls) else None
+            if hand == () and call is not None and call is not Declaration.OUT:
+                hands[seat], spare = tuple(spare[:k]), spare[k:]
+        return dataclasses.replace(state, hands=tuple(hands))
+
+
+def replay_history(records: Sequence[Record]) -> tuple[list[ReplayedRound], list[bool]]:
+    """Replay ``records`` through the engine (see the module doc).
+
+    Returns:
+        The dealt rounds, and for each session of the file whether it ended.
 
     Raises:
-        FairnessError: the history does not replay (a changed amount, a card that
-            cannot be there: a tampered file).
+        FairnessError: the history differs from what the engine does (one line naming the
+            round and the first difference).
     """
-    rounds: dict[int, _HistoryRound] = {}
-    state: GameState | None = None
-    ended = False
-    for index, event in enumerate(events, 1):
-        current = rounds.get(state.round_number) if state is not None else None
-        if isinstance(event, CardsDealt) and state is not None:
-            rounds[state.round_number + 1] = _HistoryRound(state, tuple(event.hands))
-        elif isinstance(event, CardsPassed) and current is not None:
-            current.passed = True
-        elif isinstance(event, RoundResolved) and current is not None and state is not None:
-            current.shown = tuple(event.shown)
-            current.held = list(state.hands)
-        elif isinstance(event, SessionEnded):
-            ended = True
-        try:
-            state = engine.evolve(state, event)
-        except (ValueError, ConservationError) as error:
-            raise FairnessError(f"the hand history does not replay at event {index} "
-                                f"({type(event).__name__}): {error}") from None
-    return rounds, ended
+    replay = _Replay(records)
+    replay.run()
+    return replay.rounds, replay.sessions_over
 
 
-def _check_shown(number: int, known: _HistoryRound, expected: tuple[Hand | None, ...] | None
-                 ) -> int:
-    """Check the hands shown at round ``number``'s showdown against the dealt hands
-    (the history's, and the seed's when ``expected`` is given); the cards compared."""
-    checked = 0
-    names = known.before.names
-    dealt_cards = {c for h in (expected or ()) if h for c in h}
-    for seat, shown in enumerate(known.shown):
-        if not shown:
-            continue
-        who = f"round {number}: seat {seat} ({names[seat]!r})"
-        if known.passed:
-            held = known.held[seat] if seat < len(known.held) else None
-            if held and sorted(held) != sorted(shown):
-                raise FairnessError(f"{who} showed {format_cards(shown)}, but held "
-                                    f"{format_cards(held)}")
-            if expected is not None and not set(shown) <= dealt_cards:
-                raise FairnessError(f"{who} showed {format_cards(shown)}, cards the seed "
-                                    "does not deal in this round")
-        else:
-            dealt = known.dealt[seat] if seat < len(known.dealt) else None
-            if dealt and tuple(dealt) != tuple(shown):
-                raise FairnessError(f"{who} was dealt {format_cards(dealt)} but showed "
-                                    f"{format_cards(shown)}")
-            want = expected[seat] if expected is not None else None
-            if expected is not None and (want is None or tuple(want) != tuple(shown)):
-                raise FairnessError(f"{who} showed {format_cards(shown)}, but the seed "
-                                    f"deals {format_cards(want or ())}")
-        if not (seat < len(known.dealt) and known.dealt[seat]):
-            checked += len(shown)  # cards the dealt hands of the history did not show
-    return checked
+# ---------------------------------------------------------------------------------------------
+# The deal against the commitments.
 
 
-def _records(fairness: object) -> tuple[list[dict[str, Any]], bool]:
-    """The validated round records and whether the file says the session is over.
+def _records(fairness: object) -> tuple[str, list[dict[str, Any]], bool]:
+    """The algorithm, the validated round records and whether the file says the session
+    is over.
 
     Raises:
         VerifyInputError: the shape is wrong.
@@ -171,17 +508,26 @@ def _records(fairness: object) -> tuple[list[dict[str, Any]], bool]:
     if not isinstance(fairness, dict) or not isinstance(records, list):
         raise VerifyInputError("a fairness file is a JSON object with a \"rounds\" list "
                                "(GET /api/rooms/<id>/fairness.json)")
+    algorithm = fairness.get("algorithm")
     for record in records:
         if not isinstance(record, dict) or type(record.get("round")) is not int \
-                or not isinstance(record.get("commitment"), str) \
-                or not isinstance(record.get("seed"), str | None):
+                or not isinstance(record.get("commitment"), str):
             raise VerifyInputError(f"bad fairness record {json.dumps(record)[:120]}: "
-                                   "expected {\"round\": N, \"commitment\": \"...\", "
-                                   "\"seed\": \"...\" or null}")
-    algorithm = fairness.get("algorithm")
-    if algorithm != ALGORITHM:
-        raise FairnessError(f"algorithm {algorithm!r} is not {ALGORITHM!r}, the only one "
-                            "this verifier checks")
+                                   "expected {\"round\": N, \"commitment\": \"...\", ...}")
+        if algorithm == ALGORITHM_V1 and not isinstance(record.get("seed"), str | None):
+            raise VerifyInputError(f"bad fairness record {json.dumps(record)[:120]}: "
+                                   "\"seed\" is a hex string or null")
+        if algorithm == ALGORITHM_V2 and not (
+                isinstance(record.get("client_seeds"), list | None)
+                and isinstance(record.get("leaves"), list | None)
+                and isinstance(record.get("opened", []), list)
+                and isinstance(record.get("own", []), list)):
+            raise VerifyInputError(f"bad fairness record {json.dumps(record)[:120]}: "
+                                   "\"client_seeds\" and \"leaves\" are lists or null, "
+                                   "\"opened\" and \"own\" lists")
+    if algorithm not in ALGORITHMS:
+        raise FairnessError(f"algorithm {algorithm!r} is not {ALGORITHM_V2!r} or "
+                            f"{ALGORITHM_V1!r}, the ones this verifier checks")
     if not records:
         raise FairnessError("the fairness file lists no rounds: nothing to verify")
     numbers = [r["round"] for r in records]
@@ -194,57 +540,218 @@ def _records(fairness: object) -> tuple[list[dict[str, Any]], bool]:
     over = fairness.get("session_over", False)
     if not isinstance(over, bool):
         raise VerifyInputError(f"\"session_over\" must be true or false, not {over!r}")
-    return records, over
+    return str(algorithm), records, over
 
 
-def verify_rounds(fairness: dict[str, Any], history: Sequence[Event] | None = None
+def _who(known: ReplayedRound, seat: int) -> str:
+    return f"seat {seat} ({known.before.names[seat]!r})"
+
+
+def _check_v1(number: int, record: dict[str, Any], known: ReplayedRound | None,
+              over: bool) -> RoundCheck:
+    """A version-1 round: the revealed seed, the hands it deals."""
+    seed = record.get("seed")
+    if seed is None:
+        if over:
+            raise FairnessError(f"round {number}: the session is over but its seed was "
+                                "not revealed")
+        checked = _shown_vs_dealt(known, None) if known is not None else 0
+        return RoundCheck(number, "unrevealed", checked, "")
+    try:
+        deck = verify_commitment(record["commitment"], seed)
+    except FairnessError as error:
+        raise FairnessError(f"round {number}: {error}") from None
+    checked = 0
+    if known is not None:
+        expected = engine.hands_from_deck(known.before, deck)
+        for seat, hand in enumerate(known.dealt):
+            if (hand is None) != (expected[seat] is None):
+                raise FairnessError(f"round {number}: seat {seat} dealt in/out differs "
+                                    "from the deal the seed gives")
+            want = expected[seat]
+            if hand and want is not None:
+                if tuple(hand) != tuple(want):
+                    raise FairnessError(f"round {number}: {_who(known, seat)} holds "
+                                        f"{format_cards(hand)}, but the seed deals "
+                                        f"{format_cards(want)}")
+                checked += len(hand)
+        checked += _shown_vs_dealt(known, expected)
+    return RoundCheck(number, "ok", checked, " ".join(deck_names(deck)[:6]))
+
+
+def _shown_vs_dealt(known: ReplayedRound, expected: tuple[Hand | None, ...] | None) -> int:
+    """Version 1: the hands shown at the showdown against the seed's deal; the cards of
+    the history compared that its dealt hands did not show."""
+    result = known.result
+    if result is None:
+        return 0
+    checked = 0
+    passing = bool(known.givers)
+    dealt_cards = {c for h in (expected or ()) if h for c in h}
+    for seat, shown in enumerate(result.shown):
+        if not shown:
+            continue
+        who = f"round {known.number}: {_who(known, seat)}"
+        if expected is not None:
+            if passing and not set(shown) <= dealt_cards:
+                raise FairnessError(f"{who} showed {format_cards(shown)}, cards the seed "
+                                    "does not deal in this round")
+            want = expected[seat]
+            if not passing and (want is None or tuple(want) != tuple(shown)):
+                raise FairnessError(f"{who} showed {format_cards(shown)}, but the seed "
+                                    f"deals {format_cards(want or ())}")
+        if not (seat < len(known.dealt) and known.dealt[seat]):
+            checked += len(shown)
+    return checked
+
+
+def _openings(number: int, items: list[Any], leaf_hashes: Sequence[str]) -> list[Opening]:
+    openings = []
+    for item in items:
+        try:
+            opening = Opening.from_json(item)
+            check_opening(leaf_hashes, opening)
+        except FairnessError as error:
+            raise FairnessError(f"round {number}: {error}") from None
+        openings.append(opening)
+    return openings
+
+
+def _check_v2(number: int, record: dict[str, Any], known: ReplayedRound | None,
+              over: bool) -> RoundCheck:
+    """A version-2 round: leaves, openings, the deal order and who held each card."""
+    seeds = record.get("client_seeds")
+    if seeds is None:
+        if known is not None:
+            raise FairnessError(f"round {number}: the hand history deals it, but the "
+                                "fairness file says it was never dealt")
+        return RoundCheck(number, "pending", 0, "", "committed, not dealt")
+    leaf_hashes = record.get("leaves")
+    if leaf_hashes is None:
+        if over:
+            raise FairnessError(f"round {number}: the session is over but its leaves were "
+                                "not published")
+        return RoundCheck(number, "unrevealed", 0, "")
+    try:
+        check_leaves(record["commitment"], leaf_hashes)
+    except FairnessError as error:
+        raise FairnessError(f"round {number}: {error}") from None
+    opened = _openings(number, record.get("opened", []), leaf_hashes)
+    own = _openings(number, record.get("own", []), leaf_hashes)
+    seeds_text = f"{sum(s is not None for s in seeds)} client seed(s)"
+    if known is None:
+        return RoundCheck(number, "ok", 0, "", f"{len(opened)} cards opened, {seeds_text}")
+    try:
+        order = deal_order(record["commitment"], seeds)
+    except (TypeError, AttributeError):
+        raise VerifyInputError(f"round {number}: client seeds {seeds!r} are not hex "
+                               "strings or null") from None
+    dealt_at = {base: j for j, base in enumerate(order)}
+    hands, ghost, community = engine.deal_from_deck(known.before, list(range(52)))
+    owner: dict[int, int | str] = {}
+    for seat, hand in enumerate(hands):
+        for j in hand or ():
+            owner[j] = seat
+    for label, extra in (("the ghost hand", ghost), ("the community card", community)):
+        for j in extra or ():
+            owner[j] = label
+    card_owner = {o.card: owner.get(dealt_at[o.position], "nobody") for o in (*opened, *own)}
+    card_at = {dealt_at[o.position]: o.card for o in (*opened, *own)}
+    shown = shown_cards(known.result) if known.result is not None else set()
+    opened_cards = {o.card for o in opened}
+    leaked = sorted(opened_cards - shown)
+    if leaked:
+        raise FairnessError(f"round {number}: the server opened {format_cards(leaked)}, "
+                            "never shown: a card nobody may see")
+    unopened = sorted(shown - opened_cards)
+    if unopened:
+        raise FairnessError(f"round {number}: the shown cards {format_cards(unopened)} are "
+                            "not opened")
+    checked = 0
+    result = known.result
+    if result is not None:
+        for seat, hand in enumerate(result.shown):
+            if not hand:
+                continue
+            allowed: set[int | str] = {seat}
+            giver = known.givers.get(seat)
+            if giver is not None:
+                allowed.add(giver)
+            owners = [card_owner[c] for c in hand]
+            if any(o not in allowed for o in owners) or (
+                    giver is not None and owners.count(giver) > 1 and giver != seat):
+                held = ", ".join(f"{card_name(c)} to {_name(known, o)}"
+                                 for c, o in zip(hand, owners, strict=True))
+                raise FairnessError(f"round {number}: {_who(known, seat)} showed "
+                                    f"{format_cards(hand)}, but the deal gave {held}")
+            if not (seat < len(known.dealt) and known.dealt[seat]):
+                checked += len(hand)
+        for label, extra in (("the ghost hand", result.ghost),
+                             ("the community card", result.community)):
+            if extra and any(card_owner[c] != label for c in extra):
+                raise FairnessError(f"round {number}: {label} shows {format_cards(extra)}, "
+                                    "cards the deal did not put there")
+    for seat, hand in enumerate(known.dealt):
+        if not hand:
+            continue
+        positions = hands[seat] or ()
+        for j, card in zip(positions, hand, strict=False):
+            committed = card_at.get(j)
+            if committed is None:
+                continue
+            if committed != card:
+                want = " ".join("??" if card_at.get(p) is None else card_name(card_at[p])
+                                for p in positions)
+                raise FairnessError(f"round {number}: {_who(known, seat)} holds "
+                                    f"{format_cards(hand)}, but the deal gave it {want}")
+            checked += 1
+    return RoundCheck(number, "ok", checked, "", f"{len(opened)} cards opened, {seeds_text}")
+
+
+def _name(known: ReplayedRound, owner: int | str) -> str:
+    return known.before.names[owner] if isinstance(owner, int) else str(owner)
+
+
+def verify_rounds(fairness: dict[str, Any], history: Sequence[Record] | None = None
                   ) -> list[RoundCheck]:
     """Check every round of ``fairness`` (the parsed ``fairness.json``) and, when given,
-    every hand of ``history`` (see the module doc).
+    replay ``history`` (one session) and check its cards against the deal (see the
+    module doc).
 
     Raises:
-        VerifyInputError: ``fairness`` is not a fairness file.
-        FairnessError: a check failed (the message names the round, the seat and the
-            cards).
+        VerifyInputError: ``fairness`` is not a fairness file, or the history holds
+            several sessions.
+        FairnessError: a check failed (the message names the round).
     """
-    records, over = _records(fairness)
-    rounds, ended = _history_rounds(history) if history is not None else ({}, False)
-    over = over or ended
-    missing = sorted(set(rounds) - {r["round"] for r in records})
+    algorithm, records, over = _records(fairness)
+    rounds: list[ReplayedRound] = []
+    if history is not None:
+        rounds, ended = replay_history(history)
+        if len(ended) > 1:
+            raise VerifyInputError(f"the hand history holds {len(ended)} sessions; a room's "
+                                   "fairness file goes with one")
+        over = over or any(ended)
+    known = {r.number: r for r in rounds}
+    listed = {r["round"] for r in records}
+    missing = sorted(set(known) - listed)
     if missing:
         raise FairnessError(f"round {missing[0]} of the hand history has no commitment "
                             "in the fairness file")
-    checks = []
-    for record in records:
-        number = record["round"]
-        seed = record.get("seed")
-        known = rounds.get(number)
-        if seed is None:
-            if over:
-                raise FairnessError(f"round {number}: the session is over but its seed "
-                                    "was not revealed")
-            checked = _check_shown(number, known, None) if known is not None else 0
-            checks.append(RoundCheck(number, "unrevealed", checked, ""))
-            continue
-        try:
-            deck = verify_commitment(record["commitment"], seed)
-        except FairnessError as error:
-            raise FairnessError(f"round {number}: {error}") from None
-        checked = 0
-        if known is not None:
-            expected = engine.hands_from_deck(known.before, deck)
-            for seat, hand in enumerate(known.dealt):
-                if (hand is None) != (expected[seat] is None):
-                    raise FairnessError(f"round {number}: seat {seat} dealt in/out differs "
-                                        "from the deal the seed gives")
-                want = expected[seat]
-                if hand and want is not None:
-                    if tuple(hand) != tuple(want):
-                        raise FairnessError(
-                            f"round {number}: seat {seat} ({known.before.names[seat]!r}) "
-                            f"holds {format_cards(hand)}, but the seed deals "
-                            f"{format_cards(want)}")
-                    checked += len(hand)
-            checked += _check_shown(number, known, expected)
-        checks.append(RoundCheck(number, "ok", checked, " ".join(deck_names(deck)[:6])))
-    return checks
+    if history is not None and algorithm == ALGORITHM_V2 and over:
+        dropped = [r["round"] for r in records
+                   if r.get("client_seeds") is not None and r["round"] not in known]
+        if dropped:
+            raise FairnessError(f"round {dropped[0]} was dealt (the fairness file) but is "
+                                "not in the hand history")
+    check = _check_v2 if algorithm == ALGORITHM_V2 else _check_v1
+    return [check(r["round"], r, known.get(r["round"]), over) for r in records]
+
+
+def verify_history(history: Sequence[Record]) -> list[RoundCheck]:
+    """Replay a history without commitments: internal consistency only.
+
+    Raises:
+        FairnessError: see :func:`replay_history`.
+    """
+    rounds, _ = replay_history(history)
+    return [RoundCheck(r.number, "replayed", 0, "", r.label) for r in rounds]
