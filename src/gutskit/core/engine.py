@@ -493,7 +493,8 @@ def start_event(names: Sequence[str], stacks: int | Sequence[int], *, dealer: in
         stacks: each player's buy-in (chips), or one number for everyone.
         dealer: the first dealer's seat.
         rules: the house rules.
-        pot, reserve: chips already in the pot / reserve (a game in progress).
+        pot: chips already in the pot (a game in progress).
+        reserve: chips already in the reserve (a game in progress).
         loss_limits: each player's personal loss limit in chips (``None`` = none), per
             seat or by name: a player whose net loss reaches it is sat out (seeds: "set a
             personal loss limit before play and stop when it is reached").

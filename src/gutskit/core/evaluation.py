@@ -225,8 +225,9 @@ def compare(first: Sequence[Card], second: Sequence[Card],
     """``1`` if ``first`` wins, ``-1`` if ``second`` wins, ``0`` for a tie.
 
     Raises:
-        HandSizeError, DuplicateCardError: as :func:`evaluate`, and a
-        DuplicateCardError when the two hands share a card (they come from one deck).
+        HandSizeError: as :func:`evaluate`.
+        DuplicateCardError: as :func:`evaluate`, and when the two hands share a card (they
+            come from one deck).
     """
     ensure_distinct(
         (*first, *second), context=f"{format_cards(first)} / {format_cards(second)}"
