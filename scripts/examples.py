@@ -6,9 +6,11 @@ after it, up to the next ``$ `` line, are what it prints (standard output and st
 together, as a terminal shows them). This tool runs every example and compares, or, with
 ``--update``, writes the real output into the document.
 
-    python scripts/examples.py                 # check every document; exit 1 if one is stale
-    python scripts/examples.py --update        # rewrite the outputs with what the commands print
-    python scripts/examples.py README.md ...   # only these documents
+    .venv/bin/python scripts/examples.py            # check all documents; exit 1 if one is stale
+    .venv/bin/python scripts/examples.py --update   # write what the commands print into them
+    .venv/bin/python scripts/examples.py README.md  # only these documents
+
+Run it with the project's virtualenv Python: ``guts`` is the one beside ``sys.executable``.
 
 How a document is run (one fresh temporary directory per document, blocks in order, so a
 later block may use what an earlier one made, e.g. ``guts history`` reads the database the
@@ -53,7 +55,7 @@ WIDTH = 100
 """Terminal width (``COLUMNS``) the examples are printed at: rich wraps tables to it."""
 TIMEOUT = 300
 """Seconds one command may take before the run fails."""
-UPDATE_COMMAND = "python scripts/examples.py --update"
+UPDATE_COMMAND = ".venv/bin/python scripts/examples.py --update"
 
 NORMALISE: tuple[tuple[re.Pattern[str], str, str], ...] = (
     # ``guts history`` lists when each session started (wall-clock time): shown as a fixed
@@ -318,6 +320,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--update", action="store_true",
                         help="write the real outputs into the documents")
     args = parser.parse_args(argv)
+    if not (Path(sys.executable).parent / "guts").exists():
+        print(f"error: no guts beside {sys.executable}: run this with the project's "
+              "virtualenv, .venv/bin/python", file=sys.stderr)
+        return 2
     docs = [d.resolve() for d in args.docs] or documents()
     stale = 0
     for doc in docs:
