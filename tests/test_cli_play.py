@@ -14,7 +14,7 @@ from rich.console import Console
 from typer.testing import CliRunner, Result
 
 from gutskit.cli.app import app
-from gutskit.cli.play import play_session
+from gutskit.cli.terminal import play_session
 from gutskit.core.cards import pretty_cards
 from gutskit.core.engine import GameState, Phase, replay
 from gutskit.core.events import (
@@ -293,7 +293,7 @@ def test_guts_play_in_a_real_pipe(tmp_path: Path) -> None:
 
 
 def _narrate(state: GameState, events: list[Event], me: int | None = 0) -> str:
-    from gutskit.cli.play import Narrator
+    from gutskit.cli.terminal import Narrator
     from gutskit.core.engine import evolve
 
     console = Console(record=True, width=120, file=open(os.devnull, "w"))  # noqa: SIM115

@@ -18,7 +18,10 @@ from gutskit.strategy.simulation import simulate
 
 
 def test_events_are_appended_per_round_and_replay_rebuilds_the_state(tmp_path: Path) -> None:
-    db = tmp_path / "sub" / "dir" / "guts.db"  # missing folders are created
+    with pytest.raises(StorageError, match=r"the folder .*dir' does not exist"):
+        open_store(tmp_path / "sub" / "dir" / "guts.db")  # a missing folder is not created
+    assert not (tmp_path / "sub").exists()
+    db = tmp_path / "guts.db"
     store = open_store(db)
     start = start_event(["Ana", "Ben", "Cleo"], 20, dealer=2, rules=Rules(cards_per_hand=2))
     session_id = store.create_session("play", start)

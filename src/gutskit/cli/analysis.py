@@ -8,12 +8,10 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
-from gutskit.cli.app import JsonOpt
-from gutskit.strategy.analysis import AnalysisError, load_sessions
-from gutskit.strategy.analysis import analyze as run_analysis
+from gutskit.cli.options import JsonOpt, check_output_path
+
+__all__ = ["EPILOG", "analyze", "register"]
 
 EPILOG = ("Examples:\n\n"
           "    guts analyze                       # every session in the default database\n\n"
@@ -42,19 +40,26 @@ def analyze(
     stratified Fisher exact test with Holm-adjusted p-values) and bluff signals (weak
     hands shown at showdowns).
     """
-    from gutskit.io.plots import PlotError, snowball_plot
-    from gutskit.io.storage import default_db_path
+    from rich.console import Console
+    from rich.table import Table
 
-    if plot is not None and plot.suffix.lower() not in (".png", ".svg", ".pdf"):
-        raise PlotError(f"plot file {str(plot)!r} must end in .png, .svg or .pdf")
+    from gutskit.io.location import check_location, default_db_path
+    from gutskit.strategy.analysis import AnalysisError, load_sessions
+    from gutskit.strategy.analysis import analyze as run_analysis
+
+    check_output_path(plot, "plot file", (".png", ".svg", ".pdf"))
     if history is None and db is None:
         if not default_db_path().exists():
             raise AnalysisError(f"no saved sessions yet ({default_db_path()} does not "
                                 f"exist); play with 'guts play' or pass --history FILE")
         db = str(default_db_path())
+    if history is None:
+        check_location(db, must_exist=True)  # only read: never create an empty database
     sessions = load_sessions(history=history, db=db)
     report = run_analysis(sessions, alpha=alpha)
     if plot is not None:
+        from gutskit.io.plots import snowball_plot
+
         snowball_plot(report.pots_by_matched, plot,
                       title=f"Pot snowball ({report.rounds} rounds, {report.games} games)")
     if as_json:
@@ -113,3 +118,8 @@ def analyze(
     out.print(bluff)
     if plot is not None:
         out.print(f"Pot snowball plot saved to {plot}")
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``guts analyze`` to ``app``."""
+    app.command(epilog=EPILOG)(analyze)

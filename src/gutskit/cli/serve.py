@@ -1,4 +1,6 @@
-"""The ``guts serve`` and ``guts verify`` commands (registered in :mod:`gutskit.cli.app`)."""
+"""The ``guts serve`` and ``guts verify`` commands (registered in :mod:`gutskit.cli.app`).
+
+The server (FastAPI, uvicorn, SQLAlchemy) is imported only when ``guts serve`` runs."""
 
 from __future__ import annotations
 
@@ -9,9 +11,7 @@ from typing import Annotated, Any
 
 import typer
 
-from gutskit.server.fairness import FairnessError, deck_names, verify_commitment
-
-__all__ = ["serve", "verify"]
+__all__ = ["register", "serve", "verify"]
 
 
 def serve(
@@ -72,6 +72,7 @@ def verify(
     consistency: its fairness is not provable. Exit status 1 when a check fails
     (FAILED: ...), 2 for unreadable input (error: ...).
     """
+    from gutskit.server.fairness import FairnessError, deck_names, verify_commitment
     from gutskit.server.verify import (
         VerifyInputError,
         load_history,
@@ -148,3 +149,14 @@ def _json_object(text: str) -> dict[str, Any] | None:
     except (json.JSONDecodeError, RecursionError):
         return None
     return data if isinstance(data, dict) else None
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``guts serve`` and ``guts verify`` to ``app``."""
+    app.command(epilog="Examples:\n\n"
+                "    guts serve\n\n"
+                "    guts serve --host 0.0.0.0 --port 8080 "
+                "--db postgresql+psycopg://u:pw@db/guts")(serve)
+    app.command(epilog="Examples:\n\n"
+                "    guts verify fairness.json --history history.jsonl\n\n"
+                "    guts verify --commitment 1217... --seed 00ab...")(verify)

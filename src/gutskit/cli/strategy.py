@@ -11,49 +11,27 @@ import json
 import random
 import time
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
-from gutskit.core.cards import parse_cards, pretty_cards
-from gutskit.core.engine import Phase
-from gutskit.core.evaluation import evaluate
-from gutskit.core.events import Declaration
-from gutskit.core.rules import Rules
-from gutskit.core.settlement import match_amount
-from gutskit.core.views import SeatView
-from gutskit.strategy.bots import RuleOfThumbBot, hand_percentile, qualifies_by_rule_of_thumb
-from gutskit.strategy.odds import (
-    OddsError,
-    OpponentStrategy,
-    RuleOfThumbStrategy,
-    ThresholdStrategy,
-    hand_class_probabilities,
-    odds,
-)
-from gutskit.strategy.solver import (
-    MODELS,
-    Equilibrium,
-    Model,
-    SolverError,
-    equilibrium,
-    equilibrium_table,
-    game_model,
-    in_gain,
-    plot_thresholds,
-)
-from gutskit.strategy.tables import hand_table
+from gutskit.cli.options import JsonOpt, resolve_rules
 
-__all__ = ["advise", "odds_command", "solve"]
+if TYPE_CHECKING:
+    from rich.table import Table
+
+    from gutskit.core.rules import Rules
+    from gutskit.core.views import SeatView
+    from gutskit.strategy.odds import OpponentStrategy
+    from gutskit.strategy.solver import Equilibrium, Model
+
+__all__ = ["advise", "odds_command", "register", "solve"]
 
 PresetOpt = Annotated[str | None, typer.Option(
     "--preset", "-p", metavar="NAME", help="Start from a named preset (see 'guts rules --list').")]
 RuleOpt = Annotated[list[str] | None, typer.Option(
     "--rule", metavar="KEY=VALUE",
     help="Set one house rule, e.g. --rule all_out=carry (repeatable; applied last).")]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
 PlayersOpt = Annotated[int, typer.Option(
     "--players", "-n", min=2, max=10, help="Players at the table, you included (2..10).")]
 ModelOpt = Annotated[str, typer.Option(
@@ -64,8 +42,6 @@ ModelOpt = Annotated[str, typer.Option(
 
 def _rules(preset_name: str | None, rule: list[str] | None, hand_text: str | None,
            cards: int | None = None) -> Rules:
-    from gutskit.cli.app import resolve_rules  # late: gutskit.cli.app imports this module
-
     rules = resolve_rules(preset_name, None, rule)
     overridden = any(a.partition("=")[0].strip() == "cards_per_hand" for a in rule or [])
     size = cards
@@ -77,6 +53,8 @@ def _rules(preset_name: str | None, rule: list[str] | None, hand_text: str | Non
 
 
 def _model(text: str) -> Model:
+    from gutskit.strategy.solver import MODELS, SolverError
+
     for m in MODELS:
         if m == text:
             return m
@@ -85,6 +63,11 @@ def _model(text: str) -> Model:
 
 def _strategy(text: str, rules: Rules, players: int, pot: int | None) -> OpponentStrategy:
     """Parse ``--strategy``: equilibrium | rule-of-thumb | always-in | threshold:<hand>."""
+    from gutskit.core.cards import parse_cards
+    from gutskit.core.evaluation import evaluate
+    from gutskit.strategy.odds import OddsError, RuleOfThumbStrategy, ThresholdStrategy
+    from gutskit.strategy.solver import equilibrium
+
     name = text.strip()
     if name == "equilibrium":
         return equilibrium(cards_per_hand=rules.cards_per_hand, players=players, rules=rules,
@@ -108,6 +91,10 @@ def _pct(x: float | None) -> str:
 def _hand_gain(hand: tuple[int, ...], rules: Rules, players: int, pot: int,
                strategy: OpponentStrategy, model: Model) -> tuple[float, float, float]:
     """EV of in minus out (chips) for one hand, and the immediate EVs of in and out."""
+    from gutskit.strategy.odds import hand_class_probabilities
+    from gutskit.strategy.solver import game_model, in_gain
+    from gutskit.strategy.tables import hand_table
+
     weights = strategy.in_weights(hand_table(rules.ranking))
     p = hand_class_probabilities(hand, weights, rules.ranking)
     game = game_model(players, rules, model, pot)
@@ -133,6 +120,13 @@ def odds_command(
     are computed exactly by inclusion-exclusion over shared cards; with three or more the
     opponents are treated as independent draws (stated in the output).
     """
+    from rich.console import Console
+    from rich.table import Table
+
+    from gutskit.core.cards import parse_cards, pretty_cards
+    from gutskit.strategy.odds import odds
+    from gutskit.strategy.solver import MODELS
+
     rules = _rules(preset_name, rule, hand)
     cards = parse_cards(hand, count=rules.cards_per_hand)
     opp = _strategy(strategy, rules, players, pot)
@@ -162,6 +156,8 @@ def odds_command(
 
 
 def _solve_rows(rows: list[Equilibrium]) -> Table:
+    from rich.table import Table
+
     table = Table("cards", "players", "threshold (weakest hand in)", "percentile",
                   "continuous", "mix", "in rate", "value", "exploitability")
     for e in rows:
@@ -195,6 +191,15 @@ def solve(
     Value and exploitability are chips per round at the pot solved for (by default the
     opening pot). Exploitability is what the best one-round deviation of one seat gains.
     """
+    from rich.console import Console
+
+    from gutskit.strategy.solver import (
+        SolverError,
+        equilibrium,
+        equilibrium_table,
+        plot_thresholds,
+    )
+
     rules = _rules(preset_name, rule, None, cards)
     chosen = _model(model)
     start = time.perf_counter()
@@ -241,6 +246,10 @@ def solve(
 
 def _rule_of_thumb_view(hand: tuple[int, ...], rules: Rules, players: int,
                         pot: int) -> SeatView:
+    from gutskit.core.engine import Phase
+    from gutskit.core.settlement import match_amount
+    from gutskit.core.views import SeatView
+
     names = tuple(f"P{i + 1}" for i in range(players))
     return SeatView(
         0, rules, names, (10**9,) * players, (False,) * players, players - 1, pot, 0,
@@ -264,6 +273,15 @@ def advise(
     minus staying out, in chips, in the recursive game (matches come back as shares of later
     pots) and in the one-round game.
     """
+    from rich.console import Console
+
+    from gutskit.core.cards import parse_cards, pretty_cards
+    from gutskit.core.evaluation import evaluate
+    from gutskit.core.events import Declaration
+    from gutskit.strategy.bots import RuleOfThumbBot, hand_percentile, qualifies_by_rule_of_thumb
+    from gutskit.strategy.odds import odds
+    from gutskit.strategy.solver import equilibrium
+
     rules = _rules(preset_name, rule, hand)
     cards = parse_cards(hand, count=rules.cards_per_hand)
     eq = equilibrium(cards_per_hand=rules.cards_per_hand, players=players, rules=rules,
@@ -317,3 +335,20 @@ def advise(
     if not result.exact:
         out.print(f"  method: {result.method}")
 
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``guts odds``, ``guts solve`` and ``guts advise`` to ``app``."""
+    app.command("odds", epilog="Examples:\n\n"
+                "    guts odds '7h 7d' --players 4\n\n"
+                "    guts odds 'Qs Qh 7d' --players 3 --pot 9 --strategy threshold:'9c 9d 2h'\n\n"
+                "    guts odds 'Ah Kd' --players 2 --strategy always-in --json")(odds_command)
+    app.command(epilog="Examples:\n\n"
+                "    guts solve --cards 3 --players 5\n\n"
+                "    guts solve --cards 2 --players 4 --model one_round --json\n\n"
+                "    guts solve --table --plot thresholds.svg\n\n"
+                "    guts solve --cards 2 --players 6 --rule all_out=best_pays_antes --pot 6")(
+        solve)
+    app.command(epilog="Examples:\n\n"
+                "    guts advise 'Qs Qh 7d' --players 5 --pot 15\n\n"
+                "    guts advise 'Th Tc' --players 4 --pot 8 --json")(advise)

@@ -8,14 +8,23 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
-from gutskit.cli.app import JsonOpt, PresetOpt, RuleOpt, RulesFileOpt, resolve_rules
-from gutskit.core.events import Event
-from gutskit.core.history import dump_history
-from gutskit.strategy.strategies import BOT_KINDS
-from gutskit.strategy.tournament import CI_METHOD, run_tournament
+from gutskit.cli.options import (
+    JsonOpt,
+    PresetOpt,
+    RuleOpt,
+    RulesFileOpt,
+    check_output_path,
+    resolve_rules,
+)
+
+__all__ = ["BOT_KIND_NAMES", "EPILOG", "register", "tournament"]
+
+BOT_KIND_NAMES = ("equilibrium", "rule-of-thumb", "cautious", "loose", "exploitative", "random",
+                  "threshold")
+"""The bot kinds named in ``--help`` (the keys of
+:data:`gutskit.strategy.strategies.BOT_KINDS`, written here so that the help does not load
+the strategies; a test checks they agree)."""
 
 EPILOG = ("Examples:\n\n"
           "    guts tournament\n\n"
@@ -30,7 +39,7 @@ def tournament(
     bots: Annotated[str, typer.Option(
         "--bots", "-b", metavar="KIND,KIND,...",
         help="Bot kinds, comma-separated, repeated to fill the seats: "
-             + ", ".join(BOT_KINDS) + " (threshold:P plays percentile P or better).")
+             + ", ".join(BOT_KIND_NAMES) + " (threshold:P plays percentile P or better).")
     ] = "equilibrium,rule-of-thumb,exploitative,random",
     players: Annotated[int | None, typer.Option(
         "--players", "-n", min=2, max=10,
@@ -63,11 +72,16 @@ def tournament(
     seat). Exploitability: the chips per round a best threshold response wins against
     copies of the bot (vectorized simulator, same rules, buy-in and session length).
     """
-    from gutskit.io.plots import PlotError, bankroll_plot
+    from rich.console import Console
+    from rich.table import Table
+
+    from gutskit.core.events import Event
+    from gutskit.core.history import dump_history
+    from gutskit.strategy.tournament import CI_METHOD, run_tournament
 
     rules = resolve_rules(preset_name, rules_file, rule)
-    if plot is not None and plot.suffix.lower() not in (".png", ".svg", ".pdf"):
-        raise PlotError(f"plot file {str(plot)!r} must end in .png, .svg or .pdf")
+    check_output_path(plot, "plot file", (".png", ".svg", ".pdf"))
+    check_output_path(history, "history file")
     log: list[Event] | None = [] if history is not None else None
     result = run_tournament(bots.split(","), players=players, sessions=sessions,
                             rounds=rounds, seed=seed, rules=rules, chips=chips,
@@ -75,6 +89,8 @@ def tournament(
     if history is not None and log is not None:
         dump_history(log, history)
     if plot is not None:
+        from gutskit.io.plots import bankroll_plot
+
         bankroll_plot(result.bankroll, plot, bands=result.bankroll_half,
                       title=f"Bankroll by bot ({sessions} sessions, 95% t band)")
     if as_json:
@@ -109,3 +125,8 @@ def tournament(
         out.print(f"Bankroll plot saved to {plot}")
     if history is not None:
         out.print(f"Hand histories saved to {history}")
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``guts tournament`` to ``app``."""
+    app.command(epilog=EPILOG)(tournament)

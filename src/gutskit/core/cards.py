@@ -24,6 +24,8 @@ import secrets
 from collections.abc import Iterable, Sequence
 from typing import TypeAlias
 
+from gutskit.core.errors import GutsError
+
 Card: TypeAlias = int
 """A card code, 0..51 (``rank * 4 + suit``)."""
 
@@ -50,7 +52,7 @@ _SUIT_ALIASES = {
 _RANK_ALIASES = {ch: i for i, ch in enumerate(RANK_CHARS)} | {"10": 8}
 
 
-class CardError(ValueError):
+class CardError(GutsError):
     """Base class for every bad-card input; the message quotes the bad input."""
 
 

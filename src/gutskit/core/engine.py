@@ -37,6 +37,7 @@ from typing import Any
 
 from gutskit.core import settlement
 from gutskit.core.cards import DECK, Card, format_cards, shuffled_deck
+from gutskit.core.errors import GutsError
 from gutskit.core.evaluation import strength_table
 from gutskit.core.events import (
     AntesPosted,
@@ -87,7 +88,7 @@ __all__ = [
 ]
 
 
-class IllegalActionError(ValueError):
+class IllegalActionError(GutsError):
     """An action that the rules do not allow in this state; the message says why."""
 
 

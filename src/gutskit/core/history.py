@@ -23,6 +23,7 @@ from typing import Any
 from pydantic import TypeAdapter, ValidationError
 
 from gutskit.core.cards import CardError, card_name, format_cards, parse_card, parse_cards
+from gutskit.core.errors import GutsError
 from gutskit.core.events import (
     AntesPosted,
     CardsDealt,
@@ -52,7 +53,7 @@ _HAND_FIELDS = frozenset({"ghost", "community"})
 """Optional single hands (``None`` = none)."""
 
 
-class HistoryError(ValueError):
+class HistoryError(GutsError):
     """A hand-history record that cannot be read; the message names the record."""
 
 

@@ -21,13 +21,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from gutskit.core.errors import GutsError
+
 __all__ = ["Payment", "SettleUpError", "settle_up"]
 
 _EXACT_LIMIT = 16
 """Up to this many players with a non-zero net the grouping is exact (2**16 subsets)."""
 
 
-class SettleUpError(ValueError):
+class SettleUpError(GutsError):
     """Nets that cannot be settled (they do not add up to zero, or are not whole chips)."""
 
 

@@ -60,12 +60,13 @@ from gutskit.core.engine import (
     pass_all,
     rebuy,
 )
+from gutskit.core.errors import GutsError
 from gutskit.core.events import AntesPosted, Declaration, Event, Hand, RoundResolved, SatOut
 from gutskit.core.payments import settle_up
 from gutskit.core.rules import RulesError, rules_from_mapping
 
 
-class RefereeError(ValueError):
+class RefereeError(GutsError):
     """Invalid referee input; the message names the problem (and the round, 1-based)."""
 
 

@@ -36,10 +36,11 @@ from pydantic import (
     model_validator,
 )
 
+from gutskit.core.errors import GutsError
 from gutskit.core.evaluation import Ranking
 
 
-class RulesError(ValueError):
+class RulesError(GutsError):
     """Invalid house rules: unknown key, wrong type, impossible value or combination."""
 
 

@@ -15,12 +15,14 @@ matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt
 
+from gutskit.core.errors import GutsError
+
 __all__ = ["PlotError", "bankroll_plot", "snowball_plot"]
 
 FORMATS = (".png", ".svg", ".pdf")
 
 
-class PlotError(ValueError):
+class PlotError(GutsError):
     """A plot file with an unsupported extension, or nothing to plot."""
 
 

@@ -38,7 +38,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from platformdirs import user_data_dir
 from sqlalchemy import JSON, DateTime, ForeignKey, Integer, String, create_engine, func, select
 from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
@@ -46,6 +45,7 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sess
 
 from gutskit.core.events import CardsDealt, Event, SessionEnded, SessionStarted
 from gutskit.core.history import event_from_dict, event_to_dict
+from gutskit.io.location import StorageError, default_db_path, sqlite_url
 
 __all__ = [
     "Base",
@@ -57,11 +57,6 @@ __all__ = [
     "default_db_path",
     "open_store",
 ]
-
-
-class StorageError(ValueError):
-    """The database cannot be opened or read, or a session does not exist; the message
-    names the database or the session."""
 
 
 class Base(DeclarativeBase):
@@ -121,35 +116,17 @@ class SessionInfo:
     rounds: int
 
 
-def default_db_path() -> Path:
-    """``gutskit.db`` in the user's data folder (``platformdirs.user_data_dir("gutskit")``,
-    e.g. ``~/.local/share/gutskit/gutskit.db`` on Linux)."""
-    return Path(user_data_dir("gutskit")) / "gutskit.db"
-
-
-def _url(url_or_path: str | Path) -> str:
-    text = str(url_or_path)
-    if "://" in text:
-        return text
-    path = Path(text).expanduser()
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        raise StorageError(f"cannot create the folder of database {text!r}: "
-                           f"{error.strerror}") from None
-    return f"sqlite:///{path.resolve()}"
-
-
 def open_store(url_or_path: str | Path | None = None) -> Store:
     """Open (and create if needed) the store at a SQLAlchemy URL or a SQLite file path
     (default: :func:`default_db_path`). Missing tables are created.
 
     Raises:
-        StorageError: the URL is malformed or the database cannot be opened (e.g. the file
-            is not a SQLite database).
+        StorageError: the URL is malformed, the file's folder does not exist (only the
+            default folder is created) or the database cannot be opened (e.g. the file is
+            not a SQLite database).
     """
     target = default_db_path() if url_or_path is None else url_or_path
-    url = _url(target)
+    url = sqlite_url(url_or_path)
     try:
         engine = create_engine(make_url(url))
         Base.metadata.create_all(engine)

@@ -69,6 +69,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gutskit.core.cards import DECK, Card, CardError, card_name, parse_card
+from gutskit.core.errors import GutsError
 from gutskit.core.events import RoundResolved
 
 __all__ = [
@@ -108,7 +109,7 @@ DOMAIN = b"gutskit-deck-v1"
 """Domain-separation prefix of the random stream."""
 
 
-class FairnessError(ValueError):
+class FairnessError(GutsError):
     """A seed or commitment that is malformed or does not match; the message says which."""
 
 

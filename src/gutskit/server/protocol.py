@@ -35,6 +35,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
+from gutskit.core.errors import GutsError
+
 PROTOCOL_VERSION = 2
 """The newest protocol version (what the browser table states in :class:`Hello`).
 Incompatible changes bump it."""
@@ -114,7 +116,7 @@ ERROR_CODES: dict[str, str] = {
 """Every :class:`Error` code and what it means."""
 
 
-class ProtocolError(ValueError):
+class ProtocolError(GutsError):
     """A client message that cannot be accepted. ``code`` is one of :data:`ERROR_CODES`."""
 
     def __init__(self, code: str, message: str) -> None:

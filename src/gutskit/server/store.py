@@ -47,6 +47,7 @@ from sqlalchemy.orm import Mapped, Session, mapped_column, sessionmaker
 
 from gutskit.core.events import Event, SessionEnded, SessionStarted
 from gutskit.core.history import event_from_dict, event_to_dict
+from gutskit.io.location import sqlite_url
 from gutskit.io.storage import Base, EventRecord, SessionRecord, StorageError, default_db_path
 
 __all__ = [
@@ -158,15 +159,6 @@ class LoadedRoom:
     actions: dict[str, tuple[int, int]] = field(default_factory=dict)
 
 
-def _url(target: str | Path) -> str:
-    text = str(target)
-    if "://" in text:
-        return text
-    path = Path(text).expanduser()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    return f"sqlite:///{path.resolve()}"
-
-
 def upgrade(engine: Engine) -> None:
     """Bring the database to the newest schema (``alembic upgrade head``)."""
     from alembic import command
@@ -188,7 +180,7 @@ def open_room_store(target: str | Path | None = None) -> RoomStore:
     """
     location = default_db_path() if target is None else target
     try:
-        url = make_url(_url(location))
+        url = make_url(sqlite_url(target))
         engine = create_engine(url)
         if url.get_backend_name() == "sqlite":
             event.listen(engine, "connect", _sqlite_pragmas)

@@ -51,6 +51,7 @@ from typing import Any
 from gutskit.core import engine
 from gutskit.core.cards import Card, CardError, card_name, format_cards, parse_card
 from gutskit.core.engine import ConservationError, GameState, IllegalActionError
+from gutskit.core.errors import GutsError
 from gutskit.core.events import (
     AntesPosted,
     CardsDealt,
@@ -96,7 +97,7 @@ Record = Event | DeclarationSealed | PassSealed | PassSeen
 """A line of a hand history: an event, or a redaction of a seat's copy."""
 
 
-class VerifyInputError(ValueError):
+class VerifyInputError(GutsError):
     """Input ``guts verify`` cannot read (not JSON, wrong shape, unreadable history): a
     user mistake, not a failed check."""
 

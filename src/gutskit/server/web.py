@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from gutskit.core.cards import CardError, card_name, parse_cards
+from gutskit.core.errors import GutsError
 from gutskit.core.evaluation import _classify, evaluate
 from gutskit.core.rules import Rules
 from gutskit.server.exports import who_pays_whom
@@ -29,7 +30,7 @@ __all__ = ["HandDescriptionError", "describe_hand", "ledger_json", "rule_choices
 RANKS = "23456789TJQKA"
 
 
-class HandDescriptionError(ValueError):
+class HandDescriptionError(GutsError):
     """A hand to describe is not a valid hand under the room's rules (the message quotes
     it)."""
 

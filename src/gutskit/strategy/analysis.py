@@ -45,6 +45,7 @@ from typing import Any
 import numpy as np
 
 from gutskit.core.engine import GameState, evolve
+from gutskit.core.errors import GutsError
 from gutskit.core.evaluation import evaluate
 from gutskit.core.events import (
     IN_DECLARATIONS,
@@ -75,7 +76,7 @@ SEED_SNOWBALL = (10, 30)
 NULL_DRAWS = 20_000
 
 
-class AnalysisError(ValueError):
+class AnalysisError(GutsError):
     """Nothing to analyse, or a history that cannot be read."""
 
 

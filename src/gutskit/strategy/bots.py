@@ -32,16 +32,17 @@ import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Protocol, runtime_checkable
-
-import numpy as np
-import numpy.typing as npt
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from gutskit.core.cards import DECK, Card
 from gutskit.core.engine import GameState, pass_all
 from gutskit.core.evaluation import Category, Ranking, category_of_key, strength_table
 from gutskit.core.events import Declaration, Event
 from gutskit.core.views import SeatView, joint_views
+
+if TYPE_CHECKING:  # numpy itself is imported by the Monte Carlo functions that use it
+    import numpy as np
+    import numpy.typing as npt
 
 JACK = 9  # rank index of the jack
 
@@ -378,6 +379,8 @@ def community_keys(ranking: Ranking, low: bool = False) -> npt.NDArray[np.int64]
     """Monte Carlo Guts: the sorted strength keys of the best (``low``: lowest) hand of
     ``cards_per_hand`` cards in every set of ``cards_per_hand + 1`` cards, i.e. what a
     random opponent makes with the community card (computed once, with numpy)."""
+    import numpy as np
+
     k = ranking.cards_per_hand
     table = np.asarray(strength_table(ranking), dtype=np.int64)
     sets = np.array(list(itertools.combinations(range(52), k + 1)), dtype=np.int64)
@@ -398,6 +401,8 @@ def community_strength(ranking: Ranking, low: bool = False) -> dict[tuple[Card, 
     """Monte Carlo Guts: every hand (cards sorted) -> the share of all hands with a lower
     expected :func:`community_percentile` (ties count half): a percentile on the same scale
     as :func:`hand_percentile`, for the bots' thresholds. Computed once with numpy."""
+    import numpy as np
+
     k = ranking.cards_per_hand
     table = np.asarray(strength_table(ranking), dtype=np.int64)
     ordered = community_keys(ranking, low)
@@ -433,6 +438,8 @@ def community_percentile(hand: Sequence[Card], ranking: Ranking, *, low: bool) -
     """Monte Carlo Guts: the expected fraction of opponents' hands that ``hand`` beats
     (high, or under ``low`` for the low pot) once the community card is turned, averaged
     over the unseen cards (ties count half)."""
+    import numpy as np
+
     table = strength_table(ranking)
     ordered = community_keys(ranking, low)
     total = len(ordered)

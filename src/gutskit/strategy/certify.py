@@ -67,6 +67,7 @@ import scipy.sparse as sp
 from scipy.optimize import Bounds, LinearConstraint, linprog, milp
 
 from gutskit.core.cards import Card, card_name
+from gutskit.core.errors import GutsError
 from gutskit.core.evaluation import Ranking
 from gutskit.core.rules import Rules
 from gutskit.strategy.odds import disjoint_sums
@@ -96,7 +97,7 @@ EXACT_TARGET = {2: 1e-9, 3: 1e-6}
 """Exploitability targets (chips per round) of the exact solvers by number of players."""
 
 
-class CertifyError(ValueError):
+class CertifyError(GutsError):
     """Rules or arguments the certified solver does not handle; the message names them."""
 
 

@@ -52,6 +52,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
+from gutskit.core.errors import GutsError
 from gutskit.core.evaluation import Ranking
 from gutskit.core.rules import Rules
 from gutskit.strategy.tables import HandTable, hand_table
@@ -91,7 +92,7 @@ _SUPPORTED: dict[str, tuple[object, ...] | None] = {
 must be at its default."""
 
 
-class UnsupportedRulesError(ValueError):
+class UnsupportedRulesError(GutsError):
     """The fast simulator cannot play these rules; the message names the rule and value."""
 
 

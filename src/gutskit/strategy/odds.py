@@ -47,6 +47,7 @@ import numpy as np
 import numpy.typing as npt
 
 from gutskit.core.cards import Card, HandSizeError, ensure_distinct, format_cards
+from gutskit.core.errors import GutsError
 from gutskit.core.evaluation import Ranking, evaluate
 from gutskit.core.rules import Rules
 from gutskit.strategy.bots import qualifies_by_rule_of_thumb
@@ -79,7 +80,7 @@ INDEPENDENT_METHOD = (
 )
 
 
-class OddsError(ValueError):
+class OddsError(GutsError):
     """Bad input to the odds calculator (players, strategy, hand); the message names it."""
 
 

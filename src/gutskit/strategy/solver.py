@@ -85,6 +85,7 @@ from typing import Any, Literal
 import numpy as np
 import numpy.typing as npt
 
+from gutskit.core.errors import GutsError
 from gutskit.core.evaluation import evaluate
 from gutskit.core.rules import Rules
 from gutskit.strategy.odds import ClassProbabilities, KeyStrategy, class_probabilities
@@ -112,7 +113,7 @@ MODELS: tuple[Model, ...] = ("one_round", "recursive")
 BISECTION_STEPS = 45
 
 
-class SolverError(ValueError):
+class SolverError(GutsError):
     """Settings the solver does not model, or bad arguments; the message names them."""
 
 

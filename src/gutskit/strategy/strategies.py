@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from gutskit.core.errors import GutsError
 from gutskit.core.events import Declaration, Outcome
 from gutskit.core.rules import Rules
 from gutskit.core.views import SeatView
@@ -420,7 +421,7 @@ BOT_KINDS: dict[str, str] = {
 """Bot kinds for ``guts tournament --bots``."""
 
 
-class UnknownBotError(ValueError):
+class UnknownBotError(GutsError):
     """A bot kind that :func:`make_bot` does not know."""
 
 

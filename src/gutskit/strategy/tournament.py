@@ -46,6 +46,7 @@ from gutskit.core.engine import (
     evolve,
     start_event,
 )
+from gutskit.core.errors import GutsError
 from gutskit.core.events import Event
 from gutskit.core.rules import Rules
 from gutskit.core.views import joint_views, view_for
@@ -74,7 +75,7 @@ CI_METHOD = ("95% Student t interval over independent sessions; one value per se
              "bot kind: its net chips per round per seat")
 
 
-class TournamentError(ValueError):
+class TournamentError(GutsError):
     """Bad tournament settings (unknown bot, too few or too many seats, counts < 1)."""
 
 

@@ -1,0 +1,65 @@
+"""How the ``guts`` command reports mistakes: one line ``error: <message>`` on stderr and
+exit status 2, never a traceback.
+
+A user mistake is any :class:`~gutskit.core.errors.GutsError` (every gutskit "bad input"
+error subclasses it, so nothing heavy is imported to catch them), an :class:`OSError` (a
+file that cannot be read or written) or one of typer's usage errors.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import NoReturn
+
+import typer
+
+from gutskit.core.errors import GutsError
+
+__all__ = ["EXIT_INTERRUPTED", "EXIT_USER_ERROR", "USER_ERRORS", "UsageProblem", "message",
+           "report_error"]
+
+EXIT_USER_ERROR = 2
+"""Exit status of a user mistake."""
+
+EXIT_INTERRUPTED = 130
+"""Exit status after Ctrl-C (128 + SIGINT, as shells report it)."""
+
+
+class UsageProblem(GutsError):
+    """A command-line mistake found by a command (e.g. ``--preset`` with ``--rules``)."""
+
+
+USER_ERRORS: tuple[type[BaseException], ...] = (GutsError, OSError)
+"""Exceptions that mean "the user gave bad input": reported as ``error: <message>``,
+exit 2."""
+
+CLICK_EXCEPTION: type[Exception] = next(
+    cls for cls in typer.BadParameter.__mro__ if cls.__name__ == "ClickException")
+"""The base of typer's own usage errors (typer vendors click; found without importing it)."""
+
+
+def message(error: BaseException) -> str:
+    """The one-line message for ``error`` (an OSError names its file; a usage error points
+    at ``--help``)."""
+    if isinstance(error, OSError) and error.strerror:
+        where = f"{error.filename}: " if error.filename else ""
+        text = f"{where}{error.strerror}"
+    elif isinstance(error, CLICK_EXCEPTION):
+        text = str(error.format_message())  # type: ignore[attr-defined]
+        ctx = getattr(error, "ctx", None)
+        if ctx is not None:
+            text += f" (see '{ctx.command_path} --help')"
+    else:
+        text = str(error)
+    return text or type(error).__name__
+
+
+def report_error(error: BaseException) -> NoReturn:
+    """Print ``error: <message>`` on stderr and exit with status 2."""
+    sys.stdout.flush()
+    line = f"error: {message(error)}\n"
+    # A message may quote text that the terminal cannot encode (a lone surrogate, say).
+    encoding = getattr(sys.stderr, "encoding", None) or "utf-8"
+    sys.stderr.write(line.encode(encoding, "backslashreplace").decode(encoding))
+    sys.stderr.flush()
+    raise SystemExit(EXIT_USER_ERROR)

@@ -1,0 +1,97 @@
+"""Options shared by the ``guts`` commands, and how they become house rules.
+
+Every command reads the house rules the same way: the annotated option types below
+(``--preset``, ``--rules``, ``--rule KEY=VALUE``) and :func:`resolve_rules`. This module is
+light on purpose (typer only): ``guts --help`` imports it, and the house-rules model is
+loaded only when a command resolves its rules.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from gutskit.cli.errors import UsageProblem
+
+if TYPE_CHECKING:
+    from gutskit.core.rules import Rules
+
+__all__ = ["ChipsOpt", "DbOpt", "JsonOpt", "PresetOpt", "RuleOpt", "RulesFileOpt", "SeedOpt",
+           "check_output_path", "resolve_rules"]
+
+PresetOpt = Annotated[str | None, typer.Option(
+    "--preset", "-p", metavar="NAME",
+    help="Start from a named preset (see 'guts rules --list').")]
+RulesFileOpt = Annotated[Path | None, typer.Option(
+    "--rules", "-r", metavar="FILE",
+    help="House rules from a TOML file of key = value lines.")]
+RuleOpt = Annotated[list[str] | None, typer.Option(
+    "--rule", metavar="KEY=VALUE",
+    help="Set one house rule, e.g. --rule pot_cap=50 (repeatable; applied last).")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
+SeedOpt = Annotated[int | None, typer.Option(
+    "--seed", help="Seed a random.Random for a reproducible run (default: OS randomness).")]
+ChipsOpt = Annotated[int, typer.Option("--chips", min=1, help="Everyone's buy-in, in chips.")]
+DbOpt = Annotated[str | None, typer.Option(
+    "--db", metavar="PATH|URL", envvar="GUTSKIT_DB", show_envvar=True,
+    help="Database file (SQLite) or SQLAlchemy URL "
+         "[default: gutskit.db in your data folder].")]
+
+
+def resolve_rules(preset_name: str | None = None, rules_file: Path | None = None,
+                  assignments: Sequence[str] | None = None) -> Rules:
+    """The effective rules of ``--preset`` / ``--rules`` (mutually exclusive) and
+    ``--rule KEY=VALUE`` overrides.
+
+    Raises:
+        UsageProblem: both ``--preset`` and ``--rules`` are given.
+        RulesError: an unknown preset, an unreadable file, an unknown or invalid rule.
+    """
+    from gutskit.core.rules import (
+        Rules,
+        load_rules,
+        parse_rule_assignment,
+        preset,
+        rules_from_mapping,
+    )
+
+    if preset_name is not None and rules_file is not None:
+        raise UsageProblem("--preset and --rules cannot be used together; choose one")
+    if preset_name is not None:
+        rules = preset(preset_name)
+    elif rules_file is not None:
+        rules = load_rules(rules_file)
+    else:
+        rules = Rules()
+    if assignments:
+        overrides = dict(parse_rule_assignment(text) for text in assignments)
+        rules = rules_from_mapping(overrides, base=rules)
+    return rules
+
+
+def check_output_path(path: Path | None, what: str,
+                      suffixes: Sequence[str] | None = None) -> None:
+    """Check, before a long run, that ``path`` can be written later: its folder exists,
+    it is not a folder, and (with ``suffixes``) it ends in one of them.
+
+    Args:
+        path: the file to write (``None``: nothing to check).
+        what: how the message names it, e.g. ``"plot file"``.
+        suffixes: the allowed file endings, e.g. ``(".png", ".svg", ".pdf")``.
+
+    Raises:
+        UsageProblem: the file cannot be written there; the message quotes the path.
+    """
+    if path is None:
+        return
+    if suffixes is not None and path.suffix.lower() not in suffixes:
+        allowed = ", ".join(suffixes[:-1]) + f" or {suffixes[-1]}"
+        raise UsageProblem(f"{what} {str(path)!r} must end in {allowed}")
+    if path.is_dir():
+        raise UsageProblem(f"{what} {str(path)!r} is a folder")
+    folder = path.expanduser().parent
+    if not folder.is_dir():
+        raise UsageProblem(f"{what} {str(path)!r}: the folder {str(folder)!r} does not exist")

@@ -1,0 +1,289 @@
+"""The commands for a real table: ``guts compare`` (which of two hands wins), ``guts referee``
+(settle rounds played with real cards: :func:`gutskit.core.referee.settle`) and
+``guts rules`` (the effective house rules, the presets)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from gutskit.cli.options import JsonOpt, PresetOpt, RuleOpt, RulesFileOpt, resolve_rules
+
+__all__ = ["compare", "referee", "register", "rules_command"]
+
+
+def _echo_json(data: Any) -> None:
+    typer.echo(json.dumps(data, indent=2, ensure_ascii=False))
+
+
+def compare(
+    first: Annotated[str, typer.Argument(metavar="HAND", help="First hand, e.g. 'As Kd Qh'.")],
+    second: Annotated[str, typer.Argument(metavar="HAND", help="Second hand.")],
+    cards: Annotated[int | None, typer.Option(
+        "--cards", "-c", min=2, max=3,
+        help="2 or 3 cards per hand [default: the length of the hands].")] = None,
+    preset_name: PresetOpt = None,
+    rule: RuleOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Which of two hands wins under the house rules.
+
+    Cards are written like As, Td, 10d or A♠; a hand is space-separated (quote it).
+    """
+    from rich.console import Console
+
+    from gutskit.core.cards import CardError, parse_cards, pretty_cards
+    from gutskit.core.evaluation import compare as compare_hands
+    from gutskit.core.evaluation import evaluate
+
+    rules = resolve_rules(preset_name, None, rule)
+    size = cards
+    overridden = any(a.partition("=")[0].strip() == "cards_per_hand" for a in rule or [])
+    if size is None and not overridden and preset_name is None:
+        size = len(first.replace(",", " ").split())
+        if size not in (2, 3):
+            raise CardError(f"hand {first!r} has {size} cards; Guts hands have 2 or 3")
+    if size is not None:
+        rules = rules.replace(cards_per_hand=size)
+    k = rules.cards_per_hand
+    hands = (parse_cards(first, count=k), parse_cards(second, count=k))
+    verdict = compare_hands(hands[0], hands[1], rules.ranking)
+    values = [evaluate(h, rules.ranking) for h in hands]
+    winner = {1: "first", -1: "second", 0: "tie"}[verdict]
+    if as_json:
+        _echo_json({"winner": winner,
+                    "hands": [{"category": v.category.label, "description": v.description}
+                              for v in values]})
+        return
+    out = Console(highlight=False)
+    for label, hand, value in zip(("First ", "Second"), hands, values, strict=True):
+        out.print(f"{label}  {pretty_cards(hand)}  {value.description}")
+    if verdict == 0:
+        out.print("[bold]Tie[/]: the pot is split.")
+    else:
+        win, lose = (values[0], values[1]) if verdict > 0 else (values[1], values[0])
+        why = (f"{win.category.label.replace('_', ' ')} beats "
+               f"{lose.category.label.replace('_', ' ')}"
+               if win.category != lose.category else
+               "same category, higher cards" if (win.key >> 8) != (lose.key >> 8) else
+               f"equal ranks, broken by suit (suit_tiebreak = {rules.suit_tiebreak})")
+        out.print(f"[bold]{winner.capitalize()} hand wins[/]: {why}.")
+
+
+def _read_referee_input(file: str) -> Any:
+    from gutskit.core.referee import RefereeError
+
+    if file == "-":
+        text = sys.stdin.read()
+        where = "standard input"
+    else:
+        path = Path(file)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            raise RefereeError(f"{file}: not a UTF-8 text file") from None
+        except OSError as error:
+            raise RefereeError(f"cannot read {file!r}: {error.strerror}") from None
+        where = file
+
+    def no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        seen: dict[str, Any] = {}
+        for key, value in pairs:
+            if key in seen:
+                raise RefereeError(f"{where}: duplicate key {key!r} in a JSON object")
+            seen[key] = value
+        return seen
+
+    try:
+        return json.loads(text, object_pairs_hook=no_duplicates)
+    except json.JSONDecodeError as error:
+        raise RefereeError(f"{where} is not valid JSON: {error.msg} at line {error.lineno}, "
+                           f"column {error.colno}") from None
+    except RecursionError:
+        raise RefereeError(f"{where} is nested too deeply to be a referee file") from None
+    except ValueError as error:  # e.g. an integer of thousands of digits
+        raise RefereeError(f"{where} is not a valid referee file: {error}") from None
+
+
+def referee(
+    file: Annotated[str, typer.Argument(metavar="FILE",
+                                        help="A referee file (JSON), or - for stdin.")],
+    as_json: JsonOpt = False,
+) -> None:
+    """Settle rounds played at a real table: antes, who won, who matched, stacks.
+
+    Input: a JSON object with the house rules, the players (clockwise) with their stacks,
+    the first dealer, an optional starting pot, and the rounds (hands and in/out
+    declarations). Invalid input exits with status 2 and one message on stderr.
+    """
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.table import Table
+
+    from gutskit.core.cards import parse_cards, pretty_cards
+    from gutskit.core.referee import settle
+
+    data = _read_referee_input(file)
+    result = settle(data)
+    if as_json:
+        _echo_json(result)
+        return
+    out = Console(highlight=False)
+    final_stacks = dict(result["stacks"])
+    # From the buy-ins, round by round (rebuys before their round's deal).
+    stacks = {p["name"]: p["stack"] for p in data["players"]}
+    given_rounds = data.get("rounds") or []
+    if len(given_rounds) != len(result["rounds"]):  # e.g. rounds that settle nothing
+        given_rounds = [{} for _ in result["rounds"]]
+    for number, (rnd, given) in enumerate(zip(result["rounds"], given_rounds, strict=True), 1):
+        table = Table(title=f"Round {number} · dealer {escape(rnd['dealer'])} · "
+                            f"pot {rnd['pot_before']} → {rnd['pot_after']} · {rnd['outcome']}",
+                      title_justify="left")
+        for column in ("Player", "Ante", "Declared", "Hand", "Result", "Change", "Stack"):
+            table.add_column(column, justify="right" if column in ("Ante", "Change", "Stack")
+                             else "left")
+        for name, chips in rnd.get("rebuys", {}).items():
+            stacks[name] += chips
+        for name, delta in rnd["deltas"].items():
+            stacks[name] += delta
+            hand = given.get("hands", {}).get(name)
+            results = []
+            if name in rnd["winners"]:
+                results.append("wins")
+            elif (name in rnd["in"] and rnd["outcome"] == "showdown"
+                  and name not in rnd["eliminated"]):
+                results.append("matches")
+            if name in rnd["eliminated"]:
+                results.append("eliminated")
+            table.add_row(escape(name), str(rnd["antes"].get(name, "")),
+                          escape(str(given.get("declarations", {}).get(name, "-"))),
+                          pretty_cards(parse_cards(hand)) if hand else "",
+                          ", ".join(results), f"{delta:+d}" if delta else "0",
+                          str(stacks[name]))
+        out.print(table)
+        for line in _variant_lines(rnd):
+            out.print(line)
+    final = Table(title="Final stacks", title_justify="left")
+    final.add_column("Player")
+    final.add_column("Stack", justify="right")
+    for name, stack in final_stacks.items():
+        final.add_row(escape(name), str(stack))
+    out.print(final)
+    over = " · the session is over" if result["session_over"] else ""
+    out.print(f"Pot: {result['pot']} · reserve: {result['reserve']}{over}")
+    if result.get("payments"):
+        out.print("Settle up: " + "; ".join(
+            f"{escape(p['from'])} pays {escape(p['to'])} {p['chips']}"
+            for p in result["payments"]) + ".")
+
+
+def _variant_lines(rnd: dict[str, Any]) -> list[str]:
+    """The variant keys of a referee round, in words (docs/variants/)."""
+    from rich.markup import escape
+
+    from gutskit.core.cards import parse_cards, pretty_cards
+
+    lines = []
+    if "rebuys" in rnd:
+        lines.append("Rebuys before the deal: " + ", ".join(
+            f"{escape(n)} {c}" for n, c in rnd["rebuys"].items()))
+    if "community" in rnd:
+        lines.append(f"Community card: {pretty_cards(parse_cards(rnd['community']))}")
+    if "ghost" in rnd:
+        beaten = "the ghost hand is best: nobody takes the pot" if rnd["ghost_won"] else (
+            "beaten")
+        ghost = pretty_cards(parse_cards(rnd["ghost"])) if rnd["ghost"] else "?"
+        lines.append(f"Ghost hand: {ghost} ({beaten})")
+    for side in ("high", "low"):
+        if side in rnd:
+            who = ", ".join(escape(n) for n in rnd[side]["winners"]) or "nobody"
+            lines.append(f"{side.capitalize()} pot ({rnd[side]['pot']}): {who}")
+    if "pays_antes" in rnd:
+        lines.append("Best hand, pays everyone's ante for the re-deal: "
+                     + ", ".join(escape(n) for n in rnd["pays_antes"]))
+    for why in rnd.get("sat_out", {}).values():
+        lines.append(f"Sat out: {escape(why)}")
+    return lines
+
+
+def rules_command(
+    preset_name: PresetOpt = None,
+    rules_file: RulesFileOpt = None,
+    rule: RuleOpt = None,
+    list_presets: Annotated[bool, typer.Option("--list", "-l",
+                                               help="List the presets.")] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Print the effective house rules (name, value, default, what it does), or the presets.
+
+    A rules file is TOML, one house rule per line, e.g. cards_per_hand = 2 and
+    pot_cap = 50; preset = "estonian" starts from a preset.
+    """
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.table import Table
+
+    from gutskit.core.rules import PRESETS, Rules
+
+    if list_presets:
+        if as_json:
+            _echo_json({name: {"description": text, "rules": overrides}
+                        for name, (text, overrides) in PRESETS.items()})
+            return
+        table = Table(title="Presets", title_justify="left")
+        table.add_column("Preset")
+        table.add_column("Description")
+        table.add_column("Differs from the defaults")
+        for name, (text, overrides) in PRESETS.items():
+            diff = ", ".join(f"{k} = {_show(v)}" for k, v in overrides.items()) or "-"
+            table.add_row(name, text, diff)
+        Console(highlight=False).print(table)
+        return
+    rules = resolve_rules(preset_name, rules_file, rule)
+    values = rules.to_dict()
+    if as_json:
+        _echo_json(values)
+        return
+    defaults = Rules().to_dict()
+    table = Table(title="House rules", title_justify="left")
+    table.add_column("Rule")
+    table.add_column("Value")
+    table.add_column("Default")
+    table.add_column("What it does")
+    for key, field in Rules.model_fields.items():
+        value = values[key]
+        shown = _show(value) if value == defaults[key] else f"[bold]{_show(value)}[/]"
+        table.add_row(key, shown, _show(defaults[key]), escape(field.description or ""))
+    Console(highlight=False).print(table)
+
+
+def _show(value: Any) -> str:
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``guts compare``, ``guts referee`` and ``guts rules`` to ``app``."""
+    app.command(epilog="Examples:\n\n"
+                "  guts compare '9c Th Jd' 'Ac Kc 7c'\n\n"
+                "  guts compare 'Ah 2s 3c' 'Ad Kc 9h' --rule ace_low_straight=false\n\n"
+                "  guts compare 'Ah Kd' 'As Kc' --rule suit_tiebreak=none --json")(compare)
+    app.command(epilog="Examples:\n\n"
+                "  guts referee night.json\n\n"
+                "  guts referee night.json --json\n\n"
+                "  cat night.json | guts referee - --json\n\n"
+                "The file format is documented in docs/referee.md.")(referee)
+    app.command("rules", epilog="Examples:\n\n"
+                "  guts rules\n\n"
+                "  guts rules --preset indonesian\n\n"
+                "  guts rules --rules house.toml --json\n\n"
+                "  guts rules --list")(rules_command)

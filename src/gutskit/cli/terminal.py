@@ -1,0 +1,614 @@
+"""The terminal game (``guts play``) and the narration of a hand history.
+
+:func:`play_session` seats you (seat 0) against bots (:func:`gutskit.strategy.bots.bot_table`) and
+runs the engine round after round: it deals (a CSPRNG shuffle unless a seeded
+``random.Random`` is given), asks for your declaration, lets the bots decide from their own
+views only (:mod:`gutskit.core.views`), and narrates every event with :class:`Narrator`. Every
+round's events are saved to a :class:`gutskit.io.storage.Store` as soon as the round is
+resolved. When the session ends (the rules end it, you type ``quit``, the input ends or you
+press Ctrl-C) the session is ended with :func:`gutskit.core.engine.end_session`, the last events
+are saved and the ledger is printed.
+
+:class:`Narrator` turns events into readable lines and tables; ``guts history`` uses it too.
+It shows a seat only what that seat may know when ``me`` is set (own cards; others' cards
+only at a showdown).
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+import secrets
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from rich.console import Console
+from rich.markup import escape
+from rich.rule import Rule
+from rich.table import Table
+
+from gutskit.core import settlement
+from gutskit.core.cards import CardError, parse_card, pretty_cards
+from gutskit.core.engine import (
+    GameState,
+    Phase,
+    can_declare,
+    can_pass_card,
+    deal_from_rng,
+    declare,
+    declare_all,
+    end_session,
+    evolve,
+    pass_all,
+    start_event,
+)
+from gutskit.core.evaluation import HandValue, Ranking, evaluate
+from gutskit.core.events import (
+    AntesPosted,
+    CardsDealt,
+    CardsPassed,
+    Declaration,
+    DeclarationsRevealed,
+    Declared,
+    Event,
+    Hand,
+    Misdealt,
+    Outcome,
+    PassChosen,
+    Rebought,
+    RoundResolved,
+    SatOut,
+    SessionEnded,
+    SessionStarted,
+    legal_declarations,
+)
+from gutskit.core.ledger import ledger, session_winners
+from gutskit.core.payments import settle_up
+from gutskit.core.rules import Rules
+from gutskit.core.views import joint_views, view_for
+from gutskit.strategy.bots import Strategy, bot_table, choose_pass
+
+__all__ = [
+    "MAX_ECHO",
+    "ME",
+    "HistorySink",
+    "Narrator",
+    "PlayResult",
+    "ask_declaration",
+    "play_session",
+    "rules_summary",
+    "show_ledger",
+]
+
+ME = 0
+"""Your seat in ``guts play``."""
+
+MAX_ECHO = 80
+"""Characters of a typed answer that are echoed or quoted back; longer answers are cut."""
+
+
+class HistorySink(Protocol):
+    """Where :func:`play_session` saves the hand history: a
+    :class:`gutskit.io.storage.Store`, or anything with its two writing methods."""
+
+    def create_session(self, source: str, start: SessionStarted) -> int:
+        """Save a new session with its first event; returns its id."""
+        ...
+
+    def append(self, session_id: int, events: Sequence[Event], *,
+               end_reason: str | None = None) -> None:
+        """Append events to a session (one transaction)."""
+        ...
+
+
+def _shown(answer: str) -> str:
+    """A typed answer as echoed: at most :data:`MAX_ECHO` characters."""
+    return answer if len(answer) <= MAX_ECHO else answer[:MAX_ECHO] + "…"
+
+def answers(rules: Rules) -> dict[str, Declaration | None]:
+    """Typed answers (case-insensitive) under ``rules``: each legal declaration by its name
+    or first letter (``in``/``i``, ``out``/``o``; Hi-Lo: ``high``/``h``, ``low``/``l``,
+    ``both``/``b``), and ``quit``/``q`` (``None``)."""
+    table: dict[str, Declaration | None] = {}
+    for declaration in legal_declarations(rules):
+        table[declaration.value] = table[declaration.value[0]] = declaration
+    table["quit"] = table["q"] = None
+    return table
+
+
+def hint(rules: Rules) -> str:
+    """The line that says what to type."""
+    words = [f"[bold]{d.value}[/] ({d.value[0]})" for d in legal_declarations(rules)]
+    return "Type " + ", ".join(words[:-1]) + f", {words[-1]} or [bold]quit[/] (q)."
+
+
+def _question(rules: Rules) -> str:
+    names = [d.value for d in legal_declarations(rules)]
+    letters = "/".join(n[0] for n in names)
+    question = ", ".join(names[:-1]).capitalize() + f" or {names[-1]}?"
+    return f"{question} \\[{letters}/q] "
+
+
+def best_hand(hand: Hand, community: Hand | None, ranking: Ranking) -> HandValue:
+    """The hand's value, for display: with a community card (Monte Carlo Guts) the best
+    ``cards_per_hand`` cards of the hand plus the community card."""
+    if not community:
+        return evaluate(hand, ranking)
+    options = itertools.combinations((*hand, *community), ranking.cards_per_hand)
+    return max((evaluate(cards, ranking) for cards in options), key=lambda v: v.key)
+
+
+def rules_summary(rules: Rules) -> str:
+    """A one-line summary of the house rules that matter most at the table."""
+    parts = [f"{rules.cards_per_hand}-card Guts", f"ante {rules.ante}",
+             f"{rules.declaration} declaration", f"all out: {rules.all_out}"]
+    if rules.pot_cap is not None:
+        parts.append(f"pot cap {rules.pot_cap} ({rules.pot_cap_mode})")
+    parts.append(f"shortfall: {rules.shortfall}")
+    if rules.require_cover:
+        parts.append("in only with cover")
+    if rules.ante_every_round:
+        parts.append("ante every round")
+    if rules.end_on_uncontested:
+        parts.append("ends on an uncontested win")
+    return ", ".join(parts)
+
+
+def _hand_text(hand: Hand, rules: Rules) -> str:
+    return f"{pretty_cards(hand)}  ({evaluate(hand, rules.ranking).description})"
+
+
+def _seen_hand(state: GameState, seat: int) -> Hand | None:
+    """What ``seat`` sees of its own hand now (``()`` when it may not look: No Peek)."""
+    return view_for(state, seat).hand
+
+
+class Narrator:
+    """Prints a session's events as they happen.
+
+    Args:
+        console: where to print.
+        me: the seat whose eyes we look through (only its own cards are shown before a
+            showdown), or ``None`` for the full record (every dealt hand).
+    """
+
+    def __init__(self, console: Console, me: int | None = None) -> None:
+        self.console = console
+        self.me = me
+        self._last: Event | None = None
+
+    def name(self, state: GameState, seat: int) -> str:
+        """A seat's display name (markup-escaped)."""
+        return escape(state.names[seat])
+
+    def subject(self, state: GameState, seat: int, verb: str, you_verb: str) -> str:
+        """``"Ava is"`` / ``"You are"``: a seat as the subject of a sentence."""
+        if seat == self.me:
+            return f"You {you_verb}"
+        return f"{self.name(state, seat)} {verb}"
+
+    def event(self, before: GameState | None, event: Event, after: GameState) -> None:
+        """Narrate ``event``, which took ``before`` to ``after``."""
+        out = self.console.print
+        if isinstance(event, SessionStarted):
+            stacks = ", ".join(f"{escape(n)} {s}" for n, s in zip(after.names, after.stacks,
+                                                                    strict=True))
+            out(f"Table: {stacks}. Dealer: {self.name(after, after.dealer)}.")
+            if after.pot:
+                out(f"The pot holds {after.pot} from a game in progress.")
+        elif isinstance(event, AntesPosted):
+            assert before is not None
+            self._header(before)
+            self._antes(before, event, after)
+        elif isinstance(event, CardsDealt):
+            assert before is not None
+            if not isinstance(self._last, AntesPosted):
+                self._header(before)
+            self._dealt(event, after)
+        elif isinstance(event, PassChosen):
+            if self.me is None:
+                out(f"  {self.name(after, event.seat)} passes "
+                    f"{pretty_cards((event.card,))}.")
+        elif isinstance(event, CardsPassed):
+            self._passed(event, after)
+        elif isinstance(event, Misdealt):
+            out(f"Misdeal ({escape(event.reason)}): the cards are thrown in, the antes stay in "
+                "the pot and the same dealer deals again.")
+        elif isinstance(event, Rebought):
+            out(f"{self.subject(after, event.seat, 'buys', 'buy')} {event.chips} more chips.")
+        elif isinstance(event, SatOut):
+            out(f"{self.subject(after, event.seat, 'is', 'are')} sat out for the rest of the "
+                f"session: {escape(event.reason)}.")
+        elif isinstance(event, Declared):
+            if after.rules.declaration == "sequential":
+                call = event.declaration.value.upper()
+                out(f"  {self.subject(after, event.seat, 'declares', 'declare')} "
+                    f"[bold]{call}[/].")
+        elif isinstance(event, DeclarationsRevealed):
+            calls = [f"{self.name(after, s)} " + ("[dim]out[/]" if d is Declaration.OUT
+                                                  else f"[bold green]{d.value.upper()}[/]")
+                     for s, d in enumerate(event.declarations) if d is not None]
+            out("Reveal: " + " · ".join(calls))
+        elif isinstance(event, RoundResolved):
+            assert before is not None
+            self._resolved(before, event, after)
+        elif isinstance(event, SessionEnded):
+            out(Rule("Session over"))
+            out(f"The session ends: {escape(event.reason)}.")
+            if any(event.payouts):
+                shares = ", ".join(f"{self.name(after, s)} +{p}"
+                                   for s, p in enumerate(event.payouts) if p)
+                out(f"What was left in the pot and reserve is shared: {shares}.")
+        self._last = event
+
+    def _header(self, state: GameState) -> None:
+        game = state.game_number + (1 if state.pot == 0 else 0)
+        self.console.print(Rule(f"Round {state.round_number + 1} · game {game} · "
+                                f"dealer {self.name(state, state.dealer)}"))
+
+    def _antes(self, before: GameState, event: AntesPosted, after: GameState) -> None:
+        paid = [a for a in event.amounts if a]
+        if paid and min(paid) == max(paid):
+            who = f"everyone in play antes {paid[0]}"
+        else:
+            who = "antes: " + ", ".join(f"{self.name(after, s)} {a}"
+                                        for s, a in enumerate(event.amounts) if a)
+        if event.new_game:
+            lead = "[bold]A new game starts[/]: "
+        elif before.reante_due:
+            lead = "Re-ante after the void round: "
+        else:
+            lead = "Antes (every round): "
+        refill = (f" The reserve refills the pot with {event.refill}."
+                  if event.refill else "")
+        self.console.print(f"{lead}{who}.{refill} Pot: [bold]{after.pot}[/].")
+
+    def _dealt(self, event: CardsDealt, after: GameState) -> None:
+        rules = after.rules
+        if self.me is None:
+            for seat, hand in enumerate(event.hands):
+                if hand:
+                    self.console.print(f"  {self.name(after, seat)}: "
+                                       f"{_hand_text(hand, rules)}")
+            return
+        hand = _seen_hand(after, self.me) if event.hands[self.me] is not None else None
+        if hand is None:
+            self.console.print("You are not dealt in.")
+        elif not hand:
+            self.console.print("Your cards are dealt face down: No Peek, you declare blind.")
+        else:
+            self.console.print(f"Your cards: [bold]{pretty_cards(hand)}[/]  "
+                               f"({evaluate(hand, rules.ranking).description})")
+
+    def _passed(self, event: CardsPassed, after: GameState) -> None:
+        if self.me is None:
+            self.console.print("The passed cards move to the left.")
+            for seat, hand in enumerate(after.hands):
+                if hand:
+                    self.console.print(f"  {self.name(after, seat)}: "
+                                       f"{_hand_text(hand, after.rules)}")
+            return
+        view = view_for(after, self.me)
+        if view.passed is None or view.received is None:
+            return
+        text = (f"You pass {pretty_cards((view.passed,))} to the left and receive "
+                f"{pretty_cards((view.received,))}.")
+        if view.hand:
+            text += (f" Your cards: [bold]{pretty_cards(view.hand)}[/]  "
+                     f"({evaluate(view.hand, after.rules.ranking).description})")
+        self.console.print(text)
+
+    def _resolved(self, before: GameState, event: RoundResolved, after: GameState) -> None:
+        out = self.console.print
+        rules = after.rules
+        pot = before.pot
+        if event.community:
+            out(f"Community card: [bold]{pretty_cards(event.community)}[/]")
+        if event.outcome is Outcome.VOID:
+            then = {"reante": "everyone antes again and the pot grows",
+                    "carry": "the pot stays as it is",
+                    "best_pays_antes": "the best hand pays everyone's ante"}[rules.all_out]
+            out(f"Nobody is in: the round is void; {then}. "
+                f"{self.subject(after, after.dealer, 'deals', 'deal')} again.")
+            for seat in event.ante_payers:
+                hand = event.shown[seat]
+                shown = f" ({_hand_text(hand, rules)})" if hand else ""
+                out(f"{self.subject(after, seat, 'holds', 'hold')} the best hand{shown} and "
+                    f"{'pay' if seat == self.me else 'pays'} the antes.")
+        elif event.outcome is Outcome.UNCONTESTED:
+            winner = event.winners[0]
+            who = self.subject(after, winner, "is", "are")
+            takes = "take" if winner == self.me else "takes"
+            out(f"[bold]{who}[/] the only one in and {takes} the pot of {pot} uncontested.")
+        else:
+            table = Table(title=f"Showdown for a pot of {pot}", title_justify="left")
+            table.add_column("Player")
+            table.add_column("Cards")
+            table.add_column("Hand")
+            table.add_column("Result")
+            for seat, hand in enumerate(event.shown):
+                if hand is None:
+                    continue
+                if seat in event.winners:
+                    share = event.won[seat]
+                    result = f"[bold green]wins {share}[/]"
+                elif seat in event.eliminated:
+                    result = ("[red]cannot match: eliminated[/]" if not event.matched[seat]
+                              else f"[red]pays {event.matched[seat]}, eliminated[/]")
+                else:
+                    result = f"matches {event.matched[seat]}"
+                table.add_row(self.name(after, seat), pretty_cards(hand),
+                              best_hand(hand, event.community, rules.ranking).description,
+                              result)
+            if event.ghost:
+                table.add_row("[italic]ghost hand[/]", pretty_cards(event.ghost),
+                              best_hand(event.ghost, event.community,
+                                        rules.ranking).description,
+                              "[bold]best: nobody takes the pot[/]" if event.ghost_won
+                              else "beaten")
+            out(table)
+            if event.high_winners or event.low_winners:
+                for side, pot_part, seats in (("High", event.high_pot, event.high_winners),
+                                              ("Low", event.low_pot, event.low_winners)):
+                    if not pot_part and not seats:
+                        continue
+                    who = " and ".join(self.name(after, s) for s in seats) or "nobody"
+                    out(f"{side} pot ({pot_part}): {who}.")
+            if len(event.winners) > 1 and not (event.high_winners or event.low_winners):
+                names = " and ".join(self.name(after, s) for s in event.winners)
+                out(f"Tie: {names} split the pot.")
+            extra = f", {event.to_reserve} to the reserve" if event.to_reserve else ""
+            out(f"Next pot: [bold]{event.pot_after}[/]{extra}.")
+        for seat in event.eliminated:
+            out(f"[red]{self.subject(after, seat, 'is', 'are')} eliminated[/] for the rest "
+                f"of the session (keeping {after.stacks[seat]} chips).")
+        if event.outcome is not Outcome.VOID and event.pot_after == 0 and not event.session_over:
+            out("The pot is empty: the next round starts a new game.")
+        self._stacks(after)
+        if event.session_over:
+            out(f"[bold]The session is over[/]: {escape(after.end_reason or '')}.")
+
+    def _stacks(self, state: GameState) -> None:
+        parts = []
+        for seat, stack in enumerate(state.stacks):
+            text = f"{self.name(state, seat)} {stack}"
+            if state.eliminated[seat]:
+                text += " (out)"
+            parts.append(text)
+        self.console.print("Stacks: " + " · ".join(parts))
+
+
+def show_ledger(console: Console, state: GameState) -> None:
+    """Print the ledger of ``state`` (buy-in, final stack, net per player) and the session
+    winner."""
+    table = Table(title="Ledger", title_justify="left")
+    table.add_column("Player")
+    table.add_column("Buy-in", justify="right")
+    table.add_column("Final stack", justify="right")
+    table.add_column("Net", justify="right")
+    for line in ledger(state):
+        style = "green" if line.net > 0 else "red" if line.net < 0 else ""
+        name = escape(line.name) + (" (eliminated)" if line.eliminated else "")
+        table.add_row(name, str(line.buy_in), str(line.stack),
+                      f"[{style}]{line.net:+d}[/]" if style else "0")
+    console.print(table)
+    winners = session_winners(state)
+    console.print(f"Most chips: {', '.join(escape(w) for w in winners)}.")
+    nets = {line.name: line.net for line in ledger(state)}
+    if any(nets.values()) and sum(nets.values()) == 0:  # who pays whom, fewest transfers
+        payments = "; ".join(f"{escape(p.payer)} pays {escape(p.payee)} {p.chips}"
+                             for p in settle_up(nets))
+        console.print(f"Settle up: {payments}.")
+
+
+@dataclass(frozen=True, slots=True)
+class PlayResult:
+    """How a terminal game ended.
+
+    Attributes:
+        state: the final state (after :func:`gutskit.core.engine.end_session`).
+        session_id: the saved session's id.
+        reason: why play stopped.
+        interrupted: Ctrl-C was pressed.
+    """
+
+    state: GameState
+    session_id: int
+    reason: str
+    interrupted: bool
+
+
+class _Quit(Exception):
+    """The player typed quit."""
+
+
+def ask_declaration(console: Console, read: Callable[[str], str], state: GameState,
+                    seat: int, *, echo: bool) -> Declaration:
+    """Ask ``seat`` for its declaration (in or out; Hi-Lo: high, low, both or out) until the
+    answer is valid and legal.
+
+    Args:
+        read: reads one line after printing the prompt (raises EOFError at end of input).
+        echo: print the answer (when the input is not a terminal, so a transcript reads
+            well).
+
+    Raises:
+        EOFError: the input ended.
+        _Quit: the player typed quit.
+    """
+    owed = settlement.match_amount(state.pot, state.rules)
+    console.print(f"Pot {state.pot} · if you go in and lose you match {owed} · "
+                  f"your stack {state.stacks[seat]}")
+    table = answers(state.rules)
+    while True:
+        answer = read(_question(state.rules)).strip().lower()
+        if echo:
+            console.print(escape(_shown(answer)))
+        if answer not in table:
+            console.print(f"[yellow]Sorry, {escape(_shown(answer))!r} is not an answer.[/] "
+                          f"{hint(state.rules)}")
+            continue
+        choice = table[answer]
+        if choice is None:
+            raise _Quit
+        problem = can_declare(state, seat, choice)
+        if problem is not None:
+            console.print(f"[yellow]{escape(problem)}[/]")
+            continue
+        return choice
+
+
+def ask_pass(console: Console, read: Callable[[str], str], state: GameState, seat: int, *,
+             echo: bool) -> int:
+    """Pass the Trash: ask ``seat`` which card it passes to the left (its position 1, 2, 3
+    in the hand, or the card itself, e.g. ``7h``).
+
+    Raises:
+        EOFError: the input ended.
+        _Quit: the player typed quit.
+    """
+    hand = _seen_hand(state, seat) or ()
+    choices = "/".join(str(i) for i in range(1, len(hand) + 1))
+    console.print("Pass the Trash: choose a card to pass to the player on your left: "
+                  + ", ".join(f"{i} = {pretty_cards((c,))}" for i, c in enumerate(hand, 1)))
+    while True:
+        answer = read(f"Pass which card? \\[{choices}/q] ").strip()
+        if echo:
+            console.print(escape(_shown(answer)))
+        if answer.lower() in ("q", "quit"):
+            raise _Quit
+        card: int | None = None
+        if answer.isdigit() and 1 <= int(answer) <= len(hand):
+            card = hand[int(answer) - 1]
+        else:
+            try:
+                card = parse_card(answer)
+            except CardError:
+                card = None
+        problem = (f"{_shown(answer)!r} is not one of your cards" if card is None
+                   else can_pass_card(state, seat, card))
+        if problem is None and card is not None:
+            return card
+        console.print(f"[yellow]{escape(problem or '')}.[/] Type {choices} or the card, "
+                      "e.g. 7h, or quit (q).")
+
+
+def play_session(*, console: Console, read: Callable[[str], str], store: HistorySink,
+                 rules: Rules, players: int = 5, chips: int = 100,
+                 rng: random.Random | None = None, name: str = "You",
+                 echo: bool = False) -> PlayResult:
+    """Play one session in the terminal: ``name`` in seat 0 against ``players - 1`` bots.
+
+    Args:
+        console: where the table is shown.
+        read: prints a prompt and returns one typed line (``EOFError`` at end of input).
+        store: where the hand history is saved: the session is created with the first
+            save, after the first round is resolved (or when play stops before that), then
+            one transaction per round.
+        rules: the house rules.
+        players: seats at the table, 2 to 10.
+        chips: everyone's buy-in.
+        rng: a seeded generator for reproducible games; ``None`` shuffles with the OS
+            CSPRNG.
+        name: your name.
+        echo: print typed answers (input from a pipe).
+
+    Returns:
+        The final state, the session id and why play stopped.
+
+    Raises:
+        IllegalActionError: a bad table (seat count, chips, a name clash with a bot).
+        StorageError: the hand history cannot be saved.
+    """
+    bots: list[Strategy] = bot_table(players - 1)
+    names = [name, *(bot.name.partition(" (")[0] for bot in bots)]
+    picker = rng if rng is not None else random.Random(secrets.randbits(64))
+    start = start_event(names, chips, dealer=picker.randrange(players), rules=rules)
+    state = evolve(None, start)
+    session_id: int | None = None
+
+    def save(events: Sequence[Event], end_reason: str | None = None) -> int:
+        nonlocal session_id
+        if session_id is None:
+            session_id = store.create_session("play", start)
+        store.append(session_id, events, end_reason=end_reason)
+        return session_id
+
+    narrator = Narrator(console, me=ME)
+    console.print(f"[bold]Guts[/] — {rules_summary(rules)}.")
+    console.print("Opponents: " + ", ".join(escape(b.name) for b in bots) + ".")
+    console.print(hint(rules))
+    narrator.event(None, start, state)
+    pending: list[Event] = []
+    reason = ""
+    interrupted = False
+
+    def apply(step: tuple[GameState, list[Event]], before: GameState) -> GameState:
+        new, events = step
+        current = before
+        for event in events:
+            nxt = evolve(current, event)
+            narrator.event(current, event, nxt)
+            current = nxt
+        pending.extend(events)
+        return new
+
+    try:
+        while state.phase is not Phase.OVER:
+            if not state.in_play(ME):
+                reason = ("you were eliminated" if state.eliminated[ME]
+                          else "you have no chips left")
+                break
+            state = apply(deal_from_rng(state, rng), state)
+            if state.phase is Phase.PASS:
+                card = ask_pass(console, read, state, ME, echo=echo)
+                passes = {seat: choose_pass(bots[seat - 1], view, picker)
+                          for seat, view in joint_views(state).items() if seat != ME}
+                passes[ME] = card
+                state = apply(pass_all(state, passes), state)
+            if rules.declaration == "sequential":
+                for seat in state.declaration_order():
+                    if seat == ME:
+                        choice = ask_declaration(console, read, state, ME, echo=echo)
+                    else:
+                        choice = bots[seat - 1].declare(view_for(state, seat), picker)
+                    state = apply(declare(state, seat, choice), state)
+            else:
+                mine = ask_declaration(console, read, state, ME, echo=echo)
+                views = joint_views(state)
+                calls = {seat: bots[seat - 1].declare(view, picker)
+                         for seat, view in views.items() if seat != ME}
+                calls[ME] = mine
+                state = apply(declare_all(state, calls), state)
+            save(pending)
+            pending.clear()
+    except _Quit:
+        reason = f"{name} quit"
+    except EOFError:
+        console.print()
+        reason = "end of input"
+    except KeyboardInterrupt:
+        console.print()
+        reason = "interrupted (Ctrl-C)"
+        interrupted = True
+    final, ended = end_session(state, reason or "the table agreed to stop")
+    for event in ended:
+        narrator.event(state, event, final)
+    if not ended:
+        console.print(Rule("Session over"))
+    saved_as = save([*pending, *ended], end_reason=final.end_reason or reason)
+    show_ledger(console, final)
+    return PlayResult(final, saved_as, final.end_reason or reason, interrupted)
+
+
+def narrate_history(console: Console, events: Sequence[Event], me: int | None = None
+                    ) -> GameState | None:
+    """Narrate a whole saved hand history; returns the final state (``None`` if empty)."""
+    narrator = Narrator(console, me=me)
+    state: GameState | None = None
+    for event in events:
+        new = evolve(state, event)
+        narrator.event(state, event, new)
+        state = new
+    return state
