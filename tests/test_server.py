@@ -71,7 +71,7 @@ def allowed_cards(seat: int | None) -> set[str]:
 
 def play_scripted_session(server: Server, protocol: int = 1) -> dict[str, Any]:
     """Play the module's session; return the players, the spectator and the room id."""
-    created = server.create_room("Ana")
+    created = server.create_room("Ana", seed_reveal="round")
     room_id = created["room_id"]
     ana = Player(server, room_id, created["token"], protocol=protocol)
     assert ana.seat == 0

@@ -119,7 +119,8 @@ def test_look_alike_names_are_taken(db_url: str) -> None:
 
 
 def test_pass_card_outside_pass_the_trash_is_an_illegal_action(db_url: str) -> None:
-    with running_server(db_url, seed_numbers=(1, 1)) as server:
+    # Seed 1 commits round 1 of the first room, 2 its round 2, 1 round 1 of the second.
+    with running_server(db_url, seed_numbers=(1, 2, 1)) as server:
         _, players = seat_three(server)
         players[0].send({"type": "start"})
         players[1].state(lambda t: t["phase"] == "declare")

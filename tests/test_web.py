@@ -120,7 +120,7 @@ def test_ledger_json_matches_ledger_csv_in_the_lobby_and_after_a_session(
     Ana Ah Jh Td. Antes: pot 2, 19 each. Both in: Ana's ace high beats Ben's queen high:
     Ana 21, Ben matches 2: 17, pot 2. The host ends the session: 1 each: Ana 22 (+2), Ben 18
     (-2); Ben pays Ana 2."""
-    created = server.create_room("Ana")
+    created = server.create_room("Ana", seed_reveal="round")  # seeds drawn at the deals
     room_id = created["room_id"]
     lobby = server.get(f"/api/rooms/{room_id}/ledger.json").json()
     assert lobby == {"final": False, "pot": 0, "reserve": 0, "transfers": [], "rows": [

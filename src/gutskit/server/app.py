@@ -270,13 +270,16 @@ def create_app(db: str | Path | None = None, *, config: ServerConfig | None = No
             "Content-Disposition": f'attachment; filename="gutskit-{room_id}-history.jsonl"'})
 
     @app.get("/api/rooms/{room_id}/fairness.json")
-    async def fairness(room_id: str) -> dict[str, Any]:
+    async def fairness(room_id: str, token: str | None = None) -> dict[str, Any]:
         room = room_or_404(room_id)
-        return {"room_id": room_id, "algorithm": "gutskit-deck-v1",
-                "session_over": room.status == "over", "rounds": [
-            {"round": d.round, "commitment": d.commitment,
-             "seed": d.seed if d.revealed else None}
-            for d in sorted(room.deals.values(), key=lambda d: d.round)]}
+        seat = None
+        if token is not None:
+            row = room.seat_of_token(token)
+            if row is None:
+                raise HTTPException(403, "this seat token is not valid in this room")
+            seat = row.seat
+        async with room.lock:
+            return room.fairness_record(seat)
 
     @app.websocket("/ws/{room_id}")
     async def websocket(websocket: WebSocket, room_id: str) -> None:

@@ -59,6 +59,7 @@ __all__ = [
     "Ack",
     "AddBot",
     "ClientMessage",
+    "ClientSeed",
     "CreateRoom",
     "CreatedRoom",
     "Declare",
@@ -66,6 +67,8 @@ __all__ = [
     "Error",
     "EventMessage",
     "FairnessCommitment",
+    "FairnessDealt",
+    "FairnessOpening",
     "FairnessReveal",
     "Hello",
     "Join",
@@ -110,6 +113,7 @@ ERROR_CODES: dict[str, str] = {
     "not_playing": "the session has not started or is over",
     "stale_round": "the action names a round that is not the one being declared",
     "illegal_action": "the rules do not allow this now (the message says why)",
+    "already_seeded": "this seat already sent its client seed for that round",
     "bad_rules": "the house rules are invalid (the message names the rule)",
     "server_error": "the database could not store the action; nothing changed (retry)",
 }
@@ -143,9 +147,11 @@ class CreateRoom(_Message):
         buy_in: chips each player brings (every seat starts with the same stack).
         decision_seconds: the declaration timer; a seat silent when it ends counts as out.
         reveal_seconds: pause after a round is resolved before the next deal (the reveal).
-        seed_reveal: when the server seeds of the deals are revealed: ``"round"`` (after
-            each round; anyone can then compute every hand of that round, including the
-            cards of players who were out) or ``"session"`` (when the session ends).
+        seed_reveal: how the deals are proved fair (docs/fairness.md): ``"shown"`` (the
+            default: per-card commitments, only the cards shown are opened, players add
+            client seeds; out hands stay private), or the version-1 full-seed reveal,
+            which lets anyone compute every hand of a round *including the out hands*:
+            ``"round"`` (after each round) or ``"session"`` (when the session ends).
     """
 
     host_name: str
@@ -153,7 +159,7 @@ class CreateRoom(_Message):
     buy_in: int = Field(100, ge=1, le=1_000_000)
     decision_seconds: float = Field(30.0, gt=0, le=600)
     reveal_seconds: float = Field(3.0, ge=0, le=60)
-    seed_reveal: Literal["round", "session"] = "round"
+    seed_reveal: Literal["shown", "round", "session"] = "shown"
 
 
 class CreatedRoom(_Message):
@@ -290,9 +296,21 @@ class Ping(_Message):
     type: Literal["ping"] = "ping"
 
 
+class ClientSeed(_Message):
+    """Your randomness for the deal of round ``round`` (``seed_reveal = "shown"``): 16 to
+    64 bytes as hex, sent after that round's :class:`FairnessCommitment` and before its
+    deal; one per seat and round (a second is refused with ``already_seeded``). Seated
+    players only; the seeds mixed into a deal are published with it
+    (:class:`FairnessDealt`)."""
+
+    type: Literal["client_seed"] = "client_seed"
+    round: int = Field(ge=1)
+    seed: str = Field(min_length=32, max_length=128)
+
+
 ClientMessage = Annotated[
     Hello | Join | Leave | Declare | PassCard | AddBot | Kick | Start | Pause | Resume | EndSession
-    | Ping,
+    | Ping | ClientSeed,
     Field(discriminator="type"),
 ]
 """Any message a client may send."""
@@ -383,7 +401,7 @@ class RoomInfo(_Message):
     buy_in: int
     decision_seconds: float
     reveal_seconds: float
-    seed_reveal: Literal["round", "session"]
+    seed_reveal: Literal["shown", "round", "session"]
     spectators: int
 
 
@@ -504,7 +522,9 @@ class EventMessage(_Message):
 
 class FairnessCommitment(_Message):
     """Published before round ``round`` is dealt: ``commitment`` = SHA-256 (hex) of the
-    deck and the server seed (``docs/protocol.md``, "Provably fair deal")."""
+    deck and the server seed (version 1), or of the 52 salted leaves of the committed order
+    (version 2: published one round ahead, in the lobby for round 1, so that client seeds
+    can follow it); ``docs/protocol.md``, "Provably fair deal"."""
 
     type: Literal["commitment"] = "commitment"
     round: int
@@ -519,6 +539,28 @@ class FairnessReveal(_Message):
     round: int
     commitment: str
     seed: str
+
+
+class FairnessDealt(_Message):
+    """Version 2: round ``round`` was dealt with these client seeds mixed in (per seat,
+    ``null`` = none); check that yours is there."""
+
+    type: Literal["deal_seeds"] = "deal_seeds"
+    round: int
+    commitment: str
+    client_seeds: list[str | None]
+
+
+class FairnessOpening(_Message):
+    """Version 2, after round ``round`` (or at the end of the session for a round that
+    never finished): the 52 leaves of the commitment and the openings of the cards shown
+    (``{"position", "card", "salt"}``); nothing else is ever opened."""
+
+    type: Literal["opening"] = "opening"
+    round: int
+    commitment: str
+    leaves: list[str]
+    opened: list[dict[str, Any]]
 
 
 class Ack(_Message):
@@ -563,7 +605,8 @@ class Pong(_Message):
 
 ServerMessage = Annotated[
     Welcome | Seated | RoomUpdate | TableState | EventMessage | FairnessCommitment
-    | FairnessReveal | Ack | Error | TimedOut | Kicked | Pong,
+    | FairnessReveal | FairnessDealt | FairnessOpening | Ack | Error | TimedOut | Kicked
+    | Pong,
     Field(discriminator="type"),
 ]
 """Any message the server sends."""

@@ -16,6 +16,7 @@ round in progress continues with the same cards, its timer restarted.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import functools
 import random
 import secrets
@@ -29,7 +30,7 @@ from gutskit.core import engine
 from gutskit.core.cards import CardError, card_name, parse_card
 from gutskit.core.engine import GameState, Phase
 from gutskit.core.evaluation import strength_table
-from gutskit.core.events import Declaration, Event, RoundResolved, SessionStarted
+from gutskit.core.events import CardsDealt, Declaration, Event, RoundResolved, SessionStarted
 from gutskit.core.history import event_to_dict
 from gutskit.core.rules import Rules, RulesError, rules_from_mapping
 from gutskit.core.views import SeatView, view_for, visible_events
@@ -40,11 +41,14 @@ from gutskit.server.protocol import (
     Ack,
     AddBot,
     ClientMessage,
+    ClientSeed,
     CreateRoom,
     Declare,
     EndSession,
     EventMessage,
     FairnessCommitment,
+    FairnessDealt,
+    FairnessOpening,
     FairnessReveal,
     Hello,
     Join,
@@ -251,6 +255,8 @@ class Room:
         self.events: list[Event] = []
         self.state: GameState | None = None
         self.deals: dict[int, DealRow] = {}
+        self.client_seeds: dict[int, str] = {}
+        """Version 2: the client seeds (seat -> hex) received for the next deal."""
         self.actions: dict[str, tuple[int, int]] = {}
         self.clients: set[Client] = set()
         self.lock = asyncio.Lock()
@@ -342,10 +348,8 @@ class Room:
                                 host=seat is not None and seat.host, room=self.info(),
                                 table=self.view_of(client.seat)))
             for deal in self.deals.values():
-                client.send(FairnessCommitment(round=deal.round, commitment=deal.commitment))
-                if deal.revealed:
-                    client.send(FairnessReveal(round=deal.round, commitment=deal.commitment,
-                                               seed=deal.seed))
+                for message in self._fairness_messages(deal):
+                    client.send(message)
             self._broadcast_room(exclude=client)
 
     async def detach(self, client: Client) -> None:
@@ -385,6 +389,8 @@ class Room:
             self._join(client, message)
         elif isinstance(message, Leave):
             self._leave(client)
+        elif isinstance(message, ClientSeed):
+            self._client_seed(client, message)
         else:
             await self._host_command(client, message)
 
@@ -543,6 +549,9 @@ class Room:
         if engine.can_deal(state) is not None:
             await self._end("fewer than two players left with chips")
             return
+        if self.settings.seed_reveal == "shown":
+            await self._deal_committed(state)
+            return
         seed = self.manager.new_seed()
         deck = fairness.deck_from_seed(seed)
         commitment = fairness.commitment(seed, deck)
@@ -556,6 +565,157 @@ class Room:
         self._send_all(FairnessCommitment(round=deal.round, commitment=commitment))
         self._broadcast_events(events)
         self._after_change()
+
+    async def _deal_committed(self, state: GameState) -> None:
+        """Version 2 (:mod:`gutskit.server.fairness`): deal the order committed to before
+        the client seeds, mixed with them; commit to the next round's order."""
+        assert self.session_id is not None
+        number = state.round_number + 1
+        current = self.deals.get(number)
+        inserted = None
+        if current is None:  # a room committed before version 2 or a lost record
+            current = inserted = self.manager.new_commitment(number)
+        seeds = [self.client_seeds.get(seat) for seat in range(state.n_seats)]
+        secret = fairness.secret_from_seed(bytes.fromhex(current.seed))
+        deck = fairness.dealt_deck(secret, fairness.deal_order(current.commitment, seeds))
+        new, events = engine.deal(state, engine.hands_from_deck(state, deck))
+        upcoming = self.manager.new_commitment(number + 1)
+        dealt = DealRow(round=number, commitment=current.commitment, seed=current.seed,
+                        revealed=False, client_seeds=seeds)
+        if inserted is not None:
+            inserted.client_seeds = seeds
+            await self.store.append_async(self.room_id, self.session_id, len(self.events),
+                                          [], deal=inserted)
+        await self.store.append_async(self.room_id, self.session_id, len(self.events), events,
+                                      deal=upcoming,
+                                      deal_updates=[] if inserted is not None else [dealt])
+        self.deals[number] = dealt
+        self.deals[upcoming.round] = upcoming
+        self.client_seeds = {}
+        self._commit(new, events)
+        self._send_all(FairnessDealt(round=number, commitment=dealt.commitment,
+                                     client_seeds=seeds))
+        self._send_all(FairnessCommitment(round=upcoming.round,
+                                          commitment=upcoming.commitment))
+        self._broadcast_events(events)
+        self._after_change()
+
+    def _client_seed(self, client: Client, message: ClientSeed) -> None:
+        """Take a seat's client seed for the next deal (version 2).
+
+        Raises:
+            ProtocolError: a spectator, another mode, not the next round, a second seed,
+                a malformed seed.
+        """
+        if client.seat is None:
+            raise _fail("not_seated", "a spectator adds no randomness; join first")
+        if self.settings.seed_reveal != "shown":
+            raise _fail("illegal_action", f"this room reveals whole seeds "
+                        f"(seed_reveal = {self.settings.seed_reveal!r}): no client seeds")
+        if self.status == "over":
+            raise _fail("not_playing", "the session is over")
+        upcoming = 1 if self.state is None else self.state.round_number + 1
+        if message.round != upcoming or upcoming not in self.deals:
+            raise _fail("stale_round", f"client seeds are taken for round {upcoming} now, "
+                        f"not round {message.round}")
+        if client.seat in self.client_seeds:
+            raise _fail("already_seeded", f"seat {client.seat} already sent its seed for "
+                        f"round {upcoming}")
+        try:
+            self.client_seeds[client.seat] = fairness.parse_client_seed(message.seed)
+        except fairness.FairnessError as error:
+            raise _fail("bad_message", f"client_seed.seed: {error}") from None
+
+    def _fairness_messages(self, deal: DealRow) -> list[Any]:
+        """What everyone may know of one fairness record (sent on connect)."""
+        messages: list[Any] = [FairnessCommitment(round=deal.round,
+                                                  commitment=deal.commitment)]
+        if self.settings.seed_reveal != "shown":
+            if deal.revealed:
+                messages.append(FairnessReveal(round=deal.round, commitment=deal.commitment,
+                                               seed=deal.seed))
+            return messages
+        if deal.client_seeds is not None:
+            messages.append(FairnessDealt(round=deal.round, commitment=deal.commitment,
+                                          client_seeds=deal.client_seeds))
+        if deal.opened is not None:
+            messages.append(self._opening(deal))
+        return messages
+
+    def _opening(self, deal: DealRow) -> FairnessOpening:
+        """The public opening of a round: its leaves and its opened positions."""
+        secret = fairness.secret_from_seed(bytes.fromhex(deal.seed))
+        opened = set(deal.opened or ())
+        return FairnessOpening(
+            round=deal.round, commitment=deal.commitment, leaves=fairness.leaves(secret),
+            opened=[o.to_json() for o in fairness.open_cards(
+                secret, [c for i, c in enumerate(secret.deck) if i in opened])])
+
+    def _open_shown(self, state: GameState, resolved: RoundResolved | None
+                    ) -> list[DealRow]:
+        """Version 2: open the cards the round's public result shows (``resolved``) and,
+        when the session is over (``state``), publish the leaves of every dealt round still
+        closed; the changed records (copies: stored first, then taken)."""
+        if self.settings.seed_reveal != "shown" or not self.events:
+            return []
+        changed: dict[int, DealRow] = {}
+        if resolved is not None:
+            deal = self.deals.get(state.round_number)
+            if deal is not None and deal.opened is None:
+                # What is shown is what the public (spectator's) copy of the result holds.
+                public = visible_events([self.events[0], resolved], -1)[-1]
+                assert isinstance(public, RoundResolved)
+                shown = fairness.shown_cards(public)
+                secret = fairness.secret_from_seed(bytes.fromhex(deal.seed))
+                changed[deal.round] = dataclasses.replace(
+                    deal, opened=[i for i, c in enumerate(secret.deck) if c in shown])
+        if state.phase is Phase.OVER:
+            for deal in self.deals.values():
+                if deal.client_seeds is not None and deal.opened is None \
+                        and deal.round not in changed:
+                    changed[deal.round] = dataclasses.replace(deal, opened=[])
+        return list(changed.values())
+
+    def fairness_record(self, seat: int | None) -> dict[str, Any]:
+        """``fairness.json``: every round's public fairness record and, for ``seat``
+        (a seat token's), the openings of its own dealt cards in rounds already opened."""
+        rounds = sorted(self.deals.values(), key=lambda d: d.round)
+        if self.settings.seed_reveal != "shown":
+            return {"room_id": self.room_id, "algorithm": fairness.ALGORITHM_V1,
+                    "session_over": self.status == "over", "rounds": [
+                        {"round": d.round, "commitment": d.commitment,
+                         "seed": d.seed if d.revealed else None} for d in rounds]}
+        own = self._own_hands(seat)
+        records = []
+        for deal in rounds:
+            record: dict[str, Any] = {"round": deal.round, "commitment": deal.commitment,
+                                      "client_seeds": deal.client_seeds, "leaves": None,
+                                      "opened": []}
+            if deal.opened is not None:
+                opening = self._opening(deal)
+                record["leaves"], record["opened"] = opening.leaves, opening.opened
+                if seat is not None:
+                    secret = fairness.secret_from_seed(bytes.fromhex(deal.seed))
+                    record["own"] = [o.to_json() for o in fairness.open_cards(
+                        secret, own.get(deal.round, ()))]
+            records.append(record)
+        return {"room_id": self.room_id, "algorithm": fairness.ALGORITHM_V2,
+                "session_over": self.status == "over", "seat": seat, "rounds": records}
+
+    def _own_hands(self, seat: int | None) -> dict[int, tuple[int, ...]]:
+        """Round -> the cards dealt to ``seat`` as its own copy of the history shows them
+        (none under ``no_peek``, where even the seat does not see its cards)."""
+        if seat is None or not self.events:
+            return {}
+        hands: dict[int, tuple[int, ...]] = {}
+        number = 0
+        for event in visible_events(self.events, seat):
+            if isinstance(event, CardsDealt):
+                number += 1
+                hand = event.hands[seat] if seat < len(event.hands) else None
+                if hand:
+                    hands[number] = tuple(hand)
+        return hands
 
     def _open_action(self, client: Client, round_number: int, action_id: str,
                      phase: str) -> tuple[GameState, int, str] | None:
@@ -663,21 +823,27 @@ class Room:
             state, end_events = engine.end_session(state)
         events = events + end_events
         reveal: list[int] = []
+        v1 = self.settings.seed_reveal != "shown"
         if resolved and self.settings.seed_reveal == "round":
             reveal.append(state.round_number)
-        if state.phase is Phase.OVER:
+        if state.phase is Phase.OVER and v1:
             reveal = [r for r, d in self.deals.items() if not d.revealed]
+        opened = self._open_shown(state, resolved[-1] if resolved else None)
         await self.store.append_async(self.room_id, self.session_id, len(self.events), events,
-                          action=action, reveal=reveal)
+                                      action=action, reveal=reveal, deal_updates=opened)
         if state.phase is Phase.OVER and not end_events:
             self.store.set_status(self.room_id, "over")
         self._commit(state, events)
+        for deal in opened:
+            self.deals[deal.round] = deal
         self._broadcast_events(events)
         for number in reveal:
             deal = self.deals[number]
             deal.revealed = True
             self._send_all(FairnessReveal(round=number, commitment=deal.commitment,
                                           seed=deal.seed))
+        for deal in opened:
+            self._send_all(self._opening(deal))
         if state.phase is Phase.OVER:
             self.status = "over"
             self._broadcast_room()
@@ -933,6 +1099,12 @@ class RoomManager:
         self.first_dealer: Callable[[int], int] = secrets.randbelow
         """The first dealer's seat among ``n`` (drawn at random; tests replace it)."""
 
+    def new_commitment(self, number: int) -> DealRow:
+        """Version 2: a fresh secret order for round ``number`` and its commitment."""
+        seed = self.new_seed()
+        commitment = fairness.deck_commitment(fairness.leaves(fairness.secret_from_seed(seed)))
+        return DealRow(round=number, commitment=commitment, seed=seed.hex(), revealed=False)
+
     def create(self, request: CreateRoom) -> tuple[Room, str]:
         """A new room from ``request`` with its host in seat 0.
 
@@ -968,6 +1140,10 @@ class RoomManager:
         room_id = _room_id()
         self.store.create_room(room_id, settings.to_json(), host)
         room = Room(self, room_id, settings, [host])
+        if settings.seed_reveal == "shown":  # round 1 is committed to in the lobby
+            first = self.new_commitment(1)
+            self.store.put_deal(room_id, first)
+            room.deals[1] = first
         self.rooms[room_id] = room
         return room, token
 

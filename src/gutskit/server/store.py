@@ -7,8 +7,9 @@ rebuilds it after a restart. Four more tables hold what is not a game event:
 * ``rooms``: id, settings (JSON: rules, buy-in, timers), status, paused, session id;
 * ``room_seats``: name, bot style, host flag, kicked flag and the SHA-256 of the secret seat
   token (the token itself is never stored);
-* ``room_deals``: per round, the fairness commitment, the server seed (secret until
-  ``revealed``);
+* ``room_deals``: per round, the fairness commitment and the server seed (version 1:
+  secret until ``revealed``; version 2: never published), the client seeds mixed into the
+  deal (``null`` until dealt) and the positions opened (``null`` until opened);
 * ``room_actions``: client action ids already applied (duplicates are acknowledged, not
   applied again, also after a restart).
 
@@ -103,6 +104,8 @@ class DealRecord(Base):
     commitment: Mapped[str] = mapped_column(String(64))
     seed: Mapped[str] = mapped_column(String(64))
     revealed: Mapped[bool] = mapped_column(Boolean, default=False)
+    client_seeds: Mapped[list[str | None] | None] = mapped_column(JSON, default=None)
+    opened: Mapped[list[int] | None] = mapped_column(JSON, default=None)
 
 
 class ActionRecord(Base):
@@ -136,12 +139,16 @@ class SeatRow:
 
 @dataclass
 class DealRow:
-    """A round's fairness record as stored."""
+    """A round's fairness record as stored (:mod:`gutskit.server.fairness`): ``seed`` is
+    the server's secret seed; version 2 adds the client seeds mixed in (``None`` until
+    the round is dealt) and the committed positions opened (``None`` until opened)."""
 
     round: int
     commitment: str
     seed: str
     revealed: bool
+    client_seeds: list[str | None] | None = None
+    opened: list[int] | None = None
 
 
 @dataclass
@@ -212,11 +219,12 @@ class _Rows:
     actions: list[dict[str, Any]] = field(default_factory=list)
     reveals: list[dict[str, Any]] = field(default_factory=list)
     ended: list[tuple[str, int, str]] = field(default_factory=list)
+    deal_updates: list[tuple[str, int, dict[str, Any]]] = field(default_factory=list)
 
 
 def _append_rows(room_id: str, session_id: int, first_seq: int, events: Sequence[Event],
                  deal: DealRow | None, action: tuple[str, int, int] | None,
-                 reveal: Sequence[int]) -> _Rows:
+                 reveal: Sequence[int], deal_updates: Sequence[DealRow] = ()) -> _Rows:
     """The rows of :meth:`RoomStore.append`."""
     rows = _Rows()
     for offset, item in enumerate(events):
@@ -231,6 +239,8 @@ def _append_rows(room_id: str, session_id: int, first_seq: int, events: Sequence
         rows.actions.append({"room_id": room_id, "action_id": action[0], "seat": action[1],
                              "round": action[2]})
     rows.reveals.extend({"r_room": room_id, "r_round": number} for number in reveal)
+    rows.deal_updates.extend((room_id, d.round, {"client_seeds": d.client_seeds,
+                                                 "opened": d.opened}) for d in deal_updates)
     return rows
 
 
@@ -260,6 +270,10 @@ def _write(connection: Connection, batch: Sequence[_Rows]) -> None:
     reveals = [row for rows in batch for row in rows.reveals]
     if reveals:
         connection.execute(_REVEAL, reveals)
+    for room_id, number, values in (u for rows in batch for u in rows.deal_updates):
+        connection.execute(update(DealRecord).where(DealRecord.room_id == room_id,
+                                                    DealRecord.round == number)
+                           .values(**values))
 
 
 class GroupWriter:
@@ -353,6 +367,14 @@ class RoomStore:
         except SQLAlchemyError as error:
             raise self._fail(error) from None
 
+    def put_deal(self, room_id: str, deal: DealRow) -> None:
+        """Save a new fairness record (a round committed to in the lobby)."""
+        try:
+            with self.engine.begin() as connection:
+                connection.execute(insert(DealRecord), [{"room_id": room_id, **vars(deal)}])
+        except SQLAlchemyError as error:
+            raise self._fail(error) from None
+
     def put_seat(self, room_id: str, seat: SeatRow) -> None:
         """Insert or replace a seat."""
         try:
@@ -407,7 +429,7 @@ class RoomStore:
 
     def append(self, room_id: str, session_id: int, first_seq: int, events: Sequence[Event],
                *, deal: DealRow | None = None, action: tuple[str, int, int] | None = None,
-               reveal: Sequence[int] = ()) -> None:
+               reveal: Sequence[int] = (), deal_updates: Sequence[DealRow] = ()) -> None:
         """Append events ``first_seq, first_seq + 1, ...`` and the records that go with
         them, all in one transaction.
 
@@ -415,8 +437,10 @@ class RoomStore:
             deal: the fairness record of a round being dealt.
             action: ``(action_id, seat, round)`` of the client action that caused them.
             reveal: rounds whose seeds are now revealed.
+            deal_updates: fairness records whose client seeds or openings changed.
         """
-        rows = _append_rows(room_id, session_id, first_seq, events, deal, action, reveal)
+        rows = _append_rows(room_id, session_id, first_seq, events, deal, action, reveal,
+                            deal_updates)
         try:
             with self.engine.begin() as connection:
                 _write(connection, [rows])
@@ -426,11 +450,13 @@ class RoomStore:
     async def append_async(self, room_id: str, session_id: int, first_seq: int,
                            events: Sequence[Event], *, deal: DealRow | None = None,
                            action: tuple[str, int, int] | None = None,
-                           reveal: Sequence[int] = ()) -> None:
+                           reveal: Sequence[int] = (),
+                           deal_updates: Sequence[DealRow] = ()) -> None:
         """:meth:`append`, committed together with the appends of the other rooms in the
         same turn of the event loop (group commit, :class:`GroupWriter`); the caller
         resumes once its rows are committed."""
-        rows = _append_rows(room_id, session_id, first_seq, events, deal, action, reveal)
+        rows = _append_rows(room_id, session_id, first_seq, events, deal, action, reveal,
+                            deal_updates)
         if self._writer is None:
             self._writer = GroupWriter(self.engine)
         try:
@@ -481,7 +507,10 @@ class RoomStore:
                                   .order_by(EventRecord.seq)).all()
             loaded.events = [event_from_dict(dict(p)) for p in payloads]
         loaded.deals = [DealRow(round=d.round, commitment=d.commitment, seed=d.seed,
-                                revealed=d.revealed)
+                                revealed=d.revealed,
+                                client_seeds=None if d.client_seeds is None
+                                else list(d.client_seeds),
+                                opened=None if d.opened is None else list(d.opened))
                         for d in db.scalars(select(DealRecord)
                                             .where(DealRecord.room_id == room.id)
                                             .order_by(DealRecord.round))]

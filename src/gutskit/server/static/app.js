@@ -25,6 +25,7 @@ const S = {
   rulesMeta: null,
   hands: new Map(),
   commitments: {},
+  seeded: new Set(),
   conn: null,
   status: "connecting",
   statuses: [],
@@ -142,7 +143,8 @@ async function startHome() {
         <label>${esc(t("reveal_seconds"))}<input id="reveal-seconds" type="number" min="0" max="60" step="0.5" value="3" required></label>
       </div>
       <label>${esc(t("seed_reveal"))}
-        <select id="seed-reveal"><option value="round">${esc(t("seed_round"))}</option>
+        <select id="seed-reveal"><option value="shown">${esc(t("seed_shown"))}</option>
+        <option value="round">${esc(t("seed_round"))}</option>
         <option value="session">${esc(t("seed_session"))}</option></select></label>
       <details class="house-rules">
         <summary>${esc(t("house_rules"))}</summary>
@@ -306,6 +308,7 @@ function onMessage(m) {
       S.seat = m.seat;
       S.token = m.token;
       localStorage.setItem(tokenKey(S.roomId), m.token);
+      sendClientSeed();
       break;
     case "room": {
       const before = S.room?.status;
@@ -321,6 +324,8 @@ function onMessage(m) {
       break;
     case "commitment":
       S.commitments[m.round] = { commitment: m.commitment, seed: S.commitments[m.round]?.seed ?? null };
+      S.nextCommitted = Math.max(S.nextCommitted ?? 0, m.round);
+      sendClientSeed();
       break;
     case "reveal":
       S.commitments[m.round] = { commitment: m.commitment, seed: m.seed };
@@ -347,7 +352,21 @@ function onMessage(m) {
   }
 }
 
+// Our randomness for the next deal (seed_reveal "shown", docs/fairness.md): one fresh
+// seed per committed round, sent after its commitment; the server mixes it into the deal.
+function sendClientSeed() {
+  const round = S.nextCommitted;
+  if (S.seat == null || !round || S.seeded.has(round) || S.room?.seed_reveal !== "shown") return;
+  if (S.room?.status === "over") return;
+  const bytes = crypto.getRandomValues(new Uint8Array(32));
+  const seed = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+  S.seeded.add(round);
+  S.conn.send({ type: "client_seed", round, seed });
+}
+
 function onError(m) {
+  // A client seed that came too late or twice (another tab): the deal goes on without it.
+  if (m.code === "already_seeded" || (m.code === "stale_round" && !m.action_id)) return;
   if (m.code === "bad_token") {
     // The seat was revoked or belongs to another room: watch instead.
     S.token = null;
@@ -841,7 +860,7 @@ function ledgerHtml() {
     ${ledger.final ? `<h4>${esc(t("settle_up"))}</h4><ul class="transfers" id="transfers">${transfers || `<li>${esc(t("nothing_owed"))}</li>`}</ul>` : ""}
     <p class="downloads"><a href="/api/rooms/${S.roomId}/ledger.csv" download id="dl-ledger">${esc(t("download_ledger"))}</a>
     <a href="/api/rooms/${S.roomId}/history.jsonl${token}" download id="dl-history">${esc(t("download_history"))}</a>
-    <a href="/api/rooms/${S.roomId}/fairness.json" download id="dl-fairness">${esc(t("download_fairness"))}</a></p>`;
+    <a href="/api/rooms/${S.roomId}/fairness.json${token}" download id="dl-fairness">${esc(t("download_fairness"))}</a></p>`;
 }
 
 function logLine(e, names, round) {
