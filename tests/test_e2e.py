@@ -145,6 +145,9 @@ def test_three_browsers_play_a_session(browser: Browser, shots: Path, tmp_path: 
         ana.fill("#buy-in", "20")
         ana.fill("#decision-seconds", "5")
         ana.fill("#reveal-seconds", "2.5")
+        # Whole seeds: the deals are the test seeds' (the default mixes in the browsers'
+        # random client seeds, tests/test_server_fairness.py).
+        ana.select_option("#seed-reveal", "round")
         ana.click("#create-button")
         ana.wait_for_url(re.compile(r"/r/[A-Za-z0-9_-]+$"))
         room_id = ana.url.rsplit("/", 1)[1]
@@ -316,7 +319,8 @@ def test_pass_the_trash_and_hi_lo_with_bots(browser: Browser, shots: Path,
     with running_server(f"sqlite:///{tmp_path / 'e2e.db'}", seed_numbers=(1,), dealer=0,
                         bot_delay=(0.0, 0.1)) as server:
         created = server.create_room("Ana", rules={"pass_the_trash": True, "hi_lo": True},
-                                     decision_seconds=30, reveal_seconds=30)
+                                     decision_seconds=30, reveal_seconds=30,
+                                     seed_reveal="round")
         room_id = created["room_id"]
         page = open_page(browser, "id-ID", DESKTOP)
         # The room's creator: the seat token is in this browser's storage.

@@ -29,7 +29,8 @@ def test_timer_session_end_disconnect_and_form(browser: Browser, tmp_path: Path)
         page.goto(server.http + "/")
         expect(page.locator("#rule-ante")).to_have_attribute("min", "1")  # ante 0 is refused
 
-        created = server.create_room("Ana", decision_seconds=1.5, reveal_seconds=1)
+        created = server.create_room("Ana", decision_seconds=1.5, reveal_seconds=1,
+                                     seed_reveal="round")
         room_id = created["room_id"]
         page.context.add_init_script(
             f"localStorage.setItem('gutskit.seat.{room_id}', '{created['token']}')")
