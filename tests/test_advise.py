@@ -38,7 +38,8 @@ def test_advise_equilibrium_beats_the_rule_of_thumb_with_nines() -> None:
     assert data["equilibrium"]["in_probability"] == 1.0
     assert data["rule_of_thumb"]["entry_rule_in"] is False
     assert abs(data["win_if_in"] + data["tie_if_in"] + data["lose_if_in"] - 1) < 1e-5  # rounded
-    assert not data["exact"]  # three opponents: the independence approximation
+    assert data["exact"] is True  # three opponents: exact joint card removal
+    assert data["ev_in_minus_out_se"] is None and data["win_if_in_se"] is None
 
 
 def test_advise_out_with_a_weak_hand_in_text() -> None:
@@ -64,8 +65,20 @@ def test_odds_text_states_the_method_and_ev() -> None:
     result = guts("odds", "Qs Qh 7d", "--players", "4", "--pot", "8",
                   "--strategy", "threshold:9c 9d 2h")
     assert result.exit_code == 0, result.stderr
-    assert "approximation" in result.stdout
-    assert "in minus out" in result.stdout
+    assert "(exact)" in result.stdout and "Method: exact" in result.stdout
+    assert "in minus out" in result.stdout and "±" not in result.stdout
+
+
+def test_odds_beyond_exact_reach_prints_standard_errors() -> None:
+    # 3-card, five players: Monte Carlo; every figure of the table and the EV has "±".
+    result = guts("odds", "Qs Qh 7d", "--players", "5", "--pot", "5")
+    assert result.exit_code == 0, result.stderr
+    assert "Monte Carlo" in result.stdout
+    rows = [line for line in result.stdout.splitlines() if line.startswith("│")]
+    assert len(rows) == 5 and all(line.count("±") == 4 for line in rows)
+    assert "in minus out = +" in result.stdout and result.stdout.count(" ± ") >= 23
+    data = json.loads(guts("odds", "Qs Qh 7d", "--players", "5", "--json").stdout)
+    assert data["exact"] is False and data["win_se"] > 0
 
 
 def test_solve_one_table_and_the_full_table(tmp_path: Path) -> None:

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
     from gutskit.core.rules import Rules
     from gutskit.core.views import SeatView
-    from gutskit.strategy.odds import OpponentStrategy
+    from gutskit.strategy.odds import Odds, OpponentStrategy
     from gutskit.strategy.solver import Equilibrium, Model
 
 __all__ = ["advise", "odds_command", "register", "solve"]
@@ -84,22 +84,24 @@ def _strategy(text: str, rules: Rules, players: int, pot: int | None) -> Opponen
                     f"or threshold:<hand>, e.g. threshold:'7h 7d')")
 
 
-def _pct(x: float | None) -> str:
-    return "-" if x is None or x != x else f"{100 * x:.2f}%"
+def _pct(x: float | None, se: float | None = None) -> str:
+    if x is None or x != x:
+        return "-"
+    text = f"{100 * x:.2f}%"
+    return text if se is None else f"{text} ± {100 * se:.2f}"
 
 
-def _hand_gain(hand: tuple[int, ...], rules: Rules, players: int, pot: int,
-               strategy: OpponentStrategy, model: Model) -> tuple[float, float, float]:
-    """EV of in minus out (chips) for one hand, and the immediate EVs of in and out."""
-    from gutskit.strategy.odds import hand_class_probabilities
-    from gutskit.strategy.solver import game_model, in_gain
-    from gutskit.strategy.tables import hand_table
+def _chips(x: float, se: float | None) -> str:
+    return f"{x:+.3f}" if se is None else f"{x:+.3f} ± {se:.3f}"
 
-    weights = strategy.in_weights(hand_table(rules.ranking))
-    p = hand_class_probabilities(hand, weights, rules.ranking)
-    game = game_model(players, rules, model, pot)
-    gain, imm_in, imm_out = in_gain(p, game)
-    return float(gain) * pot, float(imm_in) * pot, float(imm_out) * pot
+
+def _how(result: Odds) -> str:
+    """"exact" or the Monte Carlo sample, for the header line."""
+    return "exact" if result.exact else "Monte Carlo, ± standard error"
+
+
+def _round(x: float | None) -> float | None:
+    return None if x is None else round(x, 6)
 
 
 def odds_command(
@@ -116,42 +118,46 @@ def odds_command(
 ) -> None:
     """Win / tie / lose odds of a hand, given how many opponents are in.
 
-    Card removal is exact. One opponent (with or without a ghost hand) and two opponents
-    are computed exactly by inclusion-exclusion over shared cards; with three or more the
-    opponents are treated as independent draws (stated in the output).
+    Card removal is exact among all hands (yours, every opponent's, the ghost's) up to six
+    players in 2-card and four in 3-card Guts (a ghost hand counts as a player); beyond,
+    a seeded Monte Carlo estimate, every figure with its standard error.
     """
     from rich.console import Console
     from rich.table import Table
 
     from gutskit.core.cards import parse_cards, pretty_cards
     from gutskit.strategy.odds import odds
-    from gutskit.strategy.solver import MODELS
 
     rules = _rules(preset_name, rule, hand)
     cards = parse_cards(hand, count=rules.cards_per_hand)
     opp = _strategy(strategy, rules, players, pot)
-    result = odds(cards, players=players, rules=rules, strategy=opp)
+    result = odds(cards, players=players, rules=rules, strategy=opp, pot=pot)
     data = result.to_dict()
-    if pot is not None:
-        for model in MODELS:
-            gain = _hand_gain(cards, rules, players, pot, opp, model)[0]
-            data[f"ev_in_minus_out_{model}"] = round(gain, 6)
     if as_json:
         typer.echo(json.dumps(data, indent=2))
         return
     out = Console(highlight=False)
     out.print(f"{pretty_cards(cards)}  {result.description}   {players} players, opponents "
-              f"play: {opp.name}")
+              f"play: {opp.name}   ({_how(result)})")
     table = Table("opponents in", "probability", "win", "tie", "lose")
     for row in data["opponents_in"]:
-        table.add_row(str(row["k"]), _pct(row["probability"]), _pct(row["win"]),
-                      _pct(row["tie"]), _pct(row["lose"]))
+        table.add_row(str(row["k"]), _pct(row["probability"], row["probability_se"]),
+                      _pct(row["win"], row["win_se"]), _pct(row["tie"], row["tie_se"]),
+                      _pct(row["lose"], row["lose_se"]))
     out.print(table)
-    out.print(f"If you go in: win {_pct(result.win_total)}, tie {_pct(result.tie_total)}, "
-              f"lose {_pct(result.lose_total)} (k = 0 counts as a win: uncontested).")
+    out.print(f"If you go in: win {_pct(result.win_total, data['win_se'])}, tie "
+              f"{_pct(result.tie_total, data['tie_se'])}, lose "
+              f"{_pct(result.lose_total, data['lose_se'])} "
+              f"(k = 0 counts as a win: uncontested).")
     if pot is not None:
-        out.print(f"Pot {pot}: in minus out = {data['ev_in_minus_out_recursive']:+.3f} chips "
-                  f"(recursive game), {data['ev_in_minus_out_one_round']:+.3f} (one round).")
+        if result.ev:
+            se = result.ev_se or {}
+            out.print(f"Pot {pot}: in minus out = "
+                      f"{_chips(result.ev['recursive'], se.get('recursive'))} chips "
+                      f"(recursive game), {_chips(result.ev['one_round'], se.get('one_round'))}"
+                      f" (one round){'; exact' if result.exact else ''}.")
+        else:
+            out.print(f"Pot {pot}: {result.ev_note}.")
     out.print(f"Method: {result.method}.")
 
 
@@ -287,12 +293,15 @@ def advise(
     eq = equilibrium(cards_per_hand=rules.cards_per_hand, players=players, rules=rules,
                      pot=pot)
     opp = eq.strategy()
-    result = odds(cards, players=players, rules=rules, strategy=opp)
-    gain = _hand_gain(cards, rules, players, pot, opp, "recursive")[0]
-    gain_one = _hand_gain(cards, rules, players, pot, opp, "one_round")[0]
+    result = odds(cards, players=players, rules=rules, strategy=opp, pot=pot)
     value = evaluate(cards, rules.ranking)
     eq_p = eq.in_probability(value.key)
-    verdict = "in" if gain > 0 else "out"
+    ses = result.ev_se or {}
+    gain = result.ev.get("recursive")
+    gain_one = result.ev.get("one_round")
+    verdict = ("in" if gain > 0 else "out") if gain is not None else (
+        "in" if eq_p >= 0.5 else "out")
+    se = result.standard_error or {}
     thumb = qualifies_by_rule_of_thumb(cards, rules.cards_per_hand)
     bot = RuleOfThumbBot()
     view = _rule_of_thumb_view(cards, rules, players, pot)
@@ -300,11 +309,16 @@ def advise(
     data: dict[str, Any] = {
         "hand": hand, "description": value.description, "players": players, "pot": pot,
         "advice": verdict,
-        "ev_in_minus_out": round(gain, 6),
-        "ev_in_minus_out_one_round": round(gain_one, 6),
+        "ev_in_minus_out": _round(gain),
+        "ev_in_minus_out_se": _round(ses.get("recursive")),
+        "ev_in_minus_out_one_round": _round(gain_one),
+        "ev_in_minus_out_one_round_se": _round(ses.get("one_round")),
         "win_if_in": round(result.win_total, 6), "tie_if_in": round(result.tie_total, 6),
         "lose_if_in": round(result.lose_total, 6),
         "uncontested": round(result.in_count[0], 6),
+        "win_if_in_se": _round(se.get("win_total")), "tie_if_in_se": _round(se.get("tie_total")),
+        "lose_if_in_se": _round(se.get("lose_total")),
+        "uncontested_se": _round(se["in_count"][0] if se else None),
         "equilibrium": {"threshold": eq.threshold_description,
                         "threshold_percentile": round(eq.threshold_percentile, 6),
                         "in_probability": eq_p},
@@ -318,12 +332,20 @@ def advise(
         typer.echo(json.dumps(data, indent=2))
         return
     out = Console(highlight=False)
-    out.print(f"{pretty_cards(cards)}  {value.description}   {players} players, pot {pot}")
-    out.print(f"[bold]Advice: {verdict.upper()}[/]  (in minus out: {gain:+.3f} chips; "
-              f"one-round view {gain_one:+.3f})")
-    out.print(f"  against equilibrium opponents: win {_pct(result.win_total)}, tie "
-              f"{_pct(result.tie_total)}, lose {_pct(result.lose_total)} if you go in; "
-              f"nobody else in {_pct(result.in_count[0])}")
+    out.print(f"{pretty_cards(cards)}  {value.description}   {players} players, pot {pot}"
+              f"   ({_how(result)})")
+    if gain is not None and gain_one is not None:
+        out.print(f"[bold]Advice: {verdict.upper()}[/]  (in minus out: "
+                  f"{_chips(gain, ses.get('recursive'))} chips; one-round view "
+                  f"{_chips(gain_one, ses.get('one_round'))})")
+    else:
+        out.print(f"[bold]Advice: {verdict.upper()}[/]  (what the equilibrium does; "
+                  f"{result.ev_note})")
+    out.print(f"  against equilibrium opponents: win "
+              f"{_pct(result.win_total, se.get('win_total'))}, tie "
+              f"{_pct(result.tie_total, se.get('tie_total'))}, lose "
+              f"{_pct(result.lose_total, se.get('lose_total'))} if you go in; "
+              f"nobody else in {_pct(result.in_count[0], se['in_count'][0] if se else None)}")
     eq_text = ("in" if eq_p >= 1.0 else "out" if eq_p <= 0.0
                else f"in {100 * eq_p:.0f}% of the time")
     out.print(f"  equilibrium: in with {eq.threshold_description} or better -> {eq_text}")
@@ -332,8 +354,7 @@ def advise(
     out.print(f"  rule of thumb ({rule_text}): "
               f"{'in' if thumb else 'out'}; rule-of-thumb bot at this pot: "
               f"{'in' if bot_says else 'out'}")
-    if not result.exact:
-        out.print(f"  method: {result.method}")
+    out.print(f"  method: {result.method}")
 
 
 

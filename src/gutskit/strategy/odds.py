@@ -12,18 +12,15 @@ of my cards, minus my hand itself), with per-card and per-card-pair tables of al
 22,100 hands sorted by strength (:func:`disjoint_sums`). This is exact arithmetic on counts
 (floating point only for the mixing weights), not sampling.
 
-**How many opponents are exact:**
-
-* **one opponent, or one opponent plus the ghost hand** (RULES.md ``ghost_hand``): exact;
-* **two opponents**: exact, by a second inclusion–exclusion over the first opponent's cards
-  (every ordered pair of disjoint opponent hands is counted: 1,225 x 1,128 = 1,381,800
-  two-card or 18,424 x 15,180 = 279,676,320 three-card pairs, never listed one by one);
-* **three or more opponents (or two plus a ghost): an approximation.** Each opponent's
-  hand is still exact given *my* cards, but the opponents are treated as independent of one
-  another (card removal *between* opponents is ignored). The result says so in
-  :attr:`Odds.method` and :attr:`Odds.exact`, and the CLI prints it. The size of this
-  approximation is measured in the tests and ``docs/strategy.md`` against the exact
-  two-opponent numbers.
+**Card removal between opponents is exact too** (:mod:`gutskit.strategy.joint`): the
+opponents' hands (and the ghost hand, RULES.md ``ghost_hand``) are dealt *jointly* from the
+cards I do not hold. Sums over every deal of disjoint hands are computed by Möbius
+inversion over the cards the hands would share, for up to
+:data:`gutskit.strategy.joint.EXACT_HANDS` hands besides mine (2-card: 5, so up to six
+players; 3-card: 3, so up to four players; a ghost hand counts as one). Beyond that the
+numbers are a seeded Monte Carlo estimate over :data:`gutskit.strategy.joint.MC_DEALS`
+deals, every one with its standard error (:attr:`Odds.standard_error`), and
+:attr:`Odds.exact` is ``False``. No number is an unflagged approximation.
 
 >>> from gutskit.core.cards import parse_cards
 >>> from gutskit.core.rules import Rules
@@ -51,11 +48,12 @@ from gutskit.core.errors import GutsError
 from gutskit.core.evaluation import Ranking, evaluate
 from gutskit.core.rules import Rules
 from gutskit.strategy.bots import qualifies_by_rule_of_thumb
+from gutskit.strategy.joint import MC_DEALS, MC_SEED
 from gutskit.strategy.tables import HandTable, hand_table
 
 __all__ = [
     "EXACT_METHOD",
-    "INDEPENDENT_METHOD",
+    "MONTE_CARLO_METHOD",
     "ClassProbabilities",
     "KeyStrategy",
     "Odds",
@@ -66,6 +64,8 @@ __all__ = [
     "class_probabilities",
     "disjoint_sums",
     "hand_class_probabilities",
+    "in_out_gain",
+    "method_text",
     "odds",
     "opponent_hand_count",
 ]
@@ -73,11 +73,11 @@ __all__ = [
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 
-EXACT_METHOD = "exact (inclusion-exclusion over shared cards; no sampling)"
-INDEPENDENT_METHOD = (
-    "approximation: each opponent's hand is exact given your cards, but opponents are "
-    "treated as independent of each other (card removal between opponents ignored)"
-)
+EXACT_METHOD = ("exact (joint card removal among all hands: inclusion-exclusion over "
+                "shared cards; no sampling)")
+MONTE_CARLO_METHOD = ("Monte Carlo: {deals:,} deals of the opponents' hands (seed {seed}), "
+                      "declarations averaged exactly per deal; every figure +/- its "
+                      "standard error")
 
 
 class OddsError(GutsError):
@@ -344,23 +344,6 @@ def class_probabilities(in_weights: FloatArray, ranking: Ranking,
 # One hand.
 
 
-def _disjoint_from(weights: FloatArray, table: HandTable) -> FloatArray:
-    """For every hand x: sum of ``weights`` over hands sharing no card with x (any order)."""
-    inc = _incidence(table.ranking)
-    total = float(weights.sum())
-    result = np.full(table.n_hands, total)
-    cards = table.cards.astype(np.int64)
-    k = table.cards_per_hand
-    for size, row_of in enumerate(inc.subset_rows, start=1):
-        ids = _subset_ids(cards, size)
-        sums = np.bincount(ids.ravel(), weights=np.repeat(weights, ids.shape[1]),
-                           minlength=52 * 52 if size == 2 else 52)
-        del row_of
-        result += (-1.0) ** size * sums[ids].sum(axis=1)
-    result += (-1.0) ** k * weights
-    return result
-
-
 def _hand_index(hand: Sequence[Card], ranking: Ranking) -> int:
     if len(hand) != ranking.cards_per_hand:
         raise HandSizeError(f"hand {format_cards(hand)!r} has {len(hand)} cards, "
@@ -411,9 +394,18 @@ class Odds:
             or with a ghost hand the probability of beating the ghost). ``nan`` when
             ``k`` opponents being in is impossible.
         win_total, tie_total, lose_total: the same, unconditionally (if I go in).
-        exact: ``True`` when no approximation was needed (see :attr:`method`).
+        exact: ``True`` when every number is exact (joint card removal, no sampling);
+            ``False`` when they are Monte Carlo estimates (see :attr:`standard_error`).
         method: how it was computed.
         ghost_hand: whether a ghost hand takes part.
+        standard_error: ``None`` when exact; else the standard error of every estimate,
+            under the same keys (``in_count``, ``win``, ``tie``, ``lose`` tuples,
+            ``win_total``, ``tie_total``, ``lose_total`` floats).
+        ev: with ``pot``: the expected gain of *in* over *out* in chips, per model
+            (``"one_round"``, ``"recursive"``; :func:`in_out_gain`); empty otherwise or
+            when the rules are not covered (:attr:`ev_note` says why).
+        ev_se: standard errors of :attr:`ev` (``None`` when exact).
+        ev_note: why :attr:`ev` is empty despite a pot (``""`` otherwise).
     """
 
     hand: tuple[Card, ...]
@@ -430,45 +422,126 @@ class Odds:
     exact: bool
     method: str
     ghost_hand: bool = False
+    standard_error: dict[str, Any] | None = None
+    ev: dict[str, float] = field(default_factory=dict)
+    ev_se: dict[str, float] | None = None
+    ev_note: str = ""
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready (``nan`` becomes ``None``)."""
+        """JSON-ready (``nan`` becomes ``None``). Every estimate has a ``*_se`` sibling:
+        ``null`` when exact, else its standard error."""
         def clean(xs: Sequence[float]) -> list[float | None]:
             return [None if x != x else round(x, 10) for x in xs]
-        return {
+        se = self.standard_error
+        none: list[float | None] = [None] * self.players
+
+        def ses(name: str) -> list[float | None]:
+            return none if se is None else clean(se[name])
+
+        def one(name: str) -> float | None:
+            return None if se is None else round(float(se[name]), 10)
+        rows = zip(range(self.players), clean(self.in_count), clean(self.win),
+                   clean(self.tie), clean(self.lose), ses("in_count"), ses("win"),
+                   ses("tie"), ses("lose"), strict=True)
+        data: dict[str, Any] = {
             "hand": format_cards(self.hand), "description": self.description,
             "players": self.players, "opponents": self.players - 1,
             "strategy": self.strategy, "ghost_hand": self.ghost_hand,
             "opponents_in": [
-                {"k": k, "probability": p, "win": w, "tie": t, "lose": lo}
-                for k, p, w, t, lo in zip(range(self.players), clean(self.in_count),
-                                          clean(self.win), clean(self.tie),
-                                          clean(self.lose), strict=True)
+                {"k": k, "probability": p, "win": w, "tie": t, "lose": lo,
+                 "probability_se": p_se, "win_se": w_se, "tie_se": t_se, "lose_se": lo_se}
+                for k, p, w, t, lo, p_se, w_se, t_se, lo_se in rows
             ],
             "win": round(self.win_total, 10), "tie": round(self.tie_total, 10),
             "lose": round(self.lose_total, 10),
+            "win_se": one("win_total"), "tie_se": one("tie_total"),
+            "lose_se": one("lose_total"),
             "exact": self.exact, "method": self.method, **self.extra,
         }
+        for model, value in self.ev.items():
+            data[f"ev_in_minus_out_{model}"] = round(value, 6)
+            data[f"ev_in_minus_out_{model}_se"] = (None if self.ev_se is None
+                                                   else round(self.ev_se[model], 6))
+        if self.ev_note:
+            data["ev_note"] = self.ev_note
+        return data
 
 
-_CLASSES = ("above", "tie", "below", "out")
+def _estimate(values: FloatArray) -> tuple[float, float]:
+    """Mean of per-deal values and its standard error (0 for a single exact row)."""
+    mean = float(values.mean())
+    if values.shape[0] == 1:
+        return mean, 0.0
+    return mean, float(values.std(ddof=1) / np.sqrt(values.shape[0]))
 
 
-def _joint_two(w1: dict[str, FloatArray], w2: dict[str, FloatArray], table: HandTable,
-               n1: float, n2: float) -> dict[tuple[str, str], float]:
-    """Exact joint class probabilities of two disjoint hands dealt from the cards left."""
-    joint = {}
-    for y, wy in w2.items():
-        disjoint = _disjoint_from(wy, table)
-        for x, wx in w1.items():
-            joint[(x, y)] = float((wx * disjoint).sum()) / (n1 * n2)
-    return joint
+def _ratio(num: FloatArray, den: FloatArray) -> tuple[float, float]:
+    """``mean(num) / mean(den)`` and its delta-method standard error (nan if ``den`` is 0)."""
+    d = float(den.mean())
+    if d <= 1e-300:
+        return float("nan"), float("nan")
+    r = float(num.mean()) / d
+    if num.shape[0] == 1:
+        return r, 0.0
+    return r, float((num - r * den).std(ddof=1) / np.sqrt(num.shape[0]) / d)
+
+
+def _shares(poly: FloatArray) -> FloatArray:
+    """Per deal, ``sum_j poly[:, j] / (j + 1)``: my expected share of a pot split with
+    ``j`` tied opponents."""
+    return np.asarray(poly @ (1.0 / np.arange(1, poly.shape[1] + 1)), dtype=np.float64)
+
+
+def in_out_gain(in_poly: FloatArray, share_poly: FloatArray, best_poly: FloatArray | None,
+                game: Any) -> tuple[FloatArray, FloatArray]:
+    """Gain of *in* over *out*, in units of the pot, per deal, for the one-round and the
+    recursive game (:mod:`gutskit.strategy.solver`, rules with every loser matching and
+    no ghost hand), from the opponents' *joint* class counts.
+
+    These are the payoffs of :func:`gutskit.strategy.solver.in_gain`, with its
+    independent-opponents powers (``out**n``, ``(1 - above)**n``, ...) replaced by the
+    exact (or sampled) joint probabilities; heads-up the two agree exactly
+    (``tests/test_odds.py``).
+
+    Args:
+        in_poly: ``(deals, n + 1)``: P(exactly j opponents in).
+        share_poly: P(no opponent in above me, exactly j in and as strong).
+        best_poly: with ``all_out = best_pays_antes``: P(everyone out, none of them
+            stronger, exactly j as strong); else ``None``.
+        game: a :class:`gutskit.strategy.solver.GameModel`.
+
+    Returns:
+        ``(one_round, recursive)`` per-deal gains.
+    """
+    big_n = float(game.players)
+    c, eps = game.match, game.ante
+    all_out = in_poly[:, 0]
+    lone = share_poly[:, 0]
+    none_above = share_poly.sum(axis=1)
+    share = _shares(share_poly)
+    one_round = share - c * (1.0 - none_above)
+    recursive = (all_out * (1 - 1 / big_n) + (lone - all_out) * (1 + c / big_n)
+                 + (share - lone) + (1.0 - none_above) * (-c + c / big_n))
+    if best_poly is not None:
+        best = _shares(best_poly)
+        one_round = one_round + big_n * eps * best
+        recursive = recursive + big_n * eps * best - eps * all_out
+    return one_round, recursive
+
+
+def method_text(exact: bool, deals: int = MC_DEALS) -> str:
+    """The method line for results computed by :func:`odds`."""
+    if exact:
+        return EXACT_METHOD
+    return MONTE_CARLO_METHOD.format(deals=deals, seed=MC_SEED)
 
 
 def odds(hand: Sequence[Card], *, players: int, rules: Rules | None = None,
-         strategy: OpponentStrategy | None = None) -> Odds:
-    """Win / tie / lose probabilities of ``hand`` given how many opponents are in.
+         strategy: OpponentStrategy | None = None, pot: int | None = None,
+         deals: int = MC_DEALS) -> Odds:
+    """Win / tie / lose probabilities of ``hand`` given how many opponents are in, and with
+    ``pot`` the expected gain of in over out.
 
     Args:
         hand: my cards (``rules.cards_per_hand`` of them).
@@ -476,16 +549,21 @@ def odds(hand: Sequence[Card], *, players: int, rules: Rules | None = None,
         rules: house rules (ranking, ``ghost_hand``); default :class:`~gutskit.core.rules.Rules`
             with the hand's size.
         strategy: the opponents' strategy (default: always in, i.e. plain showdown odds).
+        pot: the pot in chips: also compute :attr:`Odds.ev` (rules the solver models,
+            every loser matching, no ghost hand; otherwise :attr:`Odds.ev_note`).
+        deals: Monte Carlo sample size beyond exact reach.
 
     Returns:
-        :class:`Odds`. Exact for one opponent, one opponent plus a ghost, and two
-        opponents; for more, the independent-opponents approximation (see the module
-        docstring), flagged in :attr:`Odds.exact` / :attr:`Odds.method`.
+        :class:`Odds`: exact (joint card removal among all hands) while opponents plus
+        ghost number at most :data:`gutskit.strategy.joint.EXACT_HANDS` (2-card 5, 3-card
+        3); beyond, a seeded Monte Carlo estimate with standard errors.
 
     Raises:
         OddsError: ``players`` outside 2..10, or too many cards for the deck.
         CardError: a bad hand (wrong size, repeated card).
     """
+    from gutskit.strategy.joint import deal_polynomial, is_exact
+
     hand = tuple(hand)
     rules = rules if rules is not None else Rules(cards_per_hand=len(hand))  # type: ignore[arg-type]
     ranking = rules.ranking
@@ -493,65 +571,77 @@ def odds(hand: Sequence[Card], *, players: int, rules: Rules | None = None,
         raise OddsError(f"players must be 2..10, not {players!r}")
     ghost = bool(getattr(rules, "ghost_hand", False))
     k = ranking.cards_per_hand
+    if (players + int(ghost)) * k > 52:
+        raise OddsError(f"{players} players{' and a ghost hand' if ghost else ''} need "
+                        f"more than 52 cards")
     index = _hand_index(hand, ranking)
     table = hand_table(ranking)
     strategy = strategy if strategy is not None else ThresholdStrategy.everyone_in()
     weights = np.asarray(strategy.in_weights(table), dtype=np.float64)
     n = players - 1
     w = _class_weights(index, weights, table)
-    n1 = float(opponent_hand_count(k, k))
-    n2 = float(opponent_hand_count(k, 2 * k))
-    opp = {"above": w["above"], "tie": w["tie"], "below": w["below"],
-           "out": w["out_above"] + w["out_tie"] + w["out_below"]}
     free = w["out_above"] + w["out_tie"] + w["out_below"] + w["above"] + w["tie"] + w["below"]
-    ghost_w = {"g_below": w["ghost_below"], "g_not_below": free - w["ghost_below"]}
-    in_count = [0.0] * (n + 1)
-    win = [0.0] * (n + 1)
-    tie = [0.0] * (n + 1)
-    lose = [0.0] * (n + 1)
-    exact = (n == 1) or (n == 2 and not ghost)
-    if n == 1 and ghost:
-        joint = _joint_two(opp, ghost_w, table, n1, n2)
-        for (x, g), p in joint.items():
-            kk = 0 if x == "out" else 1
-            in_count[kk] += p
-            beats_ghost = g == "g_below"
-            if x == "above" or not beats_ghost:
-                lose[kk] += p
-            elif x == "tie":
-                tie[kk] += p
-            else:
-                win[kk] += p
-    elif n == 2 and not ghost:
-        joint = _joint_two(opp, opp, table, n1, n2)
-        for (x, y), p in joint.items():
-            kk = (x != "out") + (y != "out")
-            in_count[kk] += p
-            if "above" in (x, y):
-                lose[kk] += p
-            elif "tie" in (x, y):
-                tie[kk] += p
-            else:
-                win[kk] += p
-    else:
-        t = float(opp["tie"].sum()) / n1
-        b = float(opp["below"].sum()) / n1
-        o = float(opp["out"].sum()) / n1
-        gb = float(ghost_w["g_below"].sum()) / n1 if ghost else 1.0
-        for kk in range(n + 1):
-            c = comb(n, kk) * o ** (n - kk)
-            in_count[kk] = c * (1.0 - o) ** kk
-            no_above = c * (b + t) ** kk
-            win[kk] = gb * c * b**kk
-            tie[kk] = gb * (no_above - c * b**kk)
-            lose[kk] = in_count[kk] - win[kk] - tie[kk]
-    totals = (sum(win), sum(tie), sum(lose))
-    cond = [[x / p if p > 1e-300 else float("nan") for x, p in zip(col, in_count, strict=True)]
-            for col in (win, tie, lose)]
-    method = EXACT_METHOD if exact else INDEPENDENT_METHOD
+    out = w["out_above"] + w["out_tie"] + w["out_below"]
+    inn = w["above"] + w["tie"] + w["below"]
+    g_all = free if ghost else None
+    g_below = w["ghost_below"] if ghost else None
+    families: list[tuple[FloatArray, FloatArray, FloatArray | None]] = [
+        (out, inn, g_all), (out, w["below"], g_below), (out, w["below"] + w["tie"], g_below)]
+    game = None
+    note = ""
+    if pot is not None:
+        from gutskit.strategy.solver import SolverError, game_model
+
+        try:
+            game = game_model(players, rules, "recursive", pot)
+        except SolverError as exc:
+            note = f"no expected value: {exc}"
+        if game is not None and (game.ghost or game.losers_pay != "all"):
+            note = ("no expected value: the exact in/out gain covers rules where every "
+                    "loser matches and there is no ghost hand")
+            game = None
+        if game is not None:
+            families.append((w["below"] + out, w["tie"], None))
+            if game.all_out == "best_pays_antes":
+                families.append((w["out_below"], w["out_tie"], None))
+    polys = [p.values for p in deal_polynomial(index, families, table, n, deals=deals)]
+    exact = is_exact(k, n, ghost)
+    if exact:  # probabilities: no rounding noise of the interpolation below zero
+        polys = [np.maximum(p, 0.0) for p in polys]
+    in_p, win_p, notlose_p = polys[0], polys[1], polys[2]
+    tie_p = np.maximum(notlose_p - win_p, 0.0)  # each deal's difference is >= 0
+    lose_p = np.maximum(in_p - notlose_p, 0.0)
+    in_count: list[float] = []
+    win: list[float] = []
+    tie: list[float] = []
+    lose: list[float] = []
+    se: dict[str, Any] = {"in_count": [], "win": [], "tie": [], "lose": []}
+    for kk in range(n + 1):
+        m, s = _estimate(in_p[:, kk])
+        in_count.append(m)
+        se["in_count"].append(s)
+        for name, part, target in (("win", win_p, win), ("tie", tie_p, tie),
+                                   ("lose", lose_p, lose)):
+            r, rs = _ratio(part[:, kk], in_p[:, kk])
+            target.append(r)
+            se[name].append(rs)
+    totals = {}
+    for name, part in (("win_total", win_p), ("tie_total", tie_p), ("lose_total", lose_p)):
+        totals[name], se[name] = _estimate(part.sum(axis=1))
+    ev: dict[str, float] = {}
+    ev_se: dict[str, float] = {}
+    if game is not None and pot is not None:
+        best = polys[4] if len(polys) > 4 else None
+        one_round, recursive = in_out_gain(in_p, polys[3], best, game)
+        for model, per_deal in (("one_round", one_round), ("recursive", recursive)):
+            ev[model], ev_se[model] = (x * pot for x in _estimate(per_deal))
     return Odds(
         hand=hand, description=evaluate(hand, ranking).description, players=players,
-        strategy=strategy.name, in_count=tuple(in_count), win=tuple(cond[0]),
-        tie=tuple(cond[1]), lose=tuple(cond[2]), win_total=totals[0], tie_total=totals[1],
-        lose_total=totals[2], exact=exact, method=method, ghost_hand=ghost,
+        strategy=strategy.name, in_count=tuple(in_count), win=tuple(win),
+        tie=tuple(tie), lose=tuple(lose), win_total=totals["win_total"],
+        tie_total=totals["tie_total"], lose_total=totals["lose_total"], exact=exact,
+        method=method_text(exact, deals), ghost_hand=ghost,
+        standard_error=None if exact else {key: tuple(v) if isinstance(v, list) else v
+                                           for key, v in se.items()},
+        ev=ev, ev_se=None if exact else ev_se, ev_note=note,
     )
