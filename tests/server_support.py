@@ -86,7 +86,7 @@ class Server:
     def create_room(self, host: str = "Ana", **fields: Any) -> dict[str, Any]:
         body = {"host_name": host, "buy_in": 20, "decision_seconds": 30,
                 "reveal_seconds": 0, **fields}
-        response = httpx.post(f"{self.http}/api/rooms", json=body, timeout=10)
+        response = self.post("/api/rooms", body)
         assert response.status_code == 200, response.text
         data: dict[str, Any] = response.json()
         return data
@@ -94,14 +94,24 @@ class Server:
     def get(self, path: str) -> httpx.Response:
         return httpx.get(f"{self.http}{path}", timeout=10)
 
+    def post(self, path: str, body: Any) -> httpx.Response:
+        """POST ``body`` as JSON from the server's own origin (as the browser table does)."""
+        return httpx.post(f"{self.http}{path}", json=body, timeout=10,
+                          headers={"Origin": self.http})
+
 
 @contextmanager
 def running_server(db_url: str, *, seed_numbers: Sequence[int] = (), dealer: int = 0,
                    bot_delay: tuple[float, float] = (0.0, 0.0),
-                   allowed_origins: Sequence[str] = ()) -> Iterator[Server]:
-    """Start ``guts serve``'s app on a random loopback port; stop it on exit."""
+                   allowed_origins: Sequence[str] = (), **limits: Any) -> Iterator[Server]:
+    """Start ``guts serve``'s app on a random loopback port; stop it on exit.
+
+    ``limits``: :class:`ServerConfig` fields; by default the tests' fast timers (floors of
+    0.1 s / 0 s) and no room creation limit to speak of."""
     store = open_room_store(db_url)
-    manager = RoomManager(store, ServerConfig(bot_delay=bot_delay))
+    knobs: dict[str, Any] = {"min_decision_seconds": 0.1, "min_reveal_seconds": 0.0,
+                             "room_limit": "10000/minute", **limits}
+    manager = RoomManager(store, ServerConfig(bot_delay=bot_delay, **knobs))
     manager.new_seed = seeds(*seed_numbers)
     manager.first_dealer = lambda n: dealer
     app = create_app(manager=manager, allowed_origins=allowed_origins)

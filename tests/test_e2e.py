@@ -77,6 +77,9 @@ def open_page(browser: Browser, locale: str, viewport: dict[str, int], *,
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
+    # A Content-Security-Policy violation is only a console message: count it as an error.
+    page.on("console", lambda message: errors.append(message.text)
+            if "Content Security Policy" in message.text else None)
     page.on("dialog", lambda dialog: dialog.accept())
     page.errors = errors  # type: ignore[attr-defined]
     return page

@@ -96,7 +96,8 @@ def _free_port() -> int:
 def _spawn(db: str, port: int) -> subprocess.Popen[bytes]:
     process = subprocess.Popen(
         [sys.executable, "-c", "import typer; from gutskit.cli.serve import serve; "
-         "typer.run(serve)", "--port", str(port), "--db", db, "--bot-delay", "0"],
+         "typer.run(serve)", "--port", str(port), "--db", db, "--bot-delay", "0",
+         "--min-reveal-seconds", "0"],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 90  # a loaded 2-core machine starts slowly
     while time.monotonic() < deadline:
@@ -116,7 +117,7 @@ def test_kill_9_mid_round_loses_nothing(tmp_path: Path) -> None:
     server = _spawn(db, port)
     try:
         base = f"http://127.0.0.1:{port}"
-        created = httpx.post(f"{base}/api/rooms", json={
+        created = httpx.post(f"{base}/api/rooms", headers={"Origin": base}, json={
             "host_name": "Ana", "buy_in": 20, "reveal_seconds": 0}).json()
         room_id = created["room_id"]
         with connect(f"ws://127.0.0.1:{port}/ws/{room_id}") as ws:

@@ -35,7 +35,7 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
 def post_room(server: Server, **fields: Any) -> httpx.Response:
     body = {"host_name": "Ana", "buy_in": 20, "decision_seconds": 30, "reveal_seconds": 0,
             **fields}
-    return httpx.post(f"{server.http}/api/rooms", json=body, timeout=10)
+    return server.post("/api/rooms", body)
 
 
 def test_kicking_a_seat_that_has_declared(db_url: str) -> None:
@@ -97,7 +97,9 @@ def test_create_room_errors_are_one_line_naming_the_field(db_url: str) -> None:
         assert response.json() == {"code": "bad_message", "message": (
             "buy_in: input should be greater than or equal to 1 (got 0); decision_seconds: "
             'input should be a valid number (got "30")')}
-        response = httpx.post(f"{server.http}/api/rooms", content=b"[1]", timeout=10)
+        response = httpx.post(f"{server.http}/api/rooms", content=b"[1]", timeout=10,
+                              headers={"Origin": server.http,
+                                       "Content-Type": "application/json"})
         assert response.status_code == 400
         assert response.json() == {"code": "bad_message",
                                    "message": "body: input should be an object (got [1])"}

@@ -27,20 +27,52 @@ def serve(
         help="Another browser origin allowed to open the WebSocket (repeatable).")] = None,
     bot_delay: Annotated[float, typer.Option(
         min=0.0, help="Bots think for up to this many seconds.")] = 1.8,
+    room_limit: Annotated[str, typer.Option(
+        metavar="RATES", help="Rooms one client address may create, e.g. "
+        "'5/minute;30/hour' (every window applies).")] = "5/minute;30/hour",
+    max_connections_per_room: Annotated[int, typer.Option(
+        min=1, help="WebSocket connections one room holds at once.")] = 40,
+    max_connections_per_address: Annotated[int, typer.Option(
+        min=1, help="WebSocket connections one client address holds at once.")] = 20,
+    hello_timeout: Annotated[float, typer.Option(
+        min=0.1, help="Seconds a new connection has to say hello.")] = 10.0,
+    idle_minutes: Annotated[float, typer.Option(
+        min=0.01, help="Close and archive a room with no connection and no action for "
+        "this long.")] = 60.0,
+    min_decision_seconds: Annotated[float, typer.Option(
+        min=0.01, help="Smallest declaration timer a room may have.")] = 1.0,
+    min_reveal_seconds: Annotated[float, typer.Option(
+        min=0.0, help="Smallest pause between rounds a room may have.")] = 0.5,
+    max_body_bytes: Annotated[int, typer.Option(
+        min=1024, help="Largest HTTP request body.")] = 16_384,
 ) -> None:
     """Run the server: rooms by link, the browser table, WebSocket play.
 
     The database is migrated to the newest schema at start and every room in it is
-    rebuilt from its events (a restart loses nothing).
+    rebuilt from its events (a restart loses nothing). The limits are described in
+    docs/protocol.md ("Limits").
     """
+    import limits
     import uvicorn
 
     from gutskit.server.app import create_app
     from gutskit.server.rooms import ServerConfig
     from gutskit.server.store import open_room_store
 
+    try:
+        limits.parse_many(room_limit)
+    except ValueError:
+        sys.stderr.write(f"error: --room-limit {room_limit!r} is not a rate such as "
+                         "'5/minute;30/hour'\n")
+        raise SystemExit(2) from None
     store = open_room_store(db)  # fail early (exit 2) on a bad database
-    config = ServerConfig(bot_delay=(min(0.6, bot_delay), bot_delay))
+    config = ServerConfig(
+        bot_delay=(min(0.6, bot_delay), bot_delay), room_limit=room_limit,
+        max_connections_per_room=max_connections_per_room,
+        max_connections_per_address=max_connections_per_address,
+        hello_timeout=hello_timeout, idle_minutes=idle_minutes,
+        min_decision_seconds=min_decision_seconds, min_reveal_seconds=min_reveal_seconds,
+        max_body_bytes=max_body_bytes)
     app = create_app(store=store, config=config, allowed_origins=allow_origin or ())
     typer.echo(f"gutskit server on http://{host}:{port}/ (database: {store.location})",
                err=True)

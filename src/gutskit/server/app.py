@@ -18,6 +18,13 @@ The WebSocket refuses a browser ``Origin`` that is not the server's own (or one 
 ``allowed_origins``); clients without an ``Origin`` header (scripts, bots) are accepted.
 Each connection may send :data:`RATE` messages per second on average (bursts of
 :data:`BURST`); extra messages are refused with ``rate_limited``.
+
+Every limit of :class:`~gutskit.server.rooms.ServerConfig` answers with a clear error
+(``docs/protocol.md``, "Limits"): :class:`HttpGuard` (body size, JSON content type and
+``Origin`` on state-changing requests, the security headers of every response), the room
+creation rate per client address (:mod:`limits`), connections per room and per address and
+the hello timeout (the WebSocket handler), the JSON nesting depth
+(:func:`~gutskit.server.protocol.check_json_depth`).
 """
 
 from __future__ import annotations
@@ -25,15 +32,18 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+from collections import Counter
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Annotated, Any
 from urllib.parse import urlsplit
 
+import limits
 from fastapi import FastAPI, HTTPException, Query, Request, WebSocket, WebSocketDisconnect
 from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ValidationError
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from gutskit.core.engine import Phase
 from gutskit.core.rules import PRESETS, Rules
@@ -45,6 +55,7 @@ from gutskit.server.protocol import (
     Hello,
     ProtocolError,
     RoomInfo,
+    check_json_depth,
     describe_body_error,
     parse_client_message,
 )
@@ -52,7 +63,7 @@ from gutskit.server.rooms import Room, RoomManager, ServerConfig
 from gutskit.server.store import RoomStore, open_room_store
 from gutskit.server.web import HandDescriptionError, describe_hand, ledger_json, rule_choices
 
-__all__ = ["BURST", "RATE", "create_app"]
+__all__ = ["BURST", "RATE", "SECURITY_HEADERS", "HttpGuard", "create_app"]
 
 STATIC = Path(__file__).parent / "static"
 RATE = 10.0
@@ -61,6 +72,118 @@ BURST = 30.0
 """Messages a connection may send at once."""
 QUEUE_LIMIT = 1000
 """Messages queued for a slow client before the server drops the connection."""
+
+SECURITY_HEADERS: dict[str, str] = {
+    "Content-Security-Policy": (
+        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+        "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; "
+        "frame-ancestors 'none'"),
+    "X-Frame-Options": "DENY",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+}
+"""Headers of every HTTP response: the browser table runs only its own files (no inline
+script or style, no other origin), no page may frame it, no type sniffing, and no
+``Referer`` (a history link carries a seat token)."""
+
+STATE_CHANGING = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+
+
+def _same_origin(origin: str, host: str, allowed: Sequence[str]) -> bool:
+    return urlsplit(origin).netloc == host or origin.rstrip("/") in allowed
+
+
+class HttpGuard:
+    """ASGI middleware: the limits every HTTP request meets before a handler runs, and the
+    :data:`SECURITY_HEADERS` of every response.
+
+    * A body over ``max_body_bytes`` (by ``Content-Length``, or counted as it arrives):
+      413 ``too_large``.
+    * A state-changing request (``POST``, ``PUT``, ``PATCH``, ``DELETE``) must say
+      ``Content-Type: application/json`` (else 415 ``bad_content_type``: a cross-site
+      form or ``text/plain`` post is refused, and a cross-site JSON post needs a CORS
+      preflight this server never grants) and carry an ``Origin`` that is the server's own
+      or one of ``allowed`` (else 403 ``bad_origin``).
+
+    Errors are JSON ``{"code", "message"}``.
+    """
+
+    def __init__(self, app: ASGIApp, *, max_body_bytes: int,
+                 allowed: Sequence[str] = ()) -> None:
+        self.app = app
+        self.max_body_bytes = max_body_bytes
+        self.allowed = tuple(o.rstrip("/") for o in allowed)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1")
+                   for k, v in scope["headers"]}
+        started = False
+
+        async def send_with_headers(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+                extra = [(k.lower().encode(), v.encode()) for k, v in SECURITY_HEADERS.items()]
+                message = {**message, "headers": [*message.get("headers", []), *extra]}
+            await send(message)
+
+        problem = self._check(scope["method"], headers)
+        if problem is not None:
+            await _json_error(send_with_headers, *problem)
+            return
+        received = 0
+
+        async def limited_receive() -> Message:
+            nonlocal received
+            message = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > self.max_body_bytes:
+                    raise _BodyTooLarge
+            return message
+
+        try:
+            await self.app(scope, limited_receive, send_with_headers)
+        except _BodyTooLarge:
+            if not started:
+                await _json_error(send_with_headers, *self._too_large())
+
+    def _too_large(self) -> tuple[int, str, str]:
+        return (413, "too_large", f"the request body is larger than {self.max_body_bytes} "
+                "bytes")
+
+    def _check(self, method: str, headers: dict[str, str]) -> tuple[int, str, str] | None:
+        length = headers.get("content-length")
+        if length is not None and (not length.isdigit() or int(length) > self.max_body_bytes):
+            return self._too_large()
+        if method not in STATE_CHANGING:
+            return None
+        kind = headers.get("content-type", "").split(";")[0].strip().lower()
+        if kind != "application/json":
+            return (415, "bad_content_type", f"Content-Type must be application/json "
+                    f"(got {kind or 'none'!r})")
+        origin = headers.get("origin")
+        if origin is None:
+            return (403, "bad_origin", "an Origin header is required (the server's own "
+                    "origin, e.g. http://HOST:PORT)")
+        if not _same_origin(origin, headers.get("host", ""), self.allowed):
+            return (403, "bad_origin", f"origin {origin[:80]!r} is not allowed")
+        return None
+
+
+class _BodyTooLarge(Exception):
+    pass
+
+
+async def _json_error(send: Send, status: int, code: str, message: str) -> None:
+    body = JSONResponse({"code": code, "message": message}).body
+    await send({"type": "http.response.start", "status": status, "headers": [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(body)).encode())]})
+    await send({"type": "http.response.body", "body": body})
 
 
 class WsClient:
@@ -134,9 +257,12 @@ def _origin_ok(websocket: WebSocket, allowed: Sequence[str]) -> bool:
     origin = websocket.headers.get("origin")
     if origin is None:
         return True
-    host = websocket.headers.get("host", "")
-    parts = urlsplit(origin)
-    return parts.netloc == host or origin.rstrip("/") in allowed
+    return _same_origin(origin, websocket.headers.get("host", ""), allowed)
+
+
+def _address(connection: Request | WebSocket) -> str:
+    """The client's address (the peer of the TCP connection)."""
+    return connection.client.host if connection.client is not None else "unknown"
 
 
 def create_app(db: str | Path | None = None, *, config: ServerConfig | None = None,
@@ -168,8 +294,14 @@ def create_app(db: str | Path | None = None, *, config: ServerConfig | None = No
         rooms.close()
         rooms.store.close()
 
+    settings = (manager.config if manager is not None else config) or ServerConfig()
     app = FastAPI(title="gutskit", lifespan=lifespan)
     app.state.holder = holder
+    app.add_middleware(HttpGuard, max_body_bytes=settings.max_body_bytes,
+                       allowed=tuple(allowed_origins))
+    room_rates = limits.parse_many(settings.room_limit)
+    room_limiter = limits.strategies.MovingWindowRateLimiter(limits.storage.MemoryStorage())
+    connections: Counter[str] = Counter()
 
     def current() -> RoomManager:
         return holder["manager"]
@@ -182,7 +314,9 @@ def create_app(db: str | Path | None = None, *, config: ServerConfig | None = No
 
     @app.exception_handler(ProtocolError)
     async def _protocol_error(_request: Request, error: ProtocolError) -> JSONResponse:
-        return JSONResponse({"code": error.code, "message": error.message}, status_code=400)
+        status = 429 if error.code == "rate_limited" else 400
+        return JSONResponse({"code": error.code, "message": error.message},
+                            status_code=status)
 
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
 
@@ -204,8 +338,17 @@ def create_app(db: str | Path | None = None, *, config: ServerConfig | None = No
 
     @app.post("/api/rooms")
     async def create_room(request: Request) -> CreatedRoom:
+        address = _address(request)
+        for rate in room_rates:
+            if not room_limiter.test(rate, "rooms", address):
+                raise ProtocolError("rate_limited", f"this address may create at most "
+                                    f"{rate} rooms; try again later")
+        text = await request.body()
+        check_json_depth(text)
+        for rate in room_rates:
+            room_limiter.hit(rate, "rooms", address)
         try:
-            body = CreateRoom.model_validate_json(await request.body())
+            body = CreateRoom.model_validate_json(text)
         except ValidationError as error:
             raise ProtocolError("bad_message", describe_body_error(error)) from None
         room, token = current().create(body)
@@ -290,31 +433,77 @@ def create_app(db: str | Path | None = None, *, config: ServerConfig | None = No
         client = WsClient(websocket)
         writer = asyncio.get_running_loop().create_task(client.writer())
         room = current().rooms.get(room_id)
+        address = _address(websocket)
+        close_code: int | None = None
+        counted = False
         try:
             if room is None:
                 client.send(Error(code="no_room", message=f"no room {room_id!r}"))
+                close_code = 4404
                 return
-            await _serve(websocket, client, room)
+            refusal = _connection_refusal(settings, connections, room_id, address)
+            if refusal is not None:
+                client.send(Error(code="too_many_connections", message=refusal))
+                close_code = 1008
+                return
+            connections[address] += 1
+            connections[f"room {room_id}"] += 1
+            counted = True
+            if not await _serve(websocket, client, room, settings.hello_timeout):
+                close_code = 1008
         except WebSocketDisconnect:
             pass
         finally:
+            if counted:
+                for key in (address, f"room {room_id}"):
+                    connections[key] -= 1
+                    if connections[key] <= 0:
+                        del connections[key]
             if room is not None:
                 await room.detach(client)
             client.flush()
             client.queue.put_nowait(None)
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(writer, 2)
-            if room is None:
+            if close_code is not None:
                 with contextlib.suppress(Exception):
-                    await websocket.close(code=4404)
+                    await websocket.close(code=close_code)
 
     return app
 
 
-async def _serve(websocket: WebSocket, client: WsClient, room: Room) -> None:
+def _connection_refusal(config: ServerConfig, connections: Counter[str], room_id: str,
+                        address: str) -> str | None:
+    """Why one more connection from ``address`` to ``room_id`` is refused (``None``: it
+    is not): :attr:`ServerConfig.max_connections_per_room`,
+    :attr:`ServerConfig.max_connections_per_address`."""
+    if connections[f"room {room_id}"] >= config.max_connections_per_room:
+        return (f"this room already has {config.max_connections_per_room} connections, "
+                "the most it takes")
+    if connections[address] >= config.max_connections_per_address:
+        return (f"your address already has {config.max_connections_per_address} "
+                "connections open, the most one address may hold")
+    return None
+
+
+async def _serve(websocket: WebSocket, client: WsClient, room: Room,
+                 hello_timeout: float) -> bool:
+    """Read and handle the connection's messages until it closes (``True``) or sends no
+    accepted ``hello`` within ``hello_timeout`` seconds of connecting (``False``, after an
+    ``error`` ``hello_timeout``)."""
     attached = False
+    hello_deadline = asyncio.get_running_loop().time() + hello_timeout
     while True:
-        frame = await websocket.receive()
+        if attached:
+            frame = await websocket.receive()
+        else:
+            left = hello_deadline - asyncio.get_running_loop().time()
+            try:
+                frame = await asyncio.wait_for(websocket.receive(), max(left, 0.0))
+            except TimeoutError:
+                client.send(Error(code="hello_timeout", message=f"no hello within "
+                                  f"{hello_timeout:g} seconds of connecting"))
+                return False
         if frame["type"] == "websocket.disconnect":
             raise WebSocketDisconnect(frame.get("code", 1000))
         data = frame.get("text")
@@ -337,6 +526,3 @@ async def _serve(websocket: WebSocket, client: WsClient, room: Room) -> None:
                 await room.handle(client, message)
         except ProtocolError as error:
             client.send(Error(code=error.code, message=error.message, action_id=action_id))
-
-
-

@@ -23,7 +23,22 @@ from typing import Any
 
 from gutskit.core.payments import settle_up
 
-__all__ = ["history_jsonl", "ledger_csv", "who_pays_whom"]
+__all__ = ["csv_cell", "history_jsonl", "ledger_csv", "who_pays_whom"]
+
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "\n")
+"""What a spreadsheet may read as the start of a formula (OWASP, "CSV Injection")."""
+
+
+def csv_cell(value: object) -> object:
+    """A text cell that a spreadsheet would take for a formula, prefixed with ``'`` so it
+    shows as text (numbers are left as they are: a net of ``-15`` stays a number).
+
+    >>> print(csv_cell("=HYPERLINK(A1)"), csv_cell("Ana"), csv_cell(-15))
+    '=HYPERLINK(A1) Ana -15
+    """
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
 
 
 def who_pays_whom(names: Sequence[str], nets: Sequence[int]) -> list[tuple[str, str, int]]:
@@ -47,22 +62,35 @@ def ledger_csv(names: Sequence[str], buy_ins: Sequence[int], stacks: Sequence[in
     the fewest transfers, :func:`gutskit.core.payments.settle_up`).
 
     While the session is in play (``final`` false) the settlement section holds one line
-    saying so, with the chips still in the pot and reserve.
+    saying so, with the chips still in the pot and reserve. Every text cell goes through
+    :func:`csv_cell` (no name is read as a formula).
+
+    >>> print(ledger_csv(["=1+2", "@Ben"], [5, 5], [6, 4], final=True), end="")
+    seat,name,buy_in,cash_out,net
+    0,'=1+2,5,6,1
+    1,'@Ben,5,4,-1
+    <BLANKLINE>
+    payer,payee,chips
+    '@Ben,'=1+2,1
     """
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["seat", "name", "buy_in", "cash_out", "net"])
+
+    def write(row: Sequence[object]) -> None:
+        writer.writerow([csv_cell(cell) for cell in row])
+
+    write(["seat", "name", "buy_in", "cash_out", "net"])
     nets = [s - b for s, b in zip(stacks, buy_ins, strict=True)]
     for seat, (name, buy_in, stack, net) in enumerate(zip(names, buy_ins, stacks, nets,
                                                           strict=True)):
-        writer.writerow([seat, name, buy_in, stack, net])
-    writer.writerow([])
-    writer.writerow(["payer", "payee", "chips"])
+        write([seat, name, buy_in, stack, net])
+    write([])
+    write(["payer", "payee", "chips"])
     if final:
         for payer, payee, chips in who_pays_whom(names, nets):
-            writer.writerow([payer, payee, chips])
+            write([payer, payee, chips])
     else:
-        writer.writerow(["(session in play)", f"pot {pot}, reserve {reserve}", ""])
+        write(["(session in play)", f"pot {pot}, reserve {reserve}", ""])
     return out.getvalue()
 
 

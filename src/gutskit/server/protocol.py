@@ -51,8 +51,15 @@ change) as one frame holding a JSON array of them. Messages sent before a versio
 MAX_MESSAGE_BYTES = 4096
 """Largest client message the server reads; a larger frame is refused (``too_large``)."""
 
+MAX_JSON_DEPTH = 32
+"""Deepest nesting of arrays and objects accepted in a client message or an HTTP body
+(a message is at most 2 levels deep; the house rules of ``POST /api/rooms`` 2 more); a
+deeper one is refused (``too_deep``) before it is parsed, so no handler ever recurses
+past it."""
+
 __all__ = [
     "ERROR_CODES",
+    "MAX_JSON_DEPTH",
     "MAX_MESSAGE_BYTES",
     "PROTOCOL_VERSION",
     "PROTOCOL_VERSIONS",
@@ -91,6 +98,7 @@ __all__ = [
     "TableView",
     "TimedOut",
     "Welcome",
+    "check_json_depth",
     "describe_body_error",
     "parse_client_message",
 ]
@@ -98,10 +106,15 @@ __all__ = [
 ERROR_CODES: dict[str, str] = {
     "bad_message": "not JSON, unknown type, missing or wrong field (the message says which)",
     "too_large": f"the frame is larger than {MAX_MESSAGE_BYTES} bytes",
+    "too_deep": f"arrays and objects nested more than {MAX_JSON_DEPTH} levels deep",
     "unsupported_version": "hello.protocol is not a version this server speaks",
     "hello_required": "the first message must be hello",
     "no_room": "no room has this id (the connection is then closed, code 4404)",
-    "rate_limited": "too many messages; slow down (the message is dropped, nothing changes)",
+    "rate_limited": "too many messages (or rooms created); slow down (nothing changes)",
+    "too_many_connections": "the room or your address holds the most connections allowed "
+                            "(the connection is then closed, code 1008)",
+    "hello_timeout": "no hello soon enough after connecting (the connection is then "
+                     "closed, code 1008)",
     "bad_token": "the seat token is unknown, revoked (kicked) or belongs to another room",
     "not_host": "only the host may do this",
     "not_seated": "a spectator cannot act; join first",
@@ -318,19 +331,58 @@ ClientMessage = Annotated[
 _CLIENT = TypeAdapter[ClientMessage](ClientMessage)
 
 
+def check_json_depth(data: str | bytes, limit: int = MAX_JSON_DEPTH) -> None:
+    """Refuse JSON text whose arrays and objects nest more than ``limit`` levels, without
+    parsing it (a scan that skips strings; text with at most ``limit`` brackets in all is
+    passed at once). Malformed text is left to the parser.
+
+    >>> check_json_depth('{"a": [1, {"b": "[[[["}]}', limit=3)
+    >>> check_json_depth("[" * 5 + "]" * 5, limit=3)
+    Traceback (most recent call last):
+    ...
+    gutskit.server.protocol.ProtocolError: too_deep: JSON nested more than 3 levels deep
+
+    Raises:
+        ProtocolError: ``too_deep``.
+    """
+    text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
+    if text.count("[") + text.count("{") <= limit:
+        return
+    depth = 0
+    in_string = escaped = False
+    for char in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            if depth > limit:
+                raise ProtocolError("too_deep", f"JSON nested more than {limit} levels deep")
+        elif char in "]}":
+            depth -= 1
+
+
 def parse_client_message(data: str | bytes) -> ClientMessage:
     """Validate one client frame.
 
     Raises:
-        ProtocolError: ``too_large`` (over :data:`MAX_MESSAGE_BYTES`) or ``bad_message``
-            (not JSON, not an object, unknown type, bad field; the message says which).
+        ProtocolError: ``too_large`` (over :data:`MAX_MESSAGE_BYTES`), ``too_deep`` (over
+            :data:`MAX_JSON_DEPTH`) or ``bad_message`` (not JSON, not an object, unknown
+            type, bad field; the message says which).
     """
     if len(data) > MAX_MESSAGE_BYTES:
         raise ProtocolError("too_large", f"message of {len(data)} bytes; the limit is "
                             f"{MAX_MESSAGE_BYTES}")
+    check_json_depth(data)
     try:
         raw = json.loads(data)
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as error:
         raise ProtocolError("bad_message", f"not JSON: {error}") from None
     if not isinstance(raw, dict):
         raise ProtocolError("bad_message", "a message must be a JSON object")

@@ -109,10 +109,37 @@ class ServerConfig:
         bot_delay: a bot declares after a uniform random delay in this range (seconds).
         base_url: the ``http://HOST:PORT`` of invite links (empty: the address the
             request came to).
+
+    The limits (``docs/protocol.md``, "Limits"; each has a ``guts serve`` option):
+
+    Attributes:
+        min_decision_seconds: the smallest ``decision_seconds`` a room may be created
+            with (``bad_message`` below it).
+        min_reveal_seconds: the smallest ``reveal_seconds`` a room may be created with.
+        room_limit: rooms one client address may create, as a :mod:`limits` rate string
+            (``"5/minute;30/hour"``: every window applies; ``rate_limited``, HTTP 429).
+        max_connections_per_room: WebSocket connections one room holds at once
+            (``too_many_connections``).
+        max_connections_per_address: WebSocket connections one client address holds at
+            once, over all rooms (``too_many_connections``).
+        hello_timeout: seconds a new connection has to send its ``hello``
+            (``hello_timeout``, then closed).
+        idle_minutes: a room with no connection and no action for this long is closed
+            (a session in play is ended, the ledger final) and archived: not loaded at the
+            next start, its exports still served.
+        max_body_bytes: the largest HTTP request body (HTTP 413 ``too_large``).
     """
 
     bot_delay: tuple[float, float] = (0.6, 1.8)
     base_url: str = ""
+    min_decision_seconds: float = 1.0
+    min_reveal_seconds: float = 0.5
+    room_limit: str = "5/minute;30/hour"
+    max_connections_per_room: int = 40
+    max_connections_per_address: int = 20
+    hello_timeout: float = 10.0
+    idle_minutes: float = 60.0
+    max_body_bytes: int = 16_384
 
 
 @dataclass(frozen=True)
@@ -1112,8 +1139,17 @@ class RoomManager:
             The room and the host's secret seat token.
 
         Raises:
-            ProtocolError: ``bad_rules`` or ``bad_name``.
+            ProtocolError: ``bad_rules``, ``bad_name``, or ``bad_message`` for a
+                ``decision_seconds`` / ``reveal_seconds`` below the server's floor
+                (:attr:`ServerConfig.min_decision_seconds`,
+                :attr:`ServerConfig.min_reveal_seconds`).
         """
+        for field, value, floor in (
+                ("decision_seconds", request.decision_seconds, self.config.min_decision_seconds),
+                ("reveal_seconds", request.reveal_seconds, self.config.min_reveal_seconds)):
+            if value < floor:
+                raise _fail("bad_message", f"{field}: {value:g} s is below this "
+                            f"server's minimum of {floor:g} s")
         try:
             rules = rules_from_mapping(request.rules)
         except RulesError as error:

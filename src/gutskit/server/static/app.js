@@ -81,6 +81,11 @@ function patch(el, html) {
   const focusId = focused && el.contains(focused) ? focused.id : null;
   el.innerHTML = html;
   el.dataset.html = html;
+  // The Content-Security-Policy allows no inline style attribute: positions are set here.
+  el.querySelectorAll("[data-x]").forEach((node) => {
+    node.style.setProperty("--x", `${node.dataset.x}%`);
+    node.style.setProperty("--y", `${node.dataset.y}%`);
+  });
   if (focusId) document.getElementById(focusId)?.focus();
 }
 
@@ -687,7 +692,7 @@ function seatsHtml() {
       info.bot ? `<span class="tag">${esc(t("bot"))}</span>` : "",
       seat === S.seat ? `<span class="tag you">${esc(t("you"))}</span>` : "",
     ].join("");
-    out.push(`<div class="${classes.join(" ")}" style="--x:${pos.x.toFixed(1)}%;--y:${pos.y.toFixed(1)}%" data-seat="${seat}">
+    out.push(`<div class="${classes.join(" ")}" data-x="${pos.x.toFixed(1)}" data-y="${pos.y.toFixed(1)}" data-seat="${seat}">
       <div class="seat-head"><span class="dot ${info.connected ? "on" : "off"}" title="${esc(info.connected ? t("online") : t("offline"))}"></span>
         <span class="name">${esc(table.names[seat])}</span>${badges}</div>
       <div class="stack"><span class="num">${table.stacks[seat]}</span> ${esc(t("chips"))}${table.eliminated[seat] ? ` · ${esc(t("eliminated"))}` : ""}${info.kicked ? ` · ${esc(t("kicked"))}` : ""}</div>
