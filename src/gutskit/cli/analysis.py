@@ -36,9 +36,9 @@ def analyze(
 ) -> None:
     """Analyse saved hand histories: per player in-rate, win rate, net by position;
     pot escalation against the seeds' "10 to 30 times the ante after 3 or 4 matched
-    rounds"; a collusion report (pairs whose declarations agree beyond chance: a
-    stratified Fisher exact test with Holm-adjusted p-values) and bluff signals (weak
-    hands shown at showdowns).
+    rounds"; a collusion report (pairs where a player's calls depend on the partner's
+    cards beyond card removal, Holm-adjusted p-values; without recorded hands a stratified
+    Fisher exact test of the calls) and bluff signals (weak hands shown at showdowns).
     """
     from rich.console import Console
     from rich.table import Table
@@ -95,14 +95,18 @@ def analyze(
                   f"{snow['share_above_30']:.0%} above ({snow['rounds_after_3_or_4_matched']}"
                   f" rounds).")
     out.print(f"Games whose pot grew fivefold within three rounds: {report.fivefold_games}")
-    coll = Table(title=f"Collusion: declarations agreeing beyond chance (flag: Holm-adjusted "
-                       f"p < {report.alpha:g})")
-    for col in ("pair", "rounds", "agree", "both in", "expected", "z", "p", "p (Holm)",
-                "flag"):
-        coll.add_column(col, justify="left" if col == "pair" else "right")
+    coll = Table(title=f"Collusion: does a player's call depend on the partner's cards? "
+                       f"(flag: Holm-adjusted p < {report.alpha:g})")
+    for col in ("pair", "rounds", "agree", "both in", "expected", "z (agree)",
+                "z (cards) 1<-2 / 2<-1", "test", "p", "p (Holm)", "flag"):
+        coll.add_column(col, justify="left" if col in ("pair", "test") else "right")
     for c in report.collusion:
+        signal = " / ".join(f"{z:+.2f}" if n else "-"
+                            for z, n in zip(c["signal"]["z"], c["signal"]["rounds"],
+                                            strict=True))
         coll.add_row(" & ".join(c["players"]), str(c["rounds"]), f"{c['agreement']:.3f}",
                      str(c["both_in"]), f"{c['expected_both_in']:.1f}", f"{c['z']:+.2f}",
+                     signal, "cards" if c["test"] == "partner's cards" else "calls",
                      f"{c['p_value']:.2g}", f"{c['p_adjusted']:.2g}",
                      "COLLUSION?" if c["flagged"] else "")
     out.print(coll)

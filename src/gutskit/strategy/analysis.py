@@ -17,16 +17,25 @@ What is measured:
   so far in the game, versus the German/French seed's "10 to 30 times the ante after 3 or 4
   matched rounds"; and the games whose pot grew fivefold or more within three rounds (the
   seed's sign that others are staying in light);
-* **collusion**: for every pair of players, whether their declarations agree more (or less)
-  often than chance. Null hypothesis: given the public state of the round (pot size in
-  doubling buckets of the ante and the number of players dealt in), the two players decide
-  independently (independent players see different cards, so their declarations are
-  independent given the public state up to negligible card-removal effects). The test
-  statistic is the number of rounds both were in; conditional on each stratum's margins it
-  is a sum of independent hypergeometric counts (a stratified Fisher exact test, as in
-  Cochran-Mantel-Haenszel), whose two-sided p-value is estimated from 20,000 draws of that
-  exact null distribution. P-values are Holm-adjusted over all pairs; a pair is flagged
-  when the adjusted p-value is below ``alpha`` and they agree *more* than expected;
+* **collusion**: for every pair of players, whether one's declarations depend on the
+  other's cards. Null hypothesis: each player decides from their own hand, the public
+  state and the history, never from the partner's hand. When the history records every
+  hand (the engine's and the server's do), each direction is tested with
+  :func:`signal_test`: given a player's own hand the partner's hand is uniform over the
+  other cards, so the partner's hand strength, centred on its exact conditional mean (card
+  removal by inclusion-exclusion), and weighted by the player's call minus the mean call
+  with similar own hands, sums to a martingale under the null whatever the strategies
+  (pot-dependent, adaptive, mixed) and whatever the shared public state: a z-test whose
+  error rate does not depend on modelling the public state. The pair's p-value is the
+  smaller direction's, doubled (Bonferroni). Rounds where the player legitimately knows
+  something of the partner's hand or call are left out (Pass the Trash; under sequential
+  declaration the rounds where the partner called first). When hands are not recorded
+  (a referee's real table) the fallback is a stratified Fisher exact test of the rounds
+  both were in (strata: pot in antes x players dealt in; 20,000 exact null draws; flagged
+  only when they agree more), valid only as far as the strata capture what the players
+  react to. P-values are Holm-adjusted over all pairs; a pair is flagged when the adjusted
+  p-value is below ``alpha``. The agreement statistics (both in, expected, z, odds ratio)
+  are reported for every pair as a description;
 * **bluff signals**: hands shown at showdowns that are weak: below the median hand, and
   below the seeds' rule-of-thumb entry hand (2 cards: a pair of tens; 3 cards: a pair with a
   face card).
@@ -43,6 +52,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from gutskit.core.engine import GameState, evolve
 from gutskit.core.errors import GutsError
@@ -75,6 +85,16 @@ SEED_SNOWBALL = (10, 30)
 
 NULL_DRAWS = 20_000
 
+OWN_BINS = 10
+"""The signal test's classes of own hands (tenths of the percentile)."""
+
+METHOD = ("hands recorded: per direction, does a player's call depend on the partner's "
+          "hand strength beyond card removal (martingale z-test on the partner's percentile "
+          "with exact conditional moments, two-sided, Bonferroni over the two directions); "
+          "hands not recorded: stratified Fisher exact test of both-in rounds (strata: pot "
+          f"in antes x players dealt in, {NULL_DRAWS} exact null draws, flagged only when "
+          "they agree more); p-values Holm-adjusted over the pairs")
+
 
 class AnalysisError(GutsError):
     """Nothing to analyse, or a history that cannot be read."""
@@ -97,6 +117,10 @@ class RoundRecord:
         hands: per seat the cards (``()`` when not recorded, ``None`` when not dealt in).
         result: the round's :class:`~gutskit.core.events.RoundResolved`.
         antes: chips each seat anted for this round.
+        declaration_order: under sequential declaration the seats in the order they
+            declared (each saw the calls before it); ``()`` when the calls were sealed.
+        passing: Pass the Trash was played (``hands`` are the hands as dealt, before the
+            exchange).
     """
 
     session: int
@@ -112,6 +136,8 @@ class RoundRecord:
     result: RoundResolved
     antes: tuple[int, ...]
     rules_ranking: Any = field(repr=False)
+    declaration_order: tuple[int, ...] = ()
+    passing: bool = False
 
 
 def split_sessions(events: Iterable[Event]) -> list[list[Event]]:
@@ -179,7 +205,9 @@ def rounds_of(sessions: Sequence[Sequence[Event]]) -> list[RoundRecord]:
             elif isinstance(event, CardsDealt):
                 game_round += 1
                 pending = {"pot": state.pot, "dealer": state.dealer, "hands": event.hands,
-                           "antes": antes or (0,) * state.n_seats}
+                           "antes": antes or (0,) * state.n_seats,
+                           "order": state.declaration_order()
+                           if state.rules.declaration == "sequential" else ()}
                 antes = ()
             elif isinstance(event, Misdealt):
                 game_round -= 1 if pending is not None else 0
@@ -196,6 +224,7 @@ def rounds_of(sessions: Sequence[Sequence[Event]]) -> list[RoundRecord]:
                     dealt=tuple(s for s, h in enumerate(hands) if h is not None),
                     ins=pending.get("ins", ()), hands=hands, result=event,
                     antes=pending["antes"], rules_ranking=state.rules.ranking,
+                    declaration_order=pending["order"], passing=state.rules.pass_the_trash,
                 ))
                 if event.outcome is Outcome.SHOWDOWN and any(event.matched):
                     matched += 1
@@ -283,8 +312,162 @@ def _constant_part(groups: dict[Any, list[tuple[bool, bool]]]) -> int:
 
 
 def _stratum(record: RoundRecord) -> tuple[int, int]:
-    ratio = max(1.0, record.pot / record.ante)
-    return min(8, int(math.log2(ratio))), len(record.dealt)
+    """The public state a round's declarations are compared within: the pot after antes
+    in antes (exact, 64 and above pooled) and the number of players dealt in."""
+    return min(64, record.pot // record.ante), len(record.dealt)
+
+
+@dataclass(frozen=True)
+class _PartnerMoments:
+    """Sums of the hand percentile over the hands that hold given cards, for the exact
+    mean and variance of a partner's percentile given one's own hand (card removal)."""
+
+    percentile: npt.NDArray[np.float64]
+    code_to_index: npt.NDArray[np.int32]
+    k: int
+    totals: tuple[float, float, float]
+    one: npt.NDArray[np.float64]
+    two: npt.NDArray[np.float64]
+
+
+_MOMENTS: dict[int, tuple[Any, _PartnerMoments]] = {}
+
+
+def _partner_moments(ranking: Any) -> _PartnerMoments:
+    """Inclusion-exclusion tables for ``ranking`` (cached by identity; the cache holds the
+    ranking so its id stays unique)."""
+    cached = _MOMENTS.get(id(ranking))
+    if cached is not None:
+        return cached[1]
+    table = hand_table(ranking)
+    g = np.asarray(table.percentile, dtype=np.float64)
+    cards = np.asarray(table.cards, dtype=np.int64)
+    k = cards.shape[1]
+    powers = np.stack([np.ones_like(g), g, g * g], axis=1)  # count, sum, sum of squares
+    one = np.zeros((52, 3))
+    two = np.zeros((52, 52, 3))
+    for i in range(k):
+        np.add.at(one, cards[:, i], powers)
+        for j in range(i + 1, k):
+            np.add.at(two, (cards[:, i], cards[:, j]), powers)
+            np.add.at(two, (cards[:, j], cards[:, i]), powers)
+    moments = _PartnerMoments(g, table.code_to_index, k,
+                              (float(len(g)), float(g.sum()), float((g * g).sum())), one, two)
+    _MOMENTS[id(ranking)] = (ranking, moments)
+    return moments
+
+
+def _percentiles_of(hands: npt.NDArray[np.int64], m: _PartnerMoments) -> npt.NDArray[np.float64]:
+    """Percentile of each row of an ``(n, k)`` array of card codes."""
+    code = np.zeros(len(hands), dtype=np.int64)
+    for i in range(m.k):
+        code = code * 52 + hands[:, i]
+    return m.percentile[m.code_to_index[code]]
+
+
+def partner_strength_moments(own: Sequence[Sequence[int]], ranking: Any
+                             ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """Exact mean and variance of the percentile (:attr:`HandTable.percentile`, fraction of
+    hands beaten) of a partner's hand drawn uniformly from the cards not in ``own[t]``,
+    for each hand ``own[t]`` (card removal by inclusion-exclusion over the own cards).
+
+    >>> from gutskit.core.cards import parse_cards
+    >>> from gutskit.core.rules import Rules
+    >>> own = [parse_cards("As Ah"), parse_cards("2c 2d")]
+    >>> mean, var = partner_strength_moments(own, Rules(cards_per_hand=2).ranking)
+    >>> [round(float(m), 4) for m in mean]  # aces block the partner's aces; deuces help
+    [0.4688, 0.5144]
+    """
+    m = _partner_moments(ranking)
+    hands = np.asarray(own, dtype=np.int64).reshape(-1, m.k)
+    acc = np.tile(np.asarray(m.totals), (len(hands), 1))
+    for i in range(m.k):
+        acc -= m.one[hands[:, i]]
+        for j in range(i + 1, m.k if m.k > 2 else 0):  # pairs of own cards (3-card hands)
+            acc += m.two[hands[:, i], hands[:, j]]
+    g_own = _percentiles_of(hands, m)
+    sign = (-1) ** m.k  # the hands holding all k own cards: the own hand itself
+    acc += sign * np.stack([np.ones_like(g_own), g_own, g_own * g_own], axis=1)
+    mean = acc[:, 1] / acc[:, 0]
+    return mean, np.maximum(acc[:, 2] / acc[:, 0] - mean * mean, 0.0)
+
+
+def signal_test(calls: Sequence[bool], own: Sequence[Sequence[int]],
+                partner: Sequence[Sequence[int]], rankings: Sequence[Any]) -> dict[str, float]:
+    """Two-sided test that a player's declarations ``calls`` (True = in) do not depend on
+    a partner's cards beyond what the player's own hand explains.
+
+    Null hypothesis: in each round the player decides from their own hand ``own[t]``, the
+    public state and the history, never from the partner's hand ``partner[t]``. Given the
+    own hand (and everything before the round) the partner's hand is uniform over the
+    other cards, so with ``X_t`` the partner's percentile (hand strength, exact moments
+    ``mu_t``, ``var_t`` from :func:`partner_strength_moments`) and ``w_t = call_t -
+    mean(call)``, ``U = sum w_t (X_t - mu_t)`` is a sum of martingale differences under
+    the null, whatever the player's strategy (adaptive, pot-dependent, mixed). The
+    statistic is ``z = U / sqrt(sum w_t^2 var_t)`` with a two-sided normal p-value
+    (martingale central limit theorem). A signalling pair (going in when the partner is
+    weak, staying out when both are strong) moves ``z`` away from 0.
+
+    Args:
+        calls: per round, whether the player was in.
+        own, partner: per round, the player's and the partner's cards as dealt.
+        rankings: per round, the ranking (``Rules.ranking``) the percentiles use.
+
+    Returns:
+        ``rounds``, ``z``, ``p_value``, ``partner_strength_when_in`` (mean percentile of
+        the partner's hand in the rounds the player was in, NaN if never) and
+        ``expected_when_in`` (its expectation under the null).
+    """
+    n = len(calls)
+    if n == 0:
+        return {"rounds": 0.0, "z": 0.0, "p_value": 1.0,
+                "partner_strength_when_in": math.nan, "expected_when_in": math.nan}
+    y = np.asarray(calls, dtype=np.float64)
+    x = np.empty(n)
+    mu = np.empty(n)
+    var = np.empty(n)
+    groups: dict[int, list[int]] = defaultdict(list)
+    by_id = {id(r): r for r in rankings}
+    for t, r in enumerate(rankings):
+        groups[id(r)].append(t)
+    for key, rows in groups.items():
+        ranking = by_id[key]
+        m = _partner_moments(ranking)
+        idx = np.asarray(rows)
+        mean, variance = partner_strength_moments([own[t] for t in rows], ranking)
+        mu[idx], var[idx] = mean, variance
+        x[idx] = _percentiles_of(np.asarray([partner[t] for t in rows], dtype=np.int64), m)
+    # weights: the call minus its mean among rounds with a similar own hand (tenths of
+    # the own percentile), so rounds the own hand decides carry no weight and the
+    # calls the own hand does not explain carry it all
+    own_pct = mu.copy()
+    for key, rows in groups.items():
+        idx = np.asarray(rows)
+        own_pct[idx] = _percentiles_of(np.asarray([own[t] for t in rows], dtype=np.int64),
+                                       _partner_moments(by_id[key]))
+    bins = np.minimum((own_pct * OWN_BINS).astype(np.int64), OWN_BINS - 1)
+    counts = np.bincount(bins, minlength=OWN_BINS)
+    means = np.bincount(bins, weights=y, minlength=OWN_BINS) / np.maximum(counts, 1)
+    w = y - means[bins]
+    denominator = float(np.sum(w * w * var))
+    z = float(np.sum(w * (x - mu)) / math.sqrt(denominator)) if denominator > 0 else 0.0
+    inside = y > 0
+    return {
+        "rounds": float(n), "z": z, "p_value": math.erfc(abs(z) / math.sqrt(2.0)),
+        "partner_strength_when_in": float(x[inside].mean()) if inside.any() else math.nan,
+        "expected_when_in": float(mu[inside].mean()) if inside.any() else math.nan,
+    }
+
+
+def _sees_partner_cards_only_by_signal(record: RoundRecord, seat: int, partner: int) -> bool:
+    """Whether the round can test ``seat``'s call against ``partner``'s cards: both hands
+    recorded, no Pass the Trash (a passed card is a legitimately known card of a
+    neighbour) and, under sequential declaration, ``seat`` called before ``partner``
+    (a later call may legitimately react to the partner's call)."""
+    if record.passing or not record.hands[seat] or not record.hands[partner]:
+        return False
+    order = record.declaration_order
+    return not order or order.index(seat) < order.index(partner)
 
 
 @dataclass(frozen=True)
@@ -328,13 +511,74 @@ class AnalysisReport:
                 "games_fivefold_in_three_rounds": self.fivefold_games,
             },
             "collusion": {
-                "method": "stratified Fisher exact test (strata: pot bucket x players dealt "
-                          f"in), {NULL_DRAWS} exact null draws, two-sided, Holm-adjusted",
+                "method": METHOD,
                 "alpha": self.alpha, "flagged": [list(p) for p in self.flagged_pairs],
                 "pairs": self.collusion,
             },
             "bluff_signals": self.bluffs,
         }
+
+
+def _collusion_tests(records: Sequence[RoundRecord], decisions: dict[str, dict[int, bool]],
+                     seats: dict[str, dict[int, int]], *, alpha: float, seed: int
+                     ) -> list[dict[str, Any]]:
+    """One entry per pair dealt in together at least 10 times (see the module docstring):
+    the signal test on the partner's cards in each direction when the hands were
+    recorded, otherwise the stratified agreement test; Holm-adjusted over the pairs."""
+    names = sorted(decisions)
+    tests: list[dict[str, Any]] = []
+    for a, b in itertools.combinations(names, 2):
+        common = sorted(set(decisions[a]) & set(decisions[b]))
+        if len(common) < 10:
+            continue
+        result = stratified_agreement_test(
+            [decisions[a][i] for i in common], [decisions[b][i] for i in common],
+            [_stratum(records[i]) for i in common], seed=seed)
+        agree = sum(decisions[a][i] == decisions[b][i] for i in common) / len(common)
+        directions = []
+        for me, other in ((a, b), (b, a)):
+            usable = [i for i in common if _sees_partner_cards_only_by_signal(
+                records[i], seats[me][i], seats[other][i])]
+            directions.append(signal_test(
+                [decisions[me][i] for i in usable],
+                [records[i].hands[seats[me][i]] or () for i in usable],
+                [records[i].hands[seats[other][i]] or () for i in usable],
+                [records[i].rules_ranking for i in usable]))
+        informative = [d for d in directions if d["rounds"] >= 10]
+        if informative:
+            test = "partner's cards"
+            p_value = min(1.0, len(informative) * min(d["p_value"] for d in informative))
+        else:
+            test = "declarations"
+            p_value = result["p_value"]
+        tests.append({
+            "players": [a, b], "rounds": len(common), "agreement": round(agree, 4),
+            "both_in": int(result["both_in"]), "expected_both_in": round(result["expected"], 2),
+            "z": round(result["z"], 3), "odds_ratio": round(result["odds_ratio"], 3)
+            if math.isfinite(result["odds_ratio"]) else None,
+            "agreement_p_value": result["p_value"],
+            "test": test, "p_value": p_value,
+            "signal": {
+                "rounds": [int(d["rounds"]) for d in directions],
+                "z": [round(d["z"], 3) for d in directions],
+                "p_value": [d["p_value"] for d in directions],
+                "partner_strength_when_in": [_rounded(d["partner_strength_when_in"])
+                                             for d in directions],
+                "expected_when_in": [_rounded(d["expected_when_in"]) for d in directions],
+            },
+        })
+    adjusted = _holm([t["p_value"] for t in tests])
+    for t, p in zip(tests, adjusted, strict=True):
+        t["p_adjusted"] = p
+        # declarations alone: card removal makes independent calls agree slightly *less*
+        # than chance, so only agreement beyond chance is a sign
+        t["flagged"] = bool(p < alpha and (t["test"] != "declarations" or t["z"] > 0))
+    tests.sort(key=lambda t: t["p_value"])
+    return tests
+
+
+def _rounded(value: float) -> float | None:
+    return round(value, 4) if math.isfinite(value) else None
 
 
 def _percentiles(record: RoundRecord) -> Any:
@@ -359,6 +603,7 @@ def analyze(sessions: Sequence[Sequence[Event]], *, alpha: float = 0.01, seed: i
     pots: dict[int, list[float]] = defaultdict(list)
     games_pots: dict[tuple[int, int], list[float]] = defaultdict(list)
     decisions: dict[str, dict[int, bool]] = defaultdict(dict)
+    seats: dict[str, dict[int, int]] = defaultdict(dict)
     game_id = 0
     for i, rec in enumerate(records):
         res = rec.result
@@ -386,6 +631,7 @@ def analyze(sessions: Sequence[Sequence[Event]], *, alpha: float = 0.01, seed: i
             by_pos[name][pos][0] += 1
             by_pos[name][pos][1] += net
             decisions[name][i] = is_in
+            seats[name][i] = seat
             hand = res.shown[seat]
             if hand:
                 code = 0
@@ -428,27 +674,7 @@ def analyze(sessions: Sequence[Sequence[Event]], *, alpha: float = 0.01, seed: i
                for j in range(i + 1, min(len(seq), i + 4)))
     )
     # collusion: every pair of players who were dealt in together
-    names = sorted(decisions)
-    tests: list[dict[str, Any]] = []
-    for a, b in itertools.combinations(names, 2):
-        common = sorted(set(decisions[a]) & set(decisions[b]))
-        if len(common) < 10:
-            continue
-        result = stratified_agreement_test(
-            [decisions[a][i] for i in common], [decisions[b][i] for i in common],
-            [_stratum(records[i]) for i in common], seed=seed)
-        agree = sum(decisions[a][i] == decisions[b][i] for i in common) / len(common)
-        tests.append({"players": [a, b], "rounds": len(common), "agreement": round(agree, 4),
-                      "both_in": int(result["both_in"]),
-                      "expected_both_in": round(result["expected"], 2),
-                      "z": round(result["z"], 3), "odds_ratio": round(result["odds_ratio"], 3)
-                      if math.isfinite(result["odds_ratio"]) else None,
-                      "p_value": result["p_value"]})
-    adjusted = _holm([t["p_value"] for t in tests])
-    for t, p in zip(tests, adjusted, strict=True):
-        t["p_adjusted"] = p
-        t["flagged"] = bool(p < alpha and t["z"] > 0)
-    tests.sort(key=lambda t: t["p_value"])
+    tests = _collusion_tests(records, decisions, seats, alpha=alpha, seed=seed)
     bluffs = {}
     for name in sorted(stats):
         hands = shown.get(name, [])
