@@ -82,7 +82,8 @@ def encode_view(view: SeatView) -> npt.NDArray[np.float32]:
 
 def describe_view(view: SeatView) -> str:
     """The view as a compact, deterministic string (OpenSpiel's information state):
-    seat, dealer, hand, pot, stacks and the declarations the seat may see.
+    seat, dealer, hand (cards in code order: the order they were dealt in is not
+    information), pot, stacks and the declarations the seat may see.
 
     >>> from gutskit.core.engine import deal_from_rng, new_session
     >>> from gutskit.core.views import view_for
@@ -91,7 +92,7 @@ def describe_view(view: SeatView) -> str:
     >>> describe_view(view_for(state, 1))  # doctest: +ELLIPSIS
     'seat 1 dealer 0 hand ... pot 2 stacks 99,99 calls ?,?'
     """
-    hand = " ".join(card_name(c) for c in view.hand) if view.hand else "-"
+    hand = " ".join(card_name(c) for c in sorted(view.hand)) if view.hand else "-"
     calls = ",".join("?" if d is None else d.value for d in view.declarations)
     text = (f"seat {view.seat} dealer {view.dealer} hand {hand} pot {view.pot} "
             f"stacks {','.join(str(s) for s in view.stacks)} calls {calls}")
