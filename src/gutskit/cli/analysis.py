@@ -96,17 +96,19 @@ def analyze(
                   f" rounds).")
     out.print(f"Games whose pot grew fivefold within three rounds: {report.fivefold_games}")
     coll = Table(title=f"Collusion: does a player's call depend on the partner's cards? "
-                       f"(flag: Holm-adjusted p < {report.alpha:g})")
-    for col in ("pair", "rounds", "agree", "both in", "expected", "z (agree)",
-                "z (cards) 1<-2 / 2<-1", "test", "p", "p (Holm)", "flag"):
-        coll.add_column(col, justify="left" if col in ("pair", "test") else "right")
+                       f"(flag: Holm-adjusted p < {report.alpha:g})",
+                 caption="z cards: the first player's calls against the second's cards / "
+                         "the reverse; '-' = hands not recorded, p from the calls "
+                         "(agreement test)")
+    for col in ("pair", "rounds", "both in", "expected", "z agree", "z cards", "p",
+                "p (Holm)", "flag"):
+        coll.add_column(col, justify="left" if col == "pair" else "right")
     for c in report.collusion:
-        signal = " / ".join(f"{z:+.2f}" if n else "-"
-                            for z, n in zip(c["signal"]["z"], c["signal"]["rounds"],
-                                            strict=True))
-        coll.add_row(" & ".join(c["players"]), str(c["rounds"]), f"{c['agreement']:.3f}",
-                     str(c["both_in"]), f"{c['expected_both_in']:.1f}", f"{c['z']:+.2f}",
-                     signal, "cards" if c["test"] == "partner's cards" else "calls",
+        signal = "/".join(f"{z:+.2f}" if n else "-"
+                          for z, n in zip(c["signal"]["z"], c["signal"]["rounds"],
+                                          strict=True))
+        coll.add_row(" & ".join(c["players"]), str(c["rounds"]), str(c["both_in"]),
+                     f"{c['expected_both_in']:.1f}", f"{c['z']:+.2f}", signal,
                      f"{c['p_value']:.2g}", f"{c['p_adjusted']:.2g}",
                      "COLLUSION?" if c["flagged"] else "")
     out.print(coll)
