@@ -410,7 +410,8 @@ def signal_test(calls: Sequence[bool], own: Sequence[Sequence[int]],
 
     Args:
         calls: per round, whether the player was in.
-        own, partner: per round, the player's and the partner's cards as dealt.
+        own: per round, the player's cards as dealt.
+        partner: per round, the partner's cards as dealt.
         rankings: per round, the ranking (``Rules.ranking``) the percentiles use.
 
     Returns:
