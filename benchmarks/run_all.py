@@ -16,7 +16,8 @@ from typing import Any
 
 from common import header
 
-SCRIPTS = ("bench_eval.py", "bench_engine.py", "bench_fast.py", "bench_solver.py")
+SCRIPTS = ("bench_eval.py", "bench_engine.py", "bench_fast.py", "bench_solver.py",
+           "bench_certify.py")
 
 
 def main() -> int:

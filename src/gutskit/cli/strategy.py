@@ -1,7 +1,7 @@
 """``guts odds``, ``guts solve`` and ``guts advise``: the strategy commands.
 
-The logic lives in :mod:`gutskit.strategy.odds` and
-:mod:`gutskit.strategy.solver`; this module only parses
+The logic lives in :mod:`gutskit.strategy.odds`, :mod:`gutskit.strategy.solver` and
+:mod:`gutskit.strategy.certify`; this module only parses
 options, calls them and prints. ``gutskit.cli.app`` registers the three functions as commands.
 """
 
@@ -188,6 +188,10 @@ def solve(
     plot: Annotated[Path | None, typer.Option(
         "--plot", metavar="FILE", help="With --table: plot the thresholds (PNG or SVG).")
     ] = None,
+    export: Annotated[Path | None, typer.Option(
+        "--export", metavar="FILE",
+        help="Write the per-hand equilibrium (every hand's in-probability, its certificate) "
+             "as JSON to FILE.")] = None,
     preset_name: PresetOpt = None,
     rule: RuleOpt = None,
     as_json: JsonOpt = False,
@@ -196,9 +200,19 @@ def solve(
 
     Value and exploitability are chips per round at the pot solved for (by default the
     opening pot). Exploitability is what the best one-round deviation of one seat gains.
+    With --export: the certified per-hand equilibrium (exact for 2 and 3 players, else a
+    sampled best response with a standard error). With --table (text): the certified
+    per-hand table of docs/strategy.md first.
     """
     from rich.console import Console
 
+    from gutskit.core.rules import Rules
+    from gutskit.strategy.certify import (
+        certified_rules,
+        certified_table,
+        load_strategy,
+        markdown_table,
+    )
     from gutskit.strategy.solver import (
         SolverError,
         equilibrium,
@@ -209,6 +223,23 @@ def solve(
     rules = _rules(preset_name, rule, None, cards)
     chosen = _model(model)
     start = time.perf_counter()
+    if export is not None:
+        if table or plot is not None or pot is not None:
+            raise SolverError("--export writes one cell at its opening pot: it cannot be "
+                              "combined with --table, --plot or --pot")
+        strategy = load_strategy(cards, players, chosen, rules)
+        data = strategy.to_contract(rules)
+        try:
+            export.write_text(json.dumps(data) + "\n", encoding="utf-8")
+        except OSError as exc:
+            raise SolverError(f"cannot write {str(export)!r}: {exc.strerror}") from exc
+        se = ("" if strategy.standard_error is None
+              else f" ± {strategy.standard_error:.2g}")
+        typer.echo(f"{len(data['strategy'])} hands written to {export}: {cards} cards, "
+                   f"{players} players, {chosen} model, in rate {strategy.in_rate:.6f}, "
+                   f"exploitability {strategy.exploitability:.3g}{se} chips per round "
+                   f"({strategy.certified})")
+        return
     if table:
         if pot is not None:
             raise SolverError("--pot cannot be used with --table (each table is solved at "
@@ -222,6 +253,11 @@ def solve(
                                    "rows": [r.to_dict() for r in rows]}, indent=2))
             return
         out = Console(highlight=False)
+        if rules.ranking == Rules(cards_per_hand=rules.cards_per_hand).ranking:
+            certified_rules(rules, 2, chosen)
+            typer.echo(f"Certified per-hand equilibria ({chosen} model, default ranking):\n")
+            typer.echo(markdown_table(certified_table(chosen)))
+            out.print("Threshold solutions (bisection solver):")
         out.print(_solve_rows(rows))
         out.print(f"Model: {chosen}. Solved in {seconds:.2f} s. Value and exploitability in "
                   f"chips per round at the opening pot (players x ante).")

@@ -38,9 +38,13 @@ added and the LP is solved again). Heads-up one round and three players: a box l
 complementarity problem (in if the gain is positive, out if negative, mixed only if zero),
 solved by Josephy-Newton steps whose linearised problem over the undecided hands is a small
 mixed-integer program (HiGHS through :func:`scipy.optimize.milp`); the gain's Jacobian is
-exact (linear heads-up, quadratic with three players). Beyond exact reach
-(:func:`sampled_exploitability`): the threshold solution of :mod:`gutskit.strategy.solver`
-played per hand, with a best response estimated from sampled deals (flagged "sampled").
+exact (linear heads-up, quadratic with three players). Three cards with three players is
+exact too but takes many minutes (each exact evaluation of all 22,100 hands against the
+ordered pairs of opponent hands is about 100 CPU-seconds), so only the stored solution is
+exact; solving it again for another ranking gives the sampled kind. Beyond exact reach (4-10
+players, :func:`sampled_exploitability`): the threshold solution of
+:mod:`gutskit.strategy.solver` played per hand, with a best response estimated from sampled
+deals (flagged "sampled", with a standard error).
 
 >>> s = load_strategy(2, 2, "one_round")
 >>> s.certified, s.exploitability <= 1e-9
@@ -59,6 +63,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 from math import comb
+from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
@@ -66,25 +71,31 @@ import numpy.typing as npt
 import scipy.sparse as sp
 from scipy.optimize import Bounds, LinearConstraint, linprog, milp
 
-from gutskit.core.cards import Card, card_name
-from gutskit.core.errors import GutsError
-from gutskit.core.evaluation import Ranking
+from gutskit.core.cards import Card, card_name, parse_cards
+from gutskit.core.evaluation import Ranking, evaluate
 from gutskit.core.rules import Rules
 from gutskit.strategy.odds import disjoint_sums
 from gutskit.strategy.solver import MODELS, Model, SolverError, equilibrium, game_model
 from gutskit.strategy.tables import HandTable, hand_table
 
 __all__ = [
+    "CELLS",
     "CertifyError",
     "PerHandStrategy",
+    "certified_table",
     "exploitability",
     "hand_gains",
     "hand_token",
+    "heads_up_in_rate_range",
     "load_strategy",
+    "markdown_table",
+    "pure_threshold_scan",
     "round_value",
     "sampled_exploitability",
+    "sampled_value",
     "solve_exact",
     "solve_strategy",
+    "summarize",
 ]
 
 FloatArray = npt.NDArray[np.float64]
@@ -97,8 +108,9 @@ EXACT_TARGET = {2: 1e-9, 3: 1e-6}
 """Exploitability targets (chips per round) of the exact solvers by number of players."""
 
 
-class CertifyError(GutsError):
-    """Rules or arguments the certified solver does not handle; the message names them."""
+class CertifyError(SolverError):
+    """Rules or arguments the certified solver does not handle; the message names them
+    (a :class:`~gutskit.strategy.solver.SolverError`, so the CLI reports it as one)."""
 
 
 # --------------------------------------------------------------------------------------------
@@ -379,6 +391,29 @@ def round_value(sigma: npt.ArrayLike, *, players: int, ranking: Ranking) -> floa
     return pot * ((1.0 - p_all_out) / players - p_match)
 
 
+def pure_threshold_scan(cards: int, players: int, model: Model, *, spread: int = 6
+                        ) -> list[tuple[float, str, str]]:
+    """Exact exploitability (chips per round) of the pure threshold strategies "in with
+    this hand's strength or better" for the ``2 * spread`` strength ranks around the
+    bisection solver's threshold (default rules), least exploitable first, as
+    ``(exploitability, description, example hand token)``.
+
+    Raises:
+        CertifyError: more than 3 players.
+    """
+    rules = _rules_for(cards, None)
+    table = hand_table(rules.ranking)
+    eq = equilibrium(cards_per_hand=rules.cards_per_hand, players=players, model=model)
+    centre = table.rank_of_key(eq.threshold_key)
+    out = []
+    for r in range(max(0, centre - spread), min(table.n_ranks, centre + spread)):
+        f = (table.rank >= r).astype(np.float64)
+        ex = exploitability(f, players=players, ranking=rules.ranking, model=model)
+        example = tuple(int(c) for c in table.cards[int(np.flatnonzero(table.rank == r)[0])])
+        out.append((ex, evaluate(example, rules.ranking).description, hand_token(example)))
+    return sorted(out)
+
+
 # --------------------------------------------------------------------------------------------
 # Solvers.
 
@@ -428,6 +463,37 @@ def _zero_sum_lp(f: FloatArray, free: IntArray, ranking: Ranking) -> FloatArray:
     out = fixed
     out[free] = np.clip(res.x[:n], 0.0, 1.0)
     return out
+
+
+def heads_up_in_rate_range(ranking: Ranking) -> tuple[float, float]:
+    """The smallest and largest in-rate over *all* optimal strategies of the heads-up
+    recursive game (a symmetric zero-sum game of value 0): two linear programs over every
+    hand, maximin payoff >= 0 as a constraint. Two cards only (1,326 hands; a 22,100-hand
+    dense LP is too large).
+
+    Raises:
+        CertifyError: three-card ranking, or an LP failure.
+    """
+    if ranking.cards_per_hand != 2:
+        raise CertifyError("the in-rate range is computed for two-card Guts only")
+    kern = _kernel(ranking)
+    n = kern.table.n_hands
+    m = float(comb(50, 2))
+    every = np.arange(n)
+    disj, s = _pairs_block(kern, every, every)
+    smat = (s * disj).astype(np.float64)
+    a_ub = np.vstack([np.hstack([-smat.T, np.eye(n)]),  # t_g <= c_g(sigma)
+                      np.concatenate([-np.full(n, m / 2), -np.ones(n)])[None, :]])
+    b_ub = np.concatenate([np.full(n, -m / 2), [1e-9]])  # guaranteed payoff >= -1e-9 / M
+    bounds: list[tuple[float | None, float | None]] = [(0.0, 1.0)] * n + [(None, 0.0)] * n
+    out = []
+    for sign in (1.0, -1.0):
+        cost = np.concatenate([sign * np.ones(n), np.zeros(n)])
+        res = linprog(cost, A_ub=a_ub, b_ub=b_ub, bounds=bounds, method="highs")
+        if res.status != 0 or res.x is None:
+            raise CertifyError(f"the linear program failed: {res.message}")
+        out.append(float(res.x[:n].mean()))
+    return out[0], out[1]
 
 
 def _box_lcp(q: FloatArray, jac: FloatArray) -> FloatArray:
@@ -544,7 +610,8 @@ def solve_exact(cards: int, players: int, model: Model, rules: Rules | None = No
             f = _newton(f, free, players, ranking, model)
         g = hand_gains(f, players=players, ranking=ranking, model=model)
         ex = exploitability(f, players=players, ranking=ranking, model=model, gains=g)
-        if ex <= target * 1e-3:
+        fresh = np.setdiff1d(_violators(f, g, 0.0), free)
+        if ex <= target * 1e-3 or (ex <= target and not len(fresh)):
             break
     if ex > target:
         raise CertifyError(f"no certificate after {rounds} rounds: exploitability {ex:.3g} "
@@ -629,7 +696,9 @@ def sampled_exploitability(sigma: npt.ArrayLike, *, players: int, ranking: Ranki
                            ) -> tuple[float, float, FloatArray]:
     """A sampled best response: for every hand, ``deals`` random deals of the others'
     hands (exact card removal inside each deal, declarations averaged exactly) choose the
-    deviation; ``deals`` independent deals then estimate its gain. Returns ``(estimate,
+    deviation (in where the sampled gain is more than two standard errors above 0, out
+    where it is that far below, else as ``sigma``); ``deals`` independent deals then
+    estimate its gain. Returns ``(estimate,
     standard error, gains)`` in chips per round; the estimate is unbiased for the gain of
     that deviation, hence for a lower bound of the exploitability.
 
@@ -641,13 +710,95 @@ def sampled_exploitability(sigma: npt.ArrayLike, *, players: int, ranking: Ranki
     if not 2 <= players <= 10 or players * ranking.cards_per_hand > 52:
         raise CertifyError(f"players must be 2..10, not {players!r}")
     rng = np.random.default_rng(seed)
-    g1, _ = _sample_gains(f, table, players, model, deals, rng)
+    g1, v1 = _sample_gains(f, table, players, model, deals, rng)
     g2, v2 = _sample_gains(f, table, players, model, deals, rng)
-    d = (g1 > 0).astype(np.float64)
+    sure = 2.0 * np.sqrt(v1)  # deviate only where the first sample is clear
+    d = np.where(g1 > sure, 1.0, np.where(g1 < -sure, 0.0, f))
     n = table.n_hands
     est = float(players * np.mean((d - f) * g2))
     se = float(players * np.sqrt(np.sum((d - f) ** 2 * v2)) / n)
     return est, se, 0.5 * (g1 + g2)
+
+
+def sampled_value(sigma: npt.ArrayLike, *, players: int, ranking: Ranking,
+                  deals: int = 200_000, seed: int = 0) -> tuple[float, float]:
+    """:func:`round_value` estimated from ``deals`` random full deals (declarations
+    averaged exactly); returns ``(estimate, standard error)`` in chips per round.
+
+    Raises:
+        CertifyError: bad arguments.
+    """
+    table = hand_table(ranking)
+    f = _check_sigma(sigma, table)
+    k = ranking.cards_per_hand
+    if not 2 <= players <= 10 or players * k > 52:
+        raise CertifyError(f"players must be 2..10, not {players!r}")
+    rng = np.random.default_rng(seed + 1)
+    weights = 52 ** np.arange(k - 1, -1, -1)
+    results = []
+    for start in range(0, deals, 50_000):
+        size = min(50_000, deals - start)
+        drawn = np.argpartition(rng.random((size, 52)), players * k, axis=1)[:, :players * k]
+        hands = table.code_to_index[(drawn.reshape(size, players, k) * weights).sum(axis=2)]
+        p = f[hands]
+        rank = table.rank[hands]
+        taken = 1.0 - np.prod(1.0 - p, axis=1)
+        beaten = np.zeros(size)
+        for i in range(players):
+            above = rank > rank[:, i:i + 1]
+            beaten += p[:, i] * (1.0 - np.prod(np.where(above, 1.0 - p, 1.0), axis=1))
+        results.append(players * (taken / players - beaten / players))
+    per = np.concatenate(results)
+    return float(per.mean()), float(per.std(ddof=1) / np.sqrt(per.size))
+
+
+@dataclass(frozen=True)
+class Summary:
+    """A per-hand strategy described against its best-fitting rank threshold.
+
+    Attributes:
+        threshold_rank: dense rank t minimising the in-probability mass of the exceptions
+            (sum over hands below t of sigma, plus over hands at or above t of 1 - sigma).
+        threshold_description: a hand of that rank in words.
+        percentile: fraction of all hands strictly below t.
+        below_in: hands below t that go in (with any probability), as tokens.
+        above_out: hands at or above t that do not always go in.
+        mixed: hands with 0 < sigma < 1.
+    """
+
+    threshold_rank: int
+    threshold_description: str
+    percentile: float
+    below_in: tuple[str, ...]
+    above_out: tuple[str, ...]
+    mixed: tuple[str, ...]
+
+
+def summarize(strategy: PerHandStrategy) -> Summary:
+    """The threshold summary of ``strategy`` (see :class:`Summary`)."""
+    table = strategy.table
+    f = np.asarray(strategy.probabilities)
+    n_ranks = table.n_ranks
+    in_by_rank = np.bincount(table.rank, weights=f, minlength=n_ranks)
+    out_by_rank = table.rank_count - in_by_rank
+    below = np.concatenate(([0.0], np.cumsum(in_by_rank)))  # in-mass below rank t
+    above = np.concatenate((np.cumsum(out_by_rank[::-1])[::-1], [0.0]))  # out-mass >= t
+    t = int(np.argmin(below + above))
+    rank = table.rank
+
+    def tokens(mask: npt.NDArray[np.bool_]) -> tuple[str, ...]:
+        idx = np.flatnonzero(mask)
+        idx = idx[np.lexsort((idx, -rank[idx]))]
+        return tuple(hand_token(tuple(int(c) for c in table.cards[i])) for i in idx)
+
+    example = int(np.flatnonzero(rank == min(t, n_ranks - 1))[0])
+    description = evaluate(tuple(int(c) for c in table.cards[example]),
+                           table.ranking).description
+    return Summary(
+        threshold_rank=t, threshold_description=description,
+        percentile=float(table.rank_count[:t].sum()) / table.n_hands,
+        below_in=tokens((rank < t) & (f > 0)), above_out=tokens((rank >= t) & (f < 1)),
+        mixed=tokens((f > 0) & (f < 1)))
 
 
 # --------------------------------------------------------------------------------------------
@@ -668,6 +819,11 @@ class PerHandStrategy:
         certified: ``"exact"`` or ``"sampled"``.
         standard_error: of the sampled estimate (``None`` when exact).
         method: how the strategy was found.
+        value: a seat's expected immediate result per round in chips at the opening pot
+            (:func:`round_value`; exact, or a sampled estimate).
+        value_standard_error: of a sampled value (``None`` when exact).
+        threshold_exploitability: exploitability (same measure and certification) of the
+            threshold strategy of :func:`gutskit.strategy.solver.equilibrium` for the cell.
         seconds: solve time (0 when loaded).
     """
 
@@ -681,6 +837,9 @@ class PerHandStrategy:
     certified: Certified
     standard_error: float | None
     method: str
+    value: float = 0.0
+    value_standard_error: float | None = None
+    threshold_exploitability: float = 0.0
     seconds: float = field(default=0.0, compare=False)
 
     @property
@@ -716,13 +875,16 @@ class PerHandStrategy:
         """Probability that a seat goes in."""
         return float(self.probabilities.mean())
 
-    def to_contract(self) -> dict[str, Any]:
-        """The ``guts solve --export`` JSON object (issue 12 item 4)."""
+    def to_contract(self, rules: Rules | None = None) -> dict[str, Any]:
+        """The ``guts solve --export`` JSON object (issue 12 item 4); ``rules`` (default
+        :attr:`rules`) are the rules reported, e.g. the user's when they only differ from
+        the solved ones in settings with the same payoffs (``all_out = carry``)."""
         table = self.table
         strategy = {hand_token(tuple(int(c) for c in row)): float(p)
                     for row, p in zip(table.cards, self.probabilities, strict=True)}
         return {"cards": self.cards, "players": self.players, "model": self.model,
-                "rules": self.rules.model_dump(mode="json"), "strategy": strategy,
+                "rules": (rules or self.rules).model_dump(mode="json"),
+                "strategy": strategy,
                 "exploitability": self.exploitability, "certified": self.certified,
                 "standard_error": self.standard_error}
 
@@ -734,7 +896,9 @@ class PerHandStrategy:
                 "probabilities": [float(p) for p in self.probabilities],
                 "gains": [float(g) for g in self.gains],
                 "exploitability": self.exploitability, "certified": self.certified,
-                "standard_error": self.standard_error, "method": self.method}
+                "standard_error": self.standard_error, "method": self.method,
+                "value": self.value, "value_standard_error": self.value_standard_error,
+                "threshold_exploitability": self.threshold_exploitability}
 
 
 def _freeze(a: npt.ArrayLike) -> FloatArray:
@@ -745,19 +909,24 @@ def _freeze(a: npt.ArrayLike) -> FloatArray:
 
 def solve_strategy(cards: int, players: int, model: Model = "recursive",
                    rules: Rules | None = None, *, deals: int = 64,
-                   seed: int = 0) -> PerHandStrategy:
-    """Solve one cell: exact (2 players; 3 players with 2 cards) or, beyond exact reach,
-    the threshold solution per hand with a sampled best response.
+                   seed: int = 0, exact: bool | None = None) -> PerHandStrategy:
+    """Solve one cell: exact (2 players; 3 players with 2 cards; 3 cards and 3 players
+    when ``exact=True``, which takes many minutes) or, beyond exact reach, the threshold
+    solution per hand with a sampled best response (``deals`` + ``deals`` deals per hand).
 
     Raises:
-        CertifyError: unsupported rules or arguments.
+        CertifyError: unsupported rules or arguments, or ``exact=True`` beyond 3 players.
     """
     start = time.perf_counter()
     base = _rules_for(cards, rules)
     certified_rules(base, players, model)
     pot = players * base.ante
-    if players == 2 or (players == 3 and cards == 2):
+    threshold = _threshold_start(players, base, model)
+    if exact is None:
+        exact = players == 2 or (players == 3 and cards == 2)
+    if exact:
         sol = solve_exact(cards, players, model, base)
+        ranking = base.ranking
         return PerHandStrategy(
             cards=cards, players=players, model=model, rules=base,
             probabilities=_freeze(sol.sigma), gains=_freeze(sol.gains * pot),
@@ -766,8 +935,12 @@ def solve_strategy(cards: int, players: int, model: Model = "recursive",
             method=("linear program (HiGHS), constraint generation" if players == 2
                     and model == "recursive" else
                     "complementarity: Josephy-Newton with mixed-integer subproblems (HiGHS)"),
+            value=round_value(sol.sigma, players=players, ranking=ranking) * base.ante,
+            threshold_exploitability=exploitability(
+                threshold, players=players, ranking=ranking, model=model) * base.ante,
             seconds=time.perf_counter() - start)
-    f = _threshold_start(players, base, model)
+    f = threshold
+    value, value_se = sampled_value(f, players=players, ranking=base.ranking, seed=seed)
     est, se, gains = sampled_exploitability(f, players=players, ranking=base.ranking,
                                             model=model, deals=deals, seed=seed)
     return PerHandStrategy(
@@ -776,12 +949,26 @@ def solve_strategy(cards: int, players: int, model: Model = "recursive",
         standard_error=se * base.ante,
         method=f"threshold (bisection solver) per hand; best response from {deals} + "
                f"{deals} sampled deals per hand",
+        value=value * base.ante, value_standard_error=value_se * base.ante,
+        threshold_exploitability=est * base.ante,
         seconds=time.perf_counter() - start)
 
 
 def data_name(cards: int, players: int, model: str) -> str:
     """File name of a stored cell, e.g. ``'2card_3p_recursive.json.gz'``."""
     return f"{cards}card_{players}p_{model}.json.gz"
+
+
+def write_data(strategy: PerHandStrategy, directory: str | Path) -> Path:
+    """Store ``strategy`` as ``directory / data_name(...)`` (gzip JSON); returns the path.
+
+    Raises:
+        OSError: the file cannot be written.
+    """
+    path = Path(directory) / data_name(strategy.cards, strategy.players, strategy.model)
+    with gzip.open(path, "wt", encoding="utf-8") as out:
+        json.dump(strategy.to_data(), out, separators=(",", ":"))
+    return path
 
 
 def from_data(data: dict[str, Any]) -> PerHandStrategy:
@@ -792,7 +979,9 @@ def from_data(data: dict[str, Any]) -> PerHandStrategy:
         rules=rules, probabilities=_freeze(data["probabilities"]),
         gains=_freeze(data["gains"]), exploitability=float(data["exploitability"]),
         certified=data["certified"], standard_error=data["standard_error"],
-        method=str(data["method"]))
+        method=str(data["method"]), value=float(data["value"]),
+        value_standard_error=data["value_standard_error"],
+        threshold_exploitability=float(data["threshold_exploitability"]))
 
 
 def _stored(cards: int, players: int, model: str) -> PerHandStrategy | None:
@@ -838,3 +1027,81 @@ def load_strategy(cards: int, players: int, model: Model = "recursive",
     certified_rules(base, players, model)
     return _load(cards, players, model, base.ranking)
 
+
+
+CELLS: tuple[tuple[int, int], ...] = tuple((k, n) for k in (2, 3) for n in range(2, 11))
+"""The stored cells (cards, players), each for both models."""
+
+
+def certified_table(model: Model = "recursive") -> list[PerHandStrategy]:
+    """The stored per-hand solutions of every cell of :data:`CELLS` for ``model``
+    (default rules), as :func:`load_strategy` returns them."""
+    return [load_strategy(k, n, model) for k, n in CELLS]
+
+
+def _num(x: float, se: float | None, digits: int = 4, sign: bool = False) -> str:
+    text = f"{x:+.{digits}f}" if sign else f"{x:.{digits}f}"
+    return f"{text} exact" if se is None else f"{text} ± {se:.{digits}f}"
+
+
+def _small(x: float, se: float | None) -> str:
+    if se is None:
+        return "0 exact" if x == 0.0 else f"{x:.2g} exact"
+    return f"{x:.2g} ± {se:.1g}"
+
+
+def markdown_table(rows: Sequence[PerHandStrategy]) -> str:
+    """The certified table of ``docs/strategy.md`` (what ``guts solve --table`` prints),
+    followed by the exceptions of every exact cell."""
+    head = ("| cards | N | how | in rate | best-fit threshold (percentile) | below it, in | "
+            "above it, out | mixed | value (chips/round) | exploitability (chips/round) | "
+            "bisection threshold's exploitability |")
+    lines = [head, "|" + "---|" * 11]
+    notes = []
+    for s in rows:
+        summary = summarize(s)
+        exact = s.certified == "exact"
+        se = None if exact else s.standard_error
+        lines.append(
+            f"| {s.cards} | {s.players} | {s.certified} | {s.in_rate:.6f} | "
+            f"{summary.threshold_description} ({summary.percentile:.4f}) | "
+            f"{len(summary.below_in)} | {len(summary.above_out)} | {len(summary.mixed)} | "
+            f"{_num(s.value, s.value_standard_error, sign=True)} | "
+            f"{_small(s.exploitability, se)} | "
+            f"{_small(s.threshold_exploitability, se) if exact else 'same strategy'} |")
+        if exact and (summary.below_in or summary.above_out):
+            table = s.table
+
+            def listed(tokens: tuple[str, ...], s: PerHandStrategy = s,
+                       table: HandTable = table) -> str:
+                parts = []
+                for token in tokens:
+                    p = s.probabilities[table.index_of(parse_cards(token))]
+                    parts.append(token if p in (0.0, 1.0) else f"{token} ({p:.4f})")
+                return ", ".join(parts) if parts else "none"
+
+            notes.append(f"* {s.cards} cards, {s.players} players, {s.model}: threshold "
+                         f"{summary.threshold_description}; below it, in: "
+                         f"{listed(summary.below_in)}; at or above it, not always in: "
+                         f"{listed(summary.above_out)}.")
+    return "\n".join(lines) + ("\n\nExceptions (in-probability in brackets when mixed):\n\n"
+                               + "\n".join(notes) if notes else "") + "\n"
+
+
+def build_data(directory: str | Path, cells: Sequence[tuple[int, int]] = CELLS,
+               models: Sequence[Model] = MODELS, *, skip_existing: bool = True) -> list[Path]:
+    """Solve and store every cell (default rules) in ``directory``: how the package data
+    ``src/gutskit/strategy/data`` was made. Returns the files written.
+
+    Raises:
+        CertifyError: a cell that cannot be certified (exact cells that miss their target).
+        OSError: a file cannot be written.
+    """
+    written = []
+    for k, n in cells:
+        for model in models:
+            if skip_existing and (Path(directory) / data_name(k, n, model)).exists():
+                continue
+            exact = True if (k, n) == (3, 3) else None  # minutes, but exact
+            written.append(write_data(solve_strategy(k, n, model, exact=exact), directory))
+    return written
