@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 import pytest
+from test_advise import guts, user_error
 
 from gutskit.core.cards import parse_cards
 from gutskit.core.rules import Rules
@@ -28,7 +29,6 @@ from gutskit.strategy.certify import (
 )
 from gutskit.strategy.solver import equilibrium
 from gutskit.strategy.tables import hand_table
-from tests.test_advise import guts, user_error
 
 FloatArray = npt.NDArray[np.float64]
 TWO = Rules(cards_per_hand=2)
