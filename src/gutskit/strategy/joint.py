@@ -341,7 +341,8 @@ def deal_polynomial(mine: int, families: Sequence[tuple[FloatArray, FloatArray,
         families: per-hand weight arrays of shape ``(table.n_hands,)``.
         table: the hand table (its cards per hand).
         opponents: 1..9.
-        deals, seed: the Monte Carlo sample beyond :data:`EXACT_HANDS`.
+        deals: Monte Carlo deals beyond :data:`EXACT_HANDS`.
+        seed: the Monte Carlo seed.
 
     Returns:
         One :class:`DealPolynomial` per family, exact when :func:`is_exact`.
