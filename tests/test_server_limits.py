@@ -3,19 +3,28 @@ one answers with a clear error, and the server goes on serving."""
 
 from __future__ import annotations
 
+import asyncio
 import csv
 import io
+import json
+import logging
 import re
+import sqlite3
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from server_support import DB_KINDS, Player, make_db_url, running_server
+from server_support import DB_KINDS, Player, make_db_url, running_server, seat_three
+from sqlalchemy import create_engine, text
 from websockets.exceptions import ConnectionClosed
 
 from gutskit.server.app import STATIC
+from gutskit.server.protocol import CreateRoom, Hello
+from gutskit.server.rooms import PRESENCE_DELAY, RoomManager, ServerConfig
+from gutskit.server.store import open_room_store
 
 
 @pytest.fixture(params=DB_KINDS)
@@ -240,3 +249,190 @@ def test_a_connection_that_never_says_hello_is_closed(db_url: str) -> None:
         assert silent2.recv()["code"] == "hello_timeout"
         polite.send({"type": "ping"})
         assert polite.expect("pong") == {"type": "pong"}
+
+
+def test_a_locked_database_does_not_delay_other_rooms(tmp_path: Path) -> None:
+    """Another process holds the SQLite write lock: the room that writes waits for it, and
+    meanwhile an unrelated room answers its ping and HTTP is served (issue 9, problem 10).
+    The order is asserted, not a time: the lock is held until the pong has arrived."""
+    path = tmp_path / "locked.db"
+    with running_server(f"sqlite:///{path}") as server:
+        busy_id = server.create_room("Ana")["room_id"]
+        calm_id = server.create_room("Ben")["room_id"]
+        busy_room = server.manager.rooms[busy_id]
+        joiner = Player(server, busy_id)
+        calm = Player(server, calm_id)
+        other = sqlite3.connect(path, isolation_level=None, timeout=0)
+        other.execute("BEGIN EXCLUSIVE")  # what a backup or a second writer would hold
+        try:
+            joiner.send({"type": "join", "name": "Cleo"})  # a write: the new seat
+            while not busy_room.lock.locked():  # the join is in the room, its write waits
+                time.sleep(0.01)
+            calm.send({"type": "ping"})
+            assert calm.expect("pong") == {"type": "pong"}
+            assert server.get(f"/api/rooms/{calm_id}").status_code == 200
+            assert busy_room.lock.locked() and len(busy_room.seats) == 1
+        finally:
+            other.execute("ROLLBACK")
+            other.close()
+        seated = joiner.expect("seated")
+        assert seated["seat"] == 1 and [s.name for s in busy_room.seats] == ["Ana", "Cleo"]
+
+
+def test_a_room_that_fails_to_replay_is_set_aside(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    url = f"sqlite:///{tmp_path / 'broken.db'}"
+    with running_server(url, seed_numbers=(1, 2, 3)) as server:
+        broken_id, players = seat_three(server)
+        players[0].send({"type": "start"})
+        players[0].state(lambda t: t["phase"] == "declare")
+        unreadable_id, players2 = seat_three(server)
+        players2[0].send({"type": "start"})
+        players2[0].state(lambda t: t["phase"] == "declare")
+        good_id, good = seat_three(server)
+        good[0].send({"type": "start"})
+        good_view = good[0].state(lambda t: t["phase"] == "declare")
+        sessions = {room_id: server.manager.rooms[room_id].session_id
+                    for room_id in (broken_id, unreadable_id)}
+        for player in (*players, *players2, *good):
+            player.close()
+    engine = create_engine(url)
+    with engine.begin() as connection:
+        # The first room's history lost its SessionStarted: it does not replay. The
+        # second's antes are no event at all: it cannot even be read.
+        connection.execute(text("DELETE FROM events WHERE session_id = :s AND seq = 0"),
+                           {"s": sessions[broken_id]})
+        connection.execute(text("UPDATE events SET payload = :p WHERE session_id = :s "
+                                "AND seq = 1"),
+                           {"p": '{"type": "Nonsense"}', "s": sessions[unreadable_id]})
+    engine.dispose()
+    with caplog.at_level(logging.ERROR, logger="gutskit.server"), \
+            running_server(url) as server:
+        assert set(server.manager.rooms) == {good_id}
+        ana = Player(server, good_id, good[0].token)
+        assert ana.log[0]["table"]["hand"] == good_view["hand"]
+        for room_id in (broken_id, unreadable_id):
+            assert server.store.room_status(room_id) == "set_aside"
+            response = server.get(f"/api/rooms/{room_id}")
+            assert (response.status_code, response.json()) == (503, {
+                "code": "room_set_aside", "message": f"room {room_id!r} could not be "
+                "rebuilt from its stored events and is set aside"})
+            spectator = Player(server, room_id, hello=False)
+            assert spectator.recv()["code"] == "room_set_aside"
+    logged = [r.getMessage() for r in caplog.records if r.name == "gutskit.server"]
+    assert len(logged) == 2
+    assert any(m.startswith(f"room {broken_id} set aside") for m in logged)
+    assert any(m.startswith(f"room {unreadable_id} set aside: its stored events cannot "
+                            "be rebuilt (HistoryError") for m in logged), logged
+    # The next start does not try them again.
+    with running_server(url) as server:
+        assert set(server.manager.rooms) == {good_id}
+
+
+def test_idle_rooms_are_closed_archived_and_still_downloadable(db_url: str) -> None:
+    with running_server(db_url, seed_numbers=(1, 2), idle_minutes=0.01) as server:
+        lobby_id = server.create_room("Ana")["room_id"]
+        created = server.create_room("Ben", buy_in=100)
+        playing_id = created["room_id"]
+        ben = Player(server, playing_id, created["token"])
+        ben.send({"type": "add_bot"})
+        ben.send({"type": "start"})
+        ben.state(lambda t: t["phase"] == "declare")  # then Ben leaves mid-round
+        ben.close()
+        deadline = time.monotonic() + 30
+        while server.manager.rooms:
+            assert time.monotonic() < deadline, "the idle rooms were not closed"
+            time.sleep(0.05)
+        for room_id in (lobby_id, playing_id):
+            assert server.store.room_status(room_id) == "archived"
+        info = server.get(f"/api/rooms/{playing_id}").json()
+        assert info["status"] == "over"
+        history = [json.loads(line) for line in
+                   server.get(f"/api/rooms/{playing_id}/history.jsonl").text.splitlines()]
+        assert history[-1]["type"] == "SessionEnded"
+        assert history[-1]["reason"] == "the room was idle for 0.01 minutes"
+        ledger = server.get(f"/api/rooms/{playing_id}/ledger.csv").text
+        assert "(session in play)" not in ledger
+        stacks = [int(row[3]) for row in csv.reader(io.StringIO(ledger.split("\n\n")[0]))
+                  if row[0].isdigit()]
+        assert sum(stacks) == 200  # the pot of the unfinished round was shared out
+        assert server.get(f"/api/rooms/{playing_id}/fairness.json").status_code == 200
+        late = Player(server, playing_id, hello=False)
+        error = late.recv()
+        assert (error["code"], error["message"]) == (
+            "room_closed", f"room {playing_id!r} was closed after being idle; its ledger, "
+            "history and fairness records can still be downloaded")
+        assert closed_code(late) == 4404
+        assert server.get(f"/api/rooms/{lobby_id}").json()["status"] == "over"
+    # Archived rooms are not loaded at start-up; their exports are still served.
+    with running_server(db_url) as server:
+        assert server.manager.rooms == {}
+        assert server.get(f"/api/rooms/{playing_id}/ledger.csv").text == ledger
+
+
+def test_a_room_of_bots_with_nobody_connected_does_not_play_on(db_url: str) -> None:
+    # The fastest timers the test server allows, bots that answer at once: with somebody
+    # connected it deals round after round; with nobody, it stops before the next deal.
+    with running_server(db_url, seed_numbers=(1,)) as server:
+        created = server.create_room("Ana", buy_in=1000, decision_seconds=0.1)
+        room_id = created["room_id"]
+        ana = Player(server, room_id, created["token"])
+        ana.send({"type": "add_bot"})
+        ana.send({"type": "add_bot"})
+        ana.send({"type": "start"})
+        ana.state(lambda t: t["round"] >= 2)
+        ana.close()
+        room = server.manager.rooms[room_id]
+        deadline = time.monotonic() + 30
+        while not (room.state is not None and room.state.phase.value == "deal"
+                   and room._next_deal is None and not room.clients):
+            assert time.monotonic() < deadline, "the table did not stop"
+            time.sleep(0.02)
+        # Nothing is scheduled: no deal, no timer, no bot.
+        assert room._timer is None or room._timer.done()
+        assert all(task.done() for task in room._bot_tasks.values())
+        stopped_at = room.state.round_number
+        # A spectator connects: the table deals again.
+        watcher = Player(server, room_id)
+        watcher.expect("event", lambda m: m["event"]["type"] == "CardsDealt")
+        assert room.state.round_number > stopped_at
+
+
+def test_a_connect_sends_the_newcomer_its_state_and_the_others_one_small_update(
+        tmp_path: Path) -> None:
+    """Cost of connects grows linearly: each of k spectators costs its own welcome, and
+    the others receive one ``presence`` per quarter second however many came."""
+
+    class Recorder:
+        def __init__(self) -> None:
+            self.seat: int | None = None
+            self.protocol = 1
+            self.got: list[Any] = []
+
+        def send(self, message: Any) -> None:
+            self.got.append(json.loads(message if isinstance(message, str)
+                                       else message.model_dump_json()))
+
+    async def scenario() -> list[Recorder]:
+        store = open_room_store(f"sqlite:///{tmp_path / 'presence.db'}")
+        manager = RoomManager(store, ServerConfig(min_reveal_seconds=0))
+        room, _ = await manager.create(CreateRoom(host_name="Ana"))
+        clients = [Recorder() for _ in range(50)]
+        for client in clients:
+            await room.attach(client, Hello(protocol=1))
+        # Each newcomer got its welcome (and the commitment of round 1); nobody else got
+        # anything about it.
+        assert [[m["type"] for m in c.got] for c in clients] == [
+            ["welcome", "commitment"]] * 50
+        await asyncio.sleep(PRESENCE_DELAY * 4)
+        await room.detach(clients[0])
+        await asyncio.sleep(PRESENCE_DELAY * 4)
+        manager.close()
+        store.close()
+        return clients
+
+    clients = asyncio.run(scenario())
+    presence = {"type": "presence", "connected": [False], "spectators": 50}
+    assert clients[0].got[2:] == [presence]
+    for client in clients[1:]:
+        assert client.got[2:] == [presence, {**presence, "spectators": 49}]

@@ -60,7 +60,7 @@ from gutskit.server.protocol import (
     parse_client_message,
 )
 from gutskit.server.rooms import Room, RoomManager, ServerConfig
-from gutskit.server.store import RoomStore, open_room_store
+from gutskit.server.store import SET_ASIDE, RoomStore, open_room_store
 from gutskit.server.web import HandDescriptionError, describe_hand, ledger_json, rule_choices
 
 __all__ = ["BURST", "RATE", "SECURITY_HEADERS", "HttpGuard", "create_app"]
@@ -290,6 +290,7 @@ def create_app(db: str | Path | None = None, *, config: ServerConfig | None = No
         holder["manager"] = rooms
         for room in rooms.load():
             await room.resume_after_restart()
+        rooms.start_expiry()
         yield
         rooms.close()
         rooms.store.close()
@@ -306,11 +307,28 @@ def create_app(db: str | Path | None = None, *, config: ServerConfig | None = No
     def current() -> RoomManager:
         return holder["manager"]
 
-    def room_or_404(room_id: str) -> Room:
-        room = current().rooms.get(room_id)
-        if room is None:
-            raise HTTPException(404, f"no room {room_id!r}")
-        return room
+    async def room_or_404(room_id: str) -> Room:
+        """The room (an archived one rebuilt for reading: its exports stay downloadable).
+
+        Raises:
+            ApiError: 503 ``room_set_aside``.
+            HTTPException: 404, no such room.
+        """
+        manager = current()
+        room = manager.rooms.get(room_id)
+        if room is not None:
+            return room
+        gone = await manager.stored_room(room_id)
+        if isinstance(gone, Room):
+            return gone
+        if gone == SET_ASIDE:
+            raise ApiError(503, "room_set_aside", _set_aside_text(room_id))
+        raise HTTPException(404, f"no room {room_id!r}")
+
+    @app.exception_handler(ApiError)
+    async def _api_error(_request: Request, error: ApiError) -> JSONResponse:
+        return JSONResponse({"code": error.code, "message": error.message},
+                            status_code=error.status)
 
     @app.exception_handler(ProtocolError)
     async def _protocol_error(_request: Request, error: ProtocolError) -> JSONResponse:
@@ -351,7 +369,7 @@ def create_app(db: str | Path | None = None, *, config: ServerConfig | None = No
             body = CreateRoom.model_validate_json(text)
         except ValidationError as error:
             raise ProtocolError("bad_message", describe_body_error(error)) from None
-        room, token = current().create(body)
+        room, token = await current().create(body)
         base = current().config.base_url
         if not base:
             base = str(request.base_url).rstrip("/")
@@ -360,11 +378,11 @@ def create_app(db: str | Path | None = None, *, config: ServerConfig | None = No
 
     @app.get("/api/rooms/{room_id}")
     async def room_info(room_id: str) -> RoomInfo:
-        return room_or_404(room_id).info()
+        return (await room_or_404(room_id)).info()
 
     @app.get("/api/rooms/{room_id}/ledger.csv")
     async def ledger(room_id: str) -> PlainTextResponse:
-        room = room_or_404(room_id)
+        room = await room_or_404(room_id)
         state = room.state
         if state is None:
             names = [s.name for s in room.seats]
@@ -379,7 +397,7 @@ def create_app(db: str | Path | None = None, *, config: ServerConfig | None = No
 
     @app.get("/api/rooms/{room_id}/ledger.json")
     async def ledger_as_json(room_id: str) -> dict[str, Any]:
-        room = room_or_404(room_id)
+        room = await room_or_404(room_id)
         state = room.state
         if state is None:
             names = [s.name for s in room.seats]
@@ -392,7 +410,7 @@ def create_app(db: str | Path | None = None, *, config: ServerConfig | None = No
     @app.get("/api/rooms/{room_id}/hands")
     async def describe_hands(room_id: str, cards: Annotated[list[str], Query()]
                              ) -> dict[str, Any]:
-        room = room_or_404(room_id)
+        room = await room_or_404(room_id)
         try:
             return {"hands": [describe_hand(c, room.settings.rules) for c in cards[:12]]}
         except HandDescriptionError as error:
@@ -400,7 +418,7 @@ def create_app(db: str | Path | None = None, *, config: ServerConfig | None = No
 
     @app.get("/api/rooms/{room_id}/history.jsonl")
     async def history(room_id: str, token: str | None = None) -> PlainTextResponse:
-        room = room_or_404(room_id)
+        room = await room_or_404(room_id)
         seat = None
         if token is not None:
             row = room.seat_of_token(token)
@@ -414,7 +432,7 @@ def create_app(db: str | Path | None = None, *, config: ServerConfig | None = No
 
     @app.get("/api/rooms/{room_id}/fairness.json")
     async def fairness(room_id: str, token: str | None = None) -> dict[str, Any]:
-        room = room_or_404(room_id)
+        room = await room_or_404(room_id)
         seat = None
         if token is not None:
             row = room.seat_of_token(token)
@@ -438,7 +456,15 @@ def create_app(db: str | Path | None = None, *, config: ServerConfig | None = No
         counted = False
         try:
             if room is None:
-                client.send(Error(code="no_room", message=f"no room {room_id!r}"))
+                gone = await current().stored_room(room_id)
+                if gone == SET_ASIDE:
+                    client.send(Error(code="room_set_aside", message=_set_aside_text(room_id)))
+                elif isinstance(gone, Room):
+                    client.send(Error(code="room_closed", message=f"room {room_id!r} was "
+                                      "closed after being idle; its ledger, history and "
+                                      "fairness records can still be downloaded"))
+                else:
+                    client.send(Error(code="no_room", message=f"no room {room_id!r}"))
                 close_code = 4404
                 return
             refusal = _connection_refusal(settings, connections, room_id, address)
@@ -470,6 +496,20 @@ def create_app(db: str | Path | None = None, *, config: ServerConfig | None = No
                     await websocket.close(code=close_code)
 
     return app
+
+
+class ApiError(Exception):
+    """An HTTP error answered as JSON ``{"code", "message"}`` with ``status``."""
+
+    def __init__(self, status: int, code: str, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+
+
+def _set_aside_text(room_id: str) -> str:
+    return f"room {room_id!r} could not be rebuilt from its stored events and is set aside"
 
 
 def _connection_refusal(config: ServerConfig, connections: Counter[str], room_id: str,

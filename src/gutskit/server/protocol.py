@@ -87,6 +87,7 @@ __all__ = [
     "Pause",
     "Ping",
     "Pong",
+    "Presence",
     "ProtocolError",
     "Resume",
     "RoomInfo",
@@ -110,6 +111,10 @@ ERROR_CODES: dict[str, str] = {
     "unsupported_version": "hello.protocol is not a version this server speaks",
     "hello_required": "the first message must be hello",
     "no_room": "no room has this id (the connection is then closed, code 4404)",
+    "room_closed": "the room was closed after being idle; its exports are still served "
+                   "(the connection is then closed, code 4404)",
+    "room_set_aside": "the room's stored events could not be rebuilt; it is set aside "
+                      "(the connection is then closed, code 4404)",
     "rate_limited": "too many messages (or rooms created); slow down (nothing changes)",
     "too_many_connections": "the room or your address holds the most connections allowed "
                             "(the connection is then closed, code 1008)",
@@ -649,6 +654,20 @@ class Kicked(_Message):
     seat: int
 
 
+class Presence(_Message):
+    """Who is connected now (sent to everyone after connections came or went, at most one
+    per room every quarter second; the newcomer has its :class:`Welcome`).
+
+    Attributes:
+        connected: per seat, as :attr:`LobbySeat.connected` (a bot is always connected).
+        spectators: connected spectators, as :attr:`RoomInfo.spectators`.
+    """
+
+    type: Literal["presence"] = "presence"
+    connected: list[bool]
+    spectators: int
+
+
 class Pong(_Message):
     """Answer to :class:`Ping`."""
 
@@ -658,7 +677,7 @@ class Pong(_Message):
 ServerMessage = Annotated[
     Welcome | Seated | RoomUpdate | TableState | EventMessage | FairnessCommitment
     | FairnessReveal | FairnessDealt | FairnessOpening | Ack | Error | TimedOut | Kicked
-    | Pong,
+    | Presence | Pong,
     Field(discriminator="type"),
 ]
 """Any message the server sends."""

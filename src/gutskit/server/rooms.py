@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import functools
+import logging
 import random
 import secrets
 import time
@@ -60,6 +61,7 @@ from gutskit.server.protocol import (
     Pause,
     Ping,
     Pong,
+    Presence,
     ProtocolError,
     Resume,
     RoomInfo,
@@ -71,7 +73,15 @@ from gutskit.server.protocol import (
     TimedOut,
     Welcome,
 )
-from gutskit.server.store import DealRow, LoadedRoom, RoomStore, SeatRow, hash_token
+from gutskit.server.store import (
+    ARCHIVED,
+    SET_ASIDE,
+    DealRow,
+    LoadedRoom,
+    RoomStore,
+    SeatRow,
+    hash_token,
+)
 from gutskit.strategy.bots import BOT_NAMES, STYLES, RuleOfThumbBot
 
 
@@ -82,9 +92,14 @@ def legal_declarations(rules: Rules) -> tuple[Declaration, ...]:
     return (Declaration.IN, Declaration.OUT)
 
 
-__all__ = ["Client", "Room", "RoomManager", "ServerConfig", "public_view", "table_view"]
+__all__ = ["PRESENCE_DELAY", "Client", "Room", "RoomManager", "ServerConfig", "public_view",
+           "table_view"]
+
+log = logging.getLogger("gutskit.server")
 
 MAX_SEATS = 10
+PRESENCE_DELAY = 0.25
+"""Seconds a room gathers connects and disconnects into one :class:`Presence` message."""
 MAX_NAME = 24
 
 
@@ -293,16 +308,21 @@ class Room:
         self._next_deal: asyncio.Task[None] | None = None
         self._bot_tasks: dict[int, asyncio.Task[None]] = {}
         self._rng = random.Random()
+        self.last_active = time.monotonic()
+        """When a connection or an action last touched the room (monotonic seconds; the
+        idle expiry, :attr:`ServerConfig.idle_minutes`)."""
+        self._presence_due = False
+        self._presence_sent: tuple[list[bool], int] | None = None
 
     # -- public facts --------------------------------------------------------------------
 
     def info(self) -> RoomInfo:
         """The public room description."""
-        connected = {c.seat for c in self.clients if c.seat is not None}
+        connected = self._connected()
         return RoomInfo(
             room_id=self.room_id, status=self.status, paused=self.paused,  # type: ignore[arg-type]
             seats=[LobbySeat(seat=s.seat, name=s.name, bot=s.bot_style is not None,
-                             host=s.host, connected=s.seat in connected or s.bot_style is not None,
+                             host=s.host, connected=connected[s.seat],
                              kicked=s.kicked) for s in self.seats],
             rules=self.settings.rules.to_dict(), buy_in=self.settings.buy_in,
             decision_seconds=self.settings.decision_seconds,
@@ -371,19 +391,47 @@ class Room:
             client.seat = None if seat is None else seat.seat
             client.protocol = hello.protocol
             self.clients.add(client)
+            self.last_active = time.monotonic()
             client.send(Welcome(protocol=client.protocol, seat=client.seat,
                                 host=seat is not None and seat.host, room=self.info(),
                                 table=self.view_of(client.seat)))
             for deal in self.deals.values():
                 for message in self._fairness_messages(deal):
                     client.send(message)
-            self._broadcast_room(exclude=client)
+            self._presence_changed()
+            self._resume_play()  # a table that waited for somebody to connect
 
     async def detach(self, client: Client) -> None:
         """Forget a closed connection."""
         async with self.lock:
-            self.clients.discard(client)
-            self._broadcast_room()
+            if client in self.clients:
+                self.clients.discard(client)
+                self.last_active = time.monotonic()
+                self._presence_changed()
+
+    def _connected(self) -> list[bool]:
+        """Per seat: a connection holds it (a bot is always there)."""
+        held = {c.seat for c in self.clients if c.seat is not None}
+        return [s.seat in held or s.bot_style is not None for s in self.seats]
+
+    def _presence_changed(self) -> None:
+        """A connection came or went: the others hear who is connected in one small
+        :class:`Presence` message, at most one per room every :data:`PRESENCE_DELAY`
+        seconds (the newcomer has its :class:`Welcome`). So a connect costs the same
+        however many are connected, and a flood of connections costs each connection one
+        message per period, not one per connect."""
+        if self._presence_due:
+            return
+        self._presence_due = True
+        asyncio.get_running_loop().call_later(PRESENCE_DELAY, self._send_presence)
+
+    def _send_presence(self) -> None:
+        self._presence_due = False
+        now = (self._connected(), sum(1 for c in self.clients if c.seat is None))
+        if now == self._presence_sent:
+            return
+        self._presence_sent = now
+        self._send_all(Presence(connected=now[0], spectators=now[1]))
 
     async def handle(self, client: Client, message: ClientMessage) -> None:
         """Apply one client message (after :meth:`attach`).
@@ -396,6 +444,7 @@ class Room:
             return
         if isinstance(message, Hello):
             raise _fail("bad_message", "hello was already received on this connection")
+        self.last_active = time.monotonic()
         async with self.lock:
             try:
                 await self._dispatch(client, message)
@@ -413,9 +462,9 @@ class Room:
         elif isinstance(message, PassCard):
             await self._pass_card(client, message)
         elif isinstance(message, Join):
-            self._join(client, message)
+            await self._join(client, message)
         elif isinstance(message, Leave):
-            self._leave(client)
+            await self._leave(client)
         elif isinstance(message, ClientSeed):
             self._client_seed(client, message)
         else:
@@ -423,7 +472,7 @@ class Room:
 
     # -- lobby ---------------------------------------------------------------------------
 
-    def _join(self, client: Client, message: Join) -> None:
+    async def _join(self, client: Client, message: Join) -> None:
         if client.seat is not None:
             raise _fail("already_seated", f"this connection already holds seat {client.seat}")
         if self.status != "lobby":
@@ -435,7 +484,7 @@ class Room:
         token = secrets.token_urlsafe(24)
         seat = SeatRow(seat=len(self.seats), name=name, token_hash=hash_token(token),
                        bot_style=None, host=False, kicked=False)
-        self.store.put_seat(self.room_id, seat)
+        await self.store.run(self.store.put_seat, self.room_id, seat)
         self.seats.append(seat)
         client.seat = seat.seat
         client.send(Seated(seat=seat.seat, token=token))
@@ -446,23 +495,23 @@ class Room:
         if any(_name_key(s.name) == _name_key(name) for s in self.seats):
             raise _fail("name_taken", f"another seat is called {name!r}")
 
-    def _leave(self, client: Client) -> None:
+    async def _leave(self, client: Client) -> None:
         if client.seat is None:
             raise _fail("not_seated", "a spectator holds no seat")
         if self.status != "lobby":
             raise _fail("not_in_lobby", "the session has started: ask the host to kick you")
         if self.seats[client.seat].host:
             raise _fail("illegal_action", "the host cannot leave the table")
-        self._remove_lobby_seat(client.seat)
+        await self._remove_lobby_seat(client.seat)
 
-    def _remove_lobby_seat(self, number: int) -> None:
+    async def _remove_lobby_seat(self, number: int) -> None:
         old = self.seats
         kept = [s for s in old if s.seat != number]
         renumber = {s.seat: i for i, s in enumerate(kept)}
         self.seats = [SeatRow(seat=i, name=s.name, token_hash=s.token_hash,
                               bot_style=s.bot_style, host=s.host, kicked=s.kicked)
                       for i, s in enumerate(kept)]
-        self.store.delete_seats(self.room_id, self.seats)
+        await self.store.run(self.store.delete_seats, self.room_id, self.seats)
         for client in self.clients:
             if client.seat == number:
                 client.seat = None
@@ -480,17 +529,17 @@ class Room:
         if client.seat is None or not self.seats[client.seat].host:
             raise _fail("not_host", f"only the host may {message.type.replace('_', ' ')}")
         if isinstance(message, AddBot):
-            self._add_bot(message.style)
+            await self._add_bot(message.style)
         elif isinstance(message, Kick):
             await self._kick(message.seat)
         elif isinstance(message, Start):
             await self._start()
         elif isinstance(message, Pause | Resume):
-            self._pause(isinstance(message, Pause))
+            await self._pause(isinstance(message, Pause))
         elif isinstance(message, EndSession):
             await self._end("the host ended the session")
 
-    def _add_bot(self, style: str) -> None:
+    async def _add_bot(self, style: str) -> None:
         if self.status != "lobby":
             raise _fail("not_in_lobby", "bots can join only before the session starts")
         if len(self.seats) >= MAX_SEATS:
@@ -500,7 +549,7 @@ class Room:
                     f"Bot {len(self.seats)}")
         seat = SeatRow(seat=len(self.seats), name=name, token_hash=None, bot_style=style,
                        host=False, kicked=False)
-        self.store.put_seat(self.room_id, seat)
+        await self.store.run(self.store.put_seat, self.room_id, seat)
         self.seats.append(seat)
         self._broadcast_room()
 
@@ -513,11 +562,11 @@ class Room:
         if target.kicked:
             raise _fail("illegal_action", f"seat {number} ({target.name!r}) was already kicked")
         if self.status == "lobby":
-            self._remove_lobby_seat(number)
+            await self._remove_lobby_seat(number)
             return
         target.kicked = True
         target.token_hash = None
-        self.store.put_seat(self.room_id, target)
+        await self.store.run(self.store.put_seat, self.room_id, target)
         for client in self.clients:
             if client.seat == number:
                 client.seat = None
@@ -532,14 +581,14 @@ class Room:
                 return
         self._broadcast_state()  # the kicked connection now watches: the public view
 
-    def _pause(self, pause: bool) -> None:
+    async def _pause(self, pause: bool) -> None:
         if self.status != "playing":
             raise _fail("not_playing", "only a session in play can be paused or resumed")
         if pause == self.paused:
             raise _fail("illegal_action", "the table is already "
                         + ("paused" if pause else "running"))
         self.paused = pause
-        self.store.set_paused(self.room_id, pause)
+        await self.store.run(self.store.set_paused, self.room_id, pause)
         if pause:
             self._cancel(self._timer)
             self._cancel(self._next_deal)
@@ -559,7 +608,7 @@ class Room:
         start = engine.start_event([s.name for s in self.seats], self.settings.buy_in,
                                    dealer=self.manager.first_dealer(len(self.seats)),
                                    rules=self.settings.rules)
-        self.session_id = self.store.start_session(self.room_id, start)
+        self.session_id = await self.store.run(self.store.start_session, self.room_id, start)
         self.events = [start]
         self.state = engine.evolve(None, start)
         self.status = "playing"
@@ -844,6 +893,7 @@ class Room:
     async def _persist_and_send(self, state: GameState, events: list[Event],
                           action: tuple[str, int, int] | None) -> None:
         assert self.session_id is not None
+        self.last_active = time.monotonic()
         resolved = [e for e in events if isinstance(e, RoundResolved)]
         end_events: list[Event] = []
         if resolved and resolved[-1].session_over:
@@ -859,7 +909,7 @@ class Room:
         await self.store.append_async(self.room_id, self.session_id, len(self.events), events,
                                       action=action, reveal=reveal, deal_updates=opened)
         if state.phase is Phase.OVER and not end_events:
-            self.store.set_status(self.room_id, "over")
+            await self.store.run(self.store.set_status, self.room_id, "over")
         self._commit(state, events)
         for deal in opened:
             self.deals[deal.round] = deal
@@ -887,7 +937,7 @@ class Room:
         await self._persist_and_send(state, events, None)
         if self.status != "over":
             self.status = "over"
-            self.store.set_status(self.room_id, "over")
+            await self.store.run(self.store.set_status, self.room_id, "over")
             self._broadcast_room()
             self._broadcast_state()
 
@@ -1011,6 +1061,10 @@ class Room:
     def _schedule_deal(self) -> None:
         if self.paused or self.status != "playing":
             return
+        if not self.clients:
+            # Nobody is connected: the table waits before the next deal (a room of bots
+            # alone does not play on by itself); a connection resumes it (:meth:`attach`).
+            return
         if self._next_deal is not None and not self._next_deal.done():
             return
         self._next_deal = asyncio.get_running_loop().create_task(
@@ -1026,6 +1080,26 @@ class Room:
     def _cancel(task: asyncio.Task[None] | None) -> None:
         if task is not None and not task.done() and task is not asyncio.current_task():
             task.cancel()
+
+    async def archive(self, idle_seconds: float) -> bool:
+        """Close the room if it is still idle (no connection, no action for
+        ``idle_seconds``): a session in play is ended (the pot and reserve shared out, the
+        ledger final; :func:`gutskit.core.engine.end_session`), the room's tasks stop and
+        it is marked :data:`~gutskit.server.store.ARCHIVED` in the store. Returns whether
+        it was archived.
+
+        Raises:
+            StorageError: the database could not be written (the room stays open).
+        """
+        async with self.lock:
+            if self.clients or time.monotonic() - self.last_active < idle_seconds:
+                return False
+            if self.status == "playing" and self.state is not None:
+                minutes = idle_seconds / 60
+                await self._end(f"the room was idle for {minutes:g} minutes")
+            await self.store.run(self.store.set_status, self.room_id, ARCHIVED)
+            self.close()
+            return True
 
     def close(self) -> None:
         """Cancel the room's timers and bot tasks (server shutdown)."""
@@ -1125,6 +1199,48 @@ class RoomManager:
         """Where deal seeds come from (the OS CSPRNG; tests replace it)."""
         self.first_dealer: Callable[[int], int] = secrets.randbelow
         """The first dealer's seat among ``n`` (drawn at random; tests replace it)."""
+        self._sweeper: asyncio.Task[None] | None = None
+
+    def start_expiry(self) -> None:
+        """Start closing idle rooms (:attr:`ServerConfig.idle_minutes`; checked a few times
+        per period, at least once a minute) on the running event loop."""
+        if self._sweeper is None:
+            self._sweeper = asyncio.get_running_loop().create_task(self._expire_idle())
+
+    async def _expire_idle(self) -> None:
+        idle = self.config.idle_minutes * 60
+        while True:
+            await asyncio.sleep(min(60.0, idle / 4))
+            for room in list(self.rooms.values()):
+                try:
+                    archived = await room.archive(idle)
+                except StorageError as error:  # the database is away: try again later
+                    log.warning("room %s could not be archived: %s", room.room_id, error)
+                    continue
+                if archived:
+                    self.rooms.pop(room.room_id, None)
+
+    async def stored_room(self, room_id: str) -> Room | str | None:
+        """A room that is not open: an archived one rebuilt for reading its exports
+        (not kept: archived rooms cost no memory), or the status ``"set_aside"``, or
+        ``None`` when there is no such room.
+
+        Raises:
+            StorageError: the database cannot be read.
+        """
+        status = await self.store.run(self.store.room_status, room_id)
+        if status != ARCHIVED:
+            return SET_ASIDE if status == SET_ASIDE else None
+        loaded = await self.store.run(self.store.load_room, room_id)
+        if loaded is None:
+            return None
+        try:
+            room = self.rebuild(loaded)
+        except Exception as error:
+            self.store.set_aside(room_id, error)
+            return SET_ASIDE
+        room.status = "over"
+        return room
 
     def new_commitment(self, number: int) -> DealRow:
         """Version 2: a fresh secret order for round ``number`` and its commitment."""
@@ -1132,7 +1248,7 @@ class RoomManager:
         commitment = fairness.deck_commitment(fairness.leaves(fairness.secret_from_seed(seed)))
         return DealRow(round=number, commitment=commitment, seed=seed.hex(), revealed=False)
 
-    def create(self, request: CreateRoom) -> tuple[Room, str]:
+    async def create(self, request: CreateRoom) -> tuple[Room, str]:
         """A new room from ``request`` with its host in seat 0.
 
         Returns:
@@ -1174,29 +1290,48 @@ class RoomManager:
         host = SeatRow(seat=0, name=name, token_hash=hash_token(token), bot_style=None,
                        host=True, kicked=False)
         room_id = _room_id()
-        self.store.create_room(room_id, settings.to_json(), host)
+        await self.store.run(self.store.create_room, room_id, settings.to_json(), host)
         room = Room(self, room_id, settings, [host])
         if settings.seed_reveal == "shown":  # round 1 is committed to in the lobby
             first = self.new_commitment(1)
-            self.store.put_deal(room_id, first)
+            await self.store.run(self.store.put_deal, room_id, first)
             room.deals[1] = first
         self.rooms[room_id] = room
         return room, token
 
     def load(self) -> list[Room]:
-        """Rebuild every stored room (call :meth:`Room.resume_after_restart` on each once
-        the event loop runs)."""
+        """Rebuild every stored room but the archived and set-aside ones (call
+        :meth:`Room.resume_after_restart` on each once the event loop runs). A room whose
+        stored events fail to load or replay is set aside (:meth:`RoomStore.set_aside`:
+        logged, marked in the store) and the others are served."""
         rooms = []
         for loaded in self.store.load_rooms():
-            room = Room(self, loaded.room_id, RoomSettings.from_json(loaded.settings),
-                        loaded.seats)
-            strength_table(room.settings.rules.ranking)
-            room.restore(loaded)
+            try:
+                room = self.rebuild(loaded)
+            except Exception as error:  # one bad room must not stop the server
+                self.store.set_aside(loaded.room_id, error)
+                continue
             self.rooms[room.room_id] = room
             rooms.append(room)
         return rooms
 
+    def rebuild(self, loaded: LoadedRoom) -> Room:
+        """A room from its stored facts (its state replayed from its events).
+
+        Raises:
+            Exception: whatever the stored facts make the rules or the engine raise (a
+                room that cannot be rebuilt; :meth:`load` sets it aside).
+        """
+        room = Room(self, loaded.room_id, RoomSettings.from_json(loaded.settings),
+                    loaded.seats)
+        strength_table(room.settings.rules.ranking)
+        room.restore(loaded)
+        return room
+
     def close(self) -> None:
-        """Stop every room's tasks."""
+        """Stop every room's tasks and the idle expiry."""
+        if self._sweeper is not None:
+            self._sweeper.cancel()
+            self._sweeper = None
         for room in self.rooms.values():
             room.close()

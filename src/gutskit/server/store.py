@@ -21,12 +21,15 @@ upgraded by Alembic (:func:`upgrade`, migrations in ``gutskit/server/migrations`
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
-from collections.abc import Sequence
+import logging
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 from sqlalchemy import (
     JSON,
@@ -52,6 +55,8 @@ from gutskit.io.location import sqlite_url
 from gutskit.io.storage import Base, EventRecord, SessionRecord, StorageError, default_db_path
 
 __all__ = [
+    "ARCHIVED",
+    "SET_ASIDE",
     "DealRow",
     "LoadedRoom",
     "RoomStore",
@@ -277,54 +282,64 @@ def _write(connection: Connection, batch: Sequence[_Rows]) -> None:
 
 
 class GroupWriter:
-    """Group commit on the event loop: writes submitted during one turn of the loop (by any
-    room) are committed together in one transaction, one ``executemany`` per statement,
-    when the loop gets to the flush it schedules, and each submitter resumes once its rows
-    are committed. One commit serves many actions on a busy server; no thread, so no lock
-    handoffs. If the transaction fails, each write is retried alone, so one room's failure
-    is reported to that room only."""
+    """Group commit off the event loop: writes submitted during one turn of the loop (by
+    any room) are committed together in one transaction, one ``executemany`` per
+    statement, on the store's database thread (``executor``), and each submitter resumes
+    once its rows are committed. While a commit runs (a slow or locked database), the loop
+    goes on serving every other room and the writes submitted meanwhile wait for the next
+    commit. One commit serves many actions on a busy server. If the transaction fails, each
+    write is retried alone, so one room's failure is reported to that room only."""
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, executor: ThreadPoolExecutor) -> None:
         self.engine = engine
+        self.executor = executor
         self.pending: list[tuple[_Rows, asyncio.Future[None]]] = []
-        self.scheduled = False
+        self.task: asyncio.Task[None] | None = None
 
     def submit(self, rows: _Rows) -> asyncio.Future[None]:
         """Queue ``rows``; the future is done once they are committed (or failed)."""
         loop = asyncio.get_running_loop()
         future: asyncio.Future[None] = loop.create_future()
         self.pending.append((rows, future))
-        if not self.scheduled:
-            self.scheduled = True
-            loop.call_soon(self.flush)
+        if self.task is None or self.task.done():
+            self.task = loop.create_task(self._drain())
         return future
 
-    def close(self) -> None:
-        """Commit what is still queued."""
-        self.flush()
+    async def _drain(self) -> None:
+        await asyncio.sleep(0)  # the other writes of this turn of the loop join the batch
+        loop = asyncio.get_running_loop()
+        while self.pending:
+            batch, self.pending = self.pending, []
+            errors = await loop.run_in_executor(self.executor, self._commit,
+                                                [rows for rows, _ in batch])
+            for (_, future), outcome in zip(batch, errors, strict=True):
+                _settle(future, outcome)
 
-    def flush(self) -> None:
-        """Commit every queued write now."""
-        self.scheduled = False
+    def close(self) -> None:
+        """Commit what is still queued (on the database thread, after what runs there)."""
         batch, self.pending = self.pending, []
-        if not batch:
-            return
+        if batch:
+            errors = self.executor.submit(self._commit, [rows for rows, _ in batch]).result()
+            for (_, future), outcome in zip(batch, errors, strict=True):
+                _settle(future, outcome)
+
+    def _commit(self, batch: Sequence[_Rows]) -> list[BaseException | None]:
+        """Write ``batch`` (on the database thread); the error of each write, if any."""
         errors: list[BaseException | None]
         try:
             with self.engine.begin() as connection:
-                _write(connection, [rows for rows, _ in batch])
+                _write(connection, batch)
             errors = [None] * len(batch)
         except Exception:
             errors = []
-            for rows, _ in batch:
+            for rows in batch:
                 try:
                     with self.engine.begin() as connection:
                         _write(connection, [rows])
                     errors.append(None)
                 except Exception as failure:
                     errors.append(failure)
-        for (_, future), outcome in zip(batch, errors, strict=True):
-            _settle(future, outcome)
+        return errors
 
 
 def _settle(future: asyncio.Future[None], error: BaseException | None) -> None:
@@ -336,8 +351,23 @@ def _settle(future: asyncio.Future[None], error: BaseException | None) -> None:
         future.set_exception(error)
 
 
+_P = ParamSpec("_P")
+_T = TypeVar("_T")
+
+ARCHIVED = "archived"
+"""Status of a room closed after being idle (:attr:`ServerConfig.idle_minutes`): not loaded
+at start-up, its exports still served."""
+SET_ASIDE = "set_aside"
+"""Status of a room whose stored events failed to load or replay: not loaded at start-up
+(the error is logged); its rows are kept for a human to look at."""
+
+log = logging.getLogger("gutskit.server")
+
+
 class RoomStore:
-    """Rooms in one database. Every method is one transaction.
+    """Rooms in one database. Every method is one transaction. The server calls the
+    writing methods through :meth:`run` (and :meth:`append_async`), on one database
+    thread, so a slow database never holds up the event loop.
 
     Raises (every method):
         StorageError: the database cannot be read or written.
@@ -347,7 +377,20 @@ class RoomStore:
         self.engine = engine
         self.location = location
         self._sessions = sessionmaker(engine, expire_on_commit=False)
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gutskit-db")
         self._writer: GroupWriter | None = None
+
+    async def run(self, method: Callable[_P, _T], *args: _P.args, **kwargs: _P.kwargs) -> _T:
+        """Run a method of this store on its database thread (writes there are done one at a
+        time, in the order submitted) and return its result; the event loop serves other
+        rooms meanwhile.
+
+        Raises:
+            StorageError: as ``method`` does.
+        """
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._executor,
+                                          functools.partial(method, *args, **kwargs))
 
     def _db(self) -> Session:
         return self._sessions()
@@ -458,7 +501,7 @@ class RoomStore:
         rows = _append_rows(room_id, session_id, first_seq, events, deal, action, reveal,
                             deal_updates)
         if self._writer is None:
-            self._writer = GroupWriter(self.engine)
+            self._writer = GroupWriter(self.engine, self._executor)
         try:
             await self._writer.submit(rows)
         except SQLAlchemyError as error:
@@ -469,6 +512,7 @@ class RoomStore:
         if self._writer is not None:
             self._writer.close()
             self._writer = None
+        self._executor.shutdown(wait=True)
         self.engine.dispose()
 
     def set_status(self, room_id: str, status: str) -> None:
@@ -486,13 +530,66 @@ class RoomStore:
             raise self._fail(error) from None
 
     def load_rooms(self) -> list[LoadedRoom]:
-        """Every stored room with its seats, events, deals and applied actions."""
+        """Every stored room with its seats, events, deals and applied actions, except the
+        :data:`ARCHIVED` and :data:`SET_ASIDE` ones. A room that cannot be read (a stored
+        event that is not a valid event) is logged, marked :data:`SET_ASIDE` and left out.
+        """
+        loaded = []
+        for room_id in self.room_ids():
+            try:
+                room = self.load_room(room_id)
+            except Exception as error:  # one bad room must not stop the others
+                self.set_aside(room_id, error)
+                continue
+            if room is not None:
+                loaded.append(room)
+        return loaded
+
+    def room_ids(self, exclude: Sequence[str] = (ARCHIVED, SET_ASIDE)) -> list[str]:
+        """The ids of the stored rooms whose status is not in ``exclude``, oldest first."""
         try:
             with self._db() as db:
-                rooms = db.scalars(select(RoomRecord).order_by(RoomRecord.created_at)).all()
-                return [self._load(db, r) for r in rooms]
+                return list(db.scalars(select(RoomRecord.id)
+                                       .where(RoomRecord.status.not_in(list(exclude)))
+                                       .order_by(RoomRecord.created_at)))
         except SQLAlchemyError as error:
             raise StorageError(f"cannot read {self.location!r}: {error}") from None
+
+    def load_room(self, room_id: str) -> LoadedRoom | None:
+        """One stored room (any status), or ``None`` when there is none with this id.
+
+        Raises:
+            StorageError: the database cannot be read.
+            gutskit.core.history.HistoryError: a stored event is not a valid event.
+        """
+        try:
+            with self._db() as db:
+                room = db.get(RoomRecord, room_id)
+                return None if room is None else self._load(db, room)
+        except SQLAlchemyError as error:
+            raise StorageError(f"cannot read {self.location!r}: {error}") from None
+
+    def room_status(self, room_id: str) -> str | None:
+        """The stored status of a room (``None``: no such room)."""
+        try:
+            with self._db() as db:
+                room = db.get(RoomRecord, room_id)
+                return None if room is None else room.status
+        except SQLAlchemyError as error:
+            raise StorageError(f"cannot read {self.location!r}: {error}") from None
+
+    def set_aside(self, room_id: str, error: BaseException) -> None:
+        """Log that room ``room_id`` cannot be rebuilt (``error``) and mark it
+        :data:`SET_ASIDE` so the next start does not try again."""
+        log.error("room %s set aside: its stored events cannot be rebuilt (%s: %s)",
+                  room_id, type(error).__name__, error)
+        try:
+            with self._db() as db, db.begin():
+                record = db.get(RoomRecord, room_id)
+                if record is not None:
+                    record.status = SET_ASIDE
+        except SQLAlchemyError as failure:
+            log.error("room %s could not be marked set aside: %s", room_id, failure)
 
     def _load(self, db: Session, room: RoomRecord) -> LoadedRoom:
         seats = [SeatRow(seat=s.seat, name=s.name, token_hash=s.token_hash,

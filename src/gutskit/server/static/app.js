@@ -321,6 +321,12 @@ function onMessage(m) {
       if (before !== m.room.status) loadLedger();
       break;
     }
+    case "presence": // who is connected (the rest of the room is unchanged)
+      if (S.room) {
+        S.room = { ...S.room, spectators: m.spectators,
+          seats: S.room.seats.map((seat, i) => ({ ...seat, connected: m.connected[i] ?? seat.connected })) };
+      }
+      break;
     case "state":
       setTable(m.table);
       break;
