@@ -26,6 +26,7 @@ from gutskit.strategy.certify import (
     round_value,
     solve_exact,
     summarize,
+    symmetrize,
 )
 from gutskit.strategy.solver import equilibrium
 from gutskit.strategy.tables import hand_table
@@ -281,3 +282,18 @@ def test_sampled_gains_agree_with_exact_gains() -> None:
     z = (mean - exact) / np.sqrt(var)
     assert abs(float(z.mean())) < 0.15 and 0.85 < float(z.std()) < 1.15
     assert float(np.abs(z).max()) < 5.0
+
+
+def test_suit_symmetric_solution_without_suit_tiebreak() -> None:
+    # suit_tiebreak = none: the game is symmetric in the suits; the heads-up recursive
+    # solution is averaged over the 24 suit permutations and still certified
+    rules = Rules(cards_per_hand=2, suit_tiebreak="none")
+    sol = solve_exact(2, 2, "recursive", rules)
+    assert sol.exploitability <= 1e-9
+    table = hand_table(rules.ranking)
+    f = sol.sigma
+    for a, b in (("As Kd", "Ah Kc"), ("Js 4d", "Jh 4c"), ("7c 7d", "7h 7s")):
+        assert f[table.index_of(parse_cards(a))] == pytest.approx(
+            f[table.index_of(parse_cards(b))], abs=1e-12)
+    assert f.mean() == pytest.approx(0.5052790, abs=1e-6)  # the unique optimal in-rate
+    assert np.abs(symmetrize(f, rules.ranking) - f).max() < 1e-12

@@ -56,6 +56,7 @@ deals (flagged "sampled", with a standard error).
 from __future__ import annotations
 
 import gzip
+import itertools
 import json
 import time
 from collections.abc import Sequence
@@ -76,7 +77,7 @@ from gutskit.core.evaluation import Ranking, evaluate
 from gutskit.core.rules import Rules
 from gutskit.strategy.odds import disjoint_sums
 from gutskit.strategy.solver import MODELS, Model, SolverError, equilibrium, game_model
-from gutskit.strategy.tables import HandTable, hand_table
+from gutskit.strategy.tables import HandTable, combination_index, hand_table
 
 __all__ = [
     "CELLS",
@@ -96,6 +97,7 @@ __all__ = [
     "solve_exact",
     "solve_strategy",
     "summarize",
+    "symmetrize",
 ]
 
 FloatArray = npt.NDArray[np.float64]
@@ -568,6 +570,38 @@ def _newton(f: FloatArray, free: IntArray, players: int, ranking: Ranking,
     return x
 
 
+@cache
+def _suit_images(ranking: Ranking) -> IntArray:
+    """For each of the 24 suit permutations, the combination index of every hand's image
+    (shape (24, n_hands))."""
+    table = hand_table(ranking)
+    cards = table.cards.astype(np.int64)
+    rows = []
+    for perm in itertools.permutations(range(4)):
+        mapped = (cards // 4) * 4 + np.asarray(perm)[cards % 4]
+        mapped.sort(axis=1)
+        rows.append([combination_index(tuple(int(c) for c in row)) for row in mapped])
+    return np.asarray(rows, dtype=np.int64)
+
+
+def symmetrize(sigma: npt.ArrayLike, ranking: Ranking) -> FloatArray:
+    """The average of ``sigma`` over the 24 suit permutations: a strategy that treats
+    hands equal up to suits alike. Meaningful when the ranking ignores suits
+    (``suit_tiebreak = "none"``): the game is then invariant under suit permutations, and
+    in the zero-sum heads-up recursive game the average of optimal strategies is optimal.
+
+    Raises:
+        CertifyError: a bad strategy.
+    """
+    table = hand_table(ranking)
+    f = _check_sigma(sigma, table)
+    images = _suit_images(ranking)
+    out = np.zeros_like(f)
+    for row in images:
+        out[row] += f
+    return np.asarray(out / len(images))
+
+
 @dataclass(frozen=True)
 class _Solution:
     sigma: FloatArray
@@ -616,6 +650,15 @@ def solve_exact(cards: int, players: int, model: Model, rules: Rules | None = No
     if ex > target:
         raise CertifyError(f"no certificate after {rounds} rounds: exploitability {ex:.3g} "
                            f"> {target:g}")
+    if players == 2 and model == "recursive" and ranking.suit_tiebreak == "none":
+        # suit symmetry (issue 12 item 1): the averaged optimal strategy is optimal too;
+        # kept only if its own exact certificate holds
+        sym = symmetrize(f, ranking)
+        sym_gains = hand_gains(sym, players=players, ranking=ranking, model=model)
+        sym_ex = exploitability(sym, players=players, ranking=ranking, model=model,
+                                gains=sym_gains)
+        if sym_ex <= target:
+            f, g, ex = sym, sym_gains, sym_ex
     return _Solution(sigma=f, gains=g, exploitability=max(ex, 0.0), iterations=rounds,
                      free=len(free))
 
