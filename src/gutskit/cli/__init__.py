@@ -18,6 +18,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     Ctrl-C at any moment (while the command loads, at a prompt, during a long run) prints
     one line ``interrupted`` on stderr and exits with status 130, never a traceback.
     """
+    for stream in (sys.stdout, sys.stderr):
+        # Text that cannot be encoded (a lone surrogate from a non-UTF-8 argument, say) is
+        # printed as \\udcff rather than ending the command with a traceback.
+        with contextlib.suppress(AttributeError, ValueError, OSError):
+            stream.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
     try:
         from gutskit.cli.app import main as run
 

@@ -10,6 +10,7 @@ from typing import Annotated
 import typer
 
 from gutskit.cli.options import JsonOpt, check_output_path
+from gutskit.cli.words import count
 
 __all__ = ["EPILOG", "analyze", "register"]
 
@@ -61,7 +62,8 @@ def analyze(
         from gutskit.io.plots import snowball_plot
 
         snowball_plot(report.pots_by_matched, plot,
-                      title=f"Pot snowball ({report.rounds} rounds, {report.games} games)")
+                      title=f"Pot snowball ({count(report.rounds, 'round')}, "
+                            f"{count(report.games, 'game')})")
     if as_json:
         data = report.to_dict()
         if plot is not None:
@@ -69,8 +71,8 @@ def analyze(
         typer.echo(json.dumps(data, indent=2))
         return
     out = Console(highlight=False, width=max(110, Console().width))
-    players = Table(title=f"Players ({report.sessions} sessions, {report.rounds} rounds, "
-                          f"{report.games} games)")
+    players = Table(title=f"Players ({count(report.sessions, 'session')}, "
+                          f"{count(report.rounds, 'round')}, {count(report.games, 'game')})")
     for col in ("player", "rounds", "in-rate", "win rate", "net", "net/round",
                 "net/round by position (0 = dealer)"):
         players.add_column(col, justify="left" if col == "player" else "right")
@@ -90,10 +92,11 @@ def analyze(
     snow = report.snowball_check
     if snow.get("median_antes") is not None:
         out.print(f"Seeds: {snow['claim']}. Here after 3 or 4 matched rounds: median "
-                  f"{snow['median_antes']:g} antes, {snow['share_within_10_to_30']:.0%} "
+                  f"{snow['median_antes']:g} ante{'' if snow['median_antes'] == 1 else 's'}, "
+                  f"{snow['share_within_10_to_30']:.0%} "
                   f"within 10-30, {snow['share_below_10']:.0%} below, "
-                  f"{snow['share_above_30']:.0%} above ({snow['rounds_after_3_or_4_matched']}"
-                  f" rounds).")
+                  f"{snow['share_above_30']:.0%} above "
+                  f"({count(snow['rounds_after_3_or_4_matched'], 'round')}).")
     out.print(f"Games whose pot grew fivefold within three rounds: {report.fivefold_games}")
     coll = Table(title=f"Collusion: does a player's call depend on the partner's cards? "
                        f"(flag: Holm-adjusted p < {report.alpha:g})",

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from gutskit.cli.errors import UsageProblem
 from gutskit.cli.options import (
     ChipsOpt,
     DbOpt,
@@ -121,6 +122,10 @@ def play(
     from gutskit.io.location import check_location, default_db_path, is_url
 
     rules = resolve_rules(preset_name, rules_file, rule)
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        raise UsageProblem(f"--name {name!r} is not valid UTF-8 text") from None
     check_location(db)
     store = BackgroundStore(db)
     if db is not None and is_url(db):

@@ -4,12 +4,17 @@ The server (FastAPI, uvicorn, SQLAlchemy) is imported only when ``guts serve`` r
 
 from __future__ import annotations
 
+import errno
 import json
+import socket
 import sys
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+
+from gutskit.cli.errors import UsageProblem
+from gutskit.cli.words import count
 
 __all__ = ["register", "serve", "verify"]
 
@@ -55,31 +60,64 @@ def serve(
     import limits
     import uvicorn
 
-    from gutskit.server.app import create_app
-    from gutskit.server.rooms import ServerConfig
-    from gutskit.server.store import open_room_store
-
     try:
         limits.parse_many(room_limit)
     except ValueError:
         sys.stderr.write(f"error: --room-limit {room_limit!r} is not a rate such as "
                          "'5/minute;30/hour'\n")
         raise SystemExit(2) from None
-    store = open_room_store(db)  # fail early (exit 2) on a bad database
-    config = ServerConfig(
-        bot_delay=(min(0.6, bot_delay), bot_delay), room_limit=room_limit,
-        max_connections_per_room=max_connections_per_room,
-        max_connections_per_address=max_connections_per_address,
-        hello_timeout=hello_timeout, idle_minutes=idle_minutes,
-        min_decision_seconds=min_decision_seconds, min_reveal_seconds=min_reveal_seconds,
-        max_body_bytes=max_body_bytes)
-    app = create_app(store=store, config=config, allowed_origins=allow_origin or ())
+    listener = _listen(host, port)  # a busy port is one error line, before anything else
+    try:
+        from gutskit.server.app import create_app
+        from gutskit.server.rooms import ServerConfig
+        from gutskit.server.store import open_room_store
+
+        store = open_room_store(db)  # fail early (exit 2) on a bad database
+        config = ServerConfig(
+            bot_delay=(min(0.6, bot_delay), bot_delay), room_limit=room_limit,
+            max_connections_per_room=max_connections_per_room,
+            max_connections_per_address=max_connections_per_address,
+            hello_timeout=hello_timeout, idle_minutes=idle_minutes,
+            min_decision_seconds=min_decision_seconds, min_reveal_seconds=min_reveal_seconds,
+            max_body_bytes=max_body_bytes)
+        app = create_app(store=store, config=config, allowed_origins=allow_origin or ())
+    except BaseException:
+        listener.close()
+        raise
     typer.echo(f"gutskit server on http://{host}:{port}/ (database: {store.location})",
                err=True)
     # No permessage-deflate: compressing every small JSON frame per recipient cost more
     # server CPU than anything else in the load test (benchmarks/load_server.py).
-    uvicorn.run(app, host=host, port=port, ws_max_size=65536, ws_per_message_deflate=False,
-                log_level="warning")
+    server = uvicorn.Server(uvicorn.Config(
+        app, host=host, port=port, ws_max_size=65536, ws_per_message_deflate=False,
+        log_level="warning"))
+    server.run(sockets=[listener])
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    """A socket bound to ``host:port`` for the server (uvicorn listens on it).
+
+    Raises:
+        UsageProblem: the address cannot be used (the port is busy, the host unknown); the
+            message names ``host:port``.
+    """
+    where = f"{host}:{port}"
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(
+            host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)[0]
+    except (socket.gaierror, UnicodeError) as error:
+        raise UsageProblem(f"cannot listen on {where}: unknown host ({error})") from None
+    listener = socket.socket(family, kind, proto)
+    try:
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind(address)
+    except OSError as error:
+        listener.close()
+        reason = ("the port is already in use" if error.errno == errno.EADDRINUSE
+                  else error.strerror or str(error))
+        raise UsageProblem(f"cannot listen on {where}: {reason}") from None
+    listener.set_inheritable(True)
+    return listener
 
 
 def verify(
@@ -145,7 +183,9 @@ def verify(
             checks = verify_history(parse_history(text, str(file)))
             for check in checks:
                 typer.echo(f"{check.detail}: replays through the engine")
-            typer.echo(f"{len(checks)} rounds replay through the engine; fairness is not "
+            replay = "replays" if len(checks) == 1 else "replay"
+            typer.echo(f"{count(len(checks), 'round')} {replay} through the engine; fairness "
+                       "is not "
                        "provable for this history: it has no commitments (a server room's "
                        "fairness.json has them)")
             return
@@ -160,10 +200,12 @@ def verify(
     dealt = [c for c in results if c.status != "pending"]
     for check in results:
         if check.status == "ok" and check.top_cards:
-            extra = f", {check.cards_checked} cards of the history match" if history else ""
+            extra = (f", {count(check.cards_checked, 'card')} of the history "
+                     f"{'matches' if check.cards_checked == 1 else 'match'}" if history else "")
             typer.echo(f"round {check.round}: ok (deck starts {check.top_cards}{extra})")
         elif check.status == "ok":
-            extra = f", {check.cards_checked} cards of the history match" if history else ""
+            extra = (f", {count(check.cards_checked, 'card')} of the history "
+                     f"{'matches' if check.cards_checked == 1 else 'match'}" if history else "")
             typer.echo(f"round {check.round}: ok ({check.detail}{extra})")
         elif check.status == "pending":
             typer.echo(f"round {check.round}: committed, not dealt")
@@ -171,7 +213,7 @@ def verify(
             typer.echo(f"round {check.round}: not opened yet")
     if history is not None:
         typer.echo("the hand history replays through the engine")
-    typer.echo(f"{len(ok)} of {len(dealt)} rounds verified")
+    typer.echo(f"{len(ok)} of {count(len(dealt), 'round')} verified")
 
 
 def _json_object(text: str) -> dict[str, Any] | None:

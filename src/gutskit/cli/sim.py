@@ -18,6 +18,7 @@ from gutskit.cli.options import (
     SeedOpt,
     resolve_rules,
 )
+from gutskit.cli.words import count
 
 if TYPE_CHECKING:
     from rich.progress import Progress, TaskID
@@ -99,8 +100,8 @@ def sim(
     out.print(table)
     growth = ("n/a (no game completed)" if summary.mean_pot_growth is None
               else f"{summary.mean_pot_growth:.2f}x the opening pot "
-                   f"(over {summary.completed_games} completed games)")
-    out.print(f"Rounds: {summary.rounds} ({summary.outcomes['showdown']} showdowns, "
+                   f"(over {count(summary.completed_games, 'completed game')})")
+    out.print(f"Rounds: {summary.rounds} ({count(summary.outcomes['showdown'], 'showdown')}, "
               f"{summary.outcomes['uncontested']} uncontested, {summary.outcomes['void']} void)")
     out.print(f"Games: {summary.games} · sessions: {summary.sessions}")
     out.print(f"Largest pot: {summary.largest_pot}")

@@ -12,6 +12,7 @@ from typing import Annotated, Any
 import typer
 
 from gutskit.cli.options import JsonOpt, PresetOpt, RuleOpt, RulesFileOpt, resolve_rules
+from gutskit.cli.words import count, verb
 
 __all__ = ["compare", "referee", "register", "rules_command"]
 
@@ -46,7 +47,7 @@ def compare(
     if size is None and not overridden and preset_name is None:
         size = len(first.replace(",", " ").split())
         if size not in (2, 3):
-            raise CardError(f"hand {first!r} has {size} cards; Guts hands have 2 or 3")
+            raise CardError(f"hand {first!r} has {count(size, 'card')}; Guts hands have 2 or 3")
     if size is not None:
         rules = rules.replace(cards_per_hand=size)
     k = rules.cards_per_hand
@@ -78,8 +79,11 @@ def _read_referee_input(file: str) -> Any:
     from gutskit.core.referee import RefereeError
 
     if file == "-":
-        text = sys.stdin.read()
         where = "standard input"
+        try:
+            text = sys.stdin.buffer.read().decode("utf-8")
+        except UnicodeDecodeError:
+            raise RefereeError(f"{where}: not UTF-8 text") from None
     else:
         path = Path(file)
         try:
@@ -133,6 +137,10 @@ def referee(
         _echo_json(result)
         return
     out = Console(highlight=False)
+    passed = result.get("dealer_passed")
+    if passed:
+        out.print(f"{escape(passed['from'])} has no chips and is not dealt in: the deal "
+                  f"passes to {escape(passed['to'])}.")
     final_stacks = dict(result["stacks"])
     # From the buy-ins, round by round (rebuys before their round's deal).
     stacks = {p["name"]: p["stack"] for p in data["players"]}
@@ -177,7 +185,8 @@ def referee(
     out.print(f"Pot: {result['pot']} · reserve: {result['reserve']}{over}")
     if result.get("payments"):
         out.print("Settle up: " + "; ".join(
-            f"{escape(p['from'])} pays {escape(p['to'])} {p['chips']}"
+            f"{escape(p['from'])} {verb(p['from'], 'pays', 'pay')} {escape(p['to'])} "
+            f"{p['chips']}"
             for p in result["payments"]) + ".")
 
 

@@ -28,6 +28,8 @@ from rich.markup import escape
 from rich.rule import Rule
 from rich.table import Table
 
+from gutskit.cli.words import count
+from gutskit.cli.words import verb as verb_for
 from gutskit.core import settlement
 from gutskit.core.cards import CardError, parse_card, pretty_cards
 from gutskit.core.engine import (
@@ -65,7 +67,7 @@ from gutskit.core.events import (
 )
 from gutskit.core.ledger import ledger, session_winners
 from gutskit.core.payments import settle_up
-from gutskit.core.rules import Rules
+from gutskit.core.rules import PRESETS, Rules
 from gutskit.core.views import joint_views, view_for
 from gutskit.strategy.bots import Strategy, bot_table, choose_pass
 
@@ -79,6 +81,7 @@ __all__ = [
     "play_session",
     "rules_summary",
     "show_ledger",
+    "variant_names",
 ]
 
 ME = 0
@@ -139,9 +142,28 @@ def best_hand(hand: Hand, community: Hand | None, ranking: Ranking) -> HandValue
     return max((evaluate(cards, ranking) for cards in options), key=lambda v: v.key)
 
 
+VARIANT_PRESETS = ("hi-lo", "monte-carlo", "pass-the-trash", "no-peek", "ghost-hand",
+                   "single-loser", "all-out-penalty", "drop")
+"""The presets (:data:`gutskit.core.rules.PRESETS`) that name a variant of play; the banner
+of ``guts play`` names each one the house rules include."""
+
+
+def variant_names(rules: Rules) -> list[str]:
+    """The variants of play ``rules`` include, by the name of their preset's description
+    (e.g. ``"Hi-Lo Guts"``, ``"Monte Carlo Guts"``), in :data:`VARIANT_PRESETS` order."""
+    chosen = rules.to_dict()
+    names = []
+    for name in VARIANT_PRESETS:
+        description, overrides = PRESETS[name]
+        if overrides and all(chosen[key] == value for key, value in overrides.items()):
+            names.append(description.partition(":")[0])
+    return names
+
+
 def rules_summary(rules: Rules) -> str:
-    """A one-line summary of the house rules that matter most at the table."""
-    parts = [f"{rules.cards_per_hand}-card Guts", f"ante {rules.ante}",
+    """A one-line summary of the house rules that matter most at the table: the variants
+    of play (:func:`variant_names`), then the main house rules."""
+    parts = [*variant_names(rules), f"{rules.cards_per_hand}-card Guts", f"ante {rules.ante}",
              f"{rules.declaration} declaration", f"all out: {rules.all_out}"]
     if rules.pot_cap is not None:
         parts.append(f"pot cap {rules.pot_cap} ({rules.pot_cap_mode})")
@@ -186,7 +208,12 @@ class Narrator:
         """``"Ava is"`` / ``"You are"``: a seat as the subject of a sentence."""
         if seat == self.me:
             return f"You {you_verb}"
-        return f"{self.name(state, seat)} {verb}"
+        return f"{self.name(state, seat)} {verb_for(state.names[seat], verb, you_verb)}"
+
+    def verb(self, state: GameState, seat: int, verb: str, you_verb: str) -> str:
+        """``verb`` for a seat as the subject, ``you_verb`` for you (or a player named
+        "You")."""
+        return verb_for(state.names[seat], verb, you_verb, you=seat == self.me)
 
     def event(self, before: GameState | None, event: Event, after: GameState) -> None:
         """Narrate ``event``, which took ``before`` to ``after``."""
@@ -208,7 +235,8 @@ class Narrator:
             self._dealt(event, after)
         elif isinstance(event, PassChosen):
             if self.me is None:
-                out(f"  {self.name(after, event.seat)} passes "
+                out(f"  {self.name(after, event.seat)} "
+                    f"{self.verb(after, event.seat, 'passes', 'pass')} "
                     f"{pretty_cards((event.card,))}.")
         elif isinstance(event, CardsPassed):
             self._passed(event, after)
@@ -216,7 +244,8 @@ class Narrator:
             out(f"Misdeal ({escape(event.reason)}): the cards are thrown in, the antes stay in "
                 "the pot and the same dealer deals again.")
         elif isinstance(event, Rebought):
-            out(f"{self.subject(after, event.seat, 'buys', 'buy')} {event.chips} more chips.")
+            chips = count(event.chips, "more chip", "more chips")
+            out(f"{self.subject(after, event.seat, 'buys', 'buy')} {chips}.")
         elif isinstance(event, SatOut):
             out(f"{self.subject(after, event.seat, 'is', 'are')} sat out for the rest of the "
                 f"session: {escape(event.reason)}.")
@@ -315,11 +344,11 @@ class Narrator:
                 hand = event.shown[seat]
                 shown = f" ({_hand_text(hand, rules)})" if hand else ""
                 out(f"{self.subject(after, seat, 'holds', 'hold')} the best hand{shown} and "
-                    f"{'pay' if seat == self.me else 'pays'} the antes.")
+                    f"{self.verb(after, seat, 'pays', 'pay')} the antes.")
         elif event.outcome is Outcome.UNCONTESTED:
             winner = event.winners[0]
             who = self.subject(after, winner, "is", "are")
-            takes = "take" if winner == self.me else "takes"
+            takes = self.verb(after, winner, "takes", "take")
             out(f"[bold]{who}[/] the only one in and {takes} the pot of {pot} uncontested.")
         else:
             table = Table(title=f"Showdown for a pot of {pot}", title_justify="left")
@@ -362,7 +391,7 @@ class Narrator:
             out(f"Next pot: [bold]{event.pot_after}[/]{extra}.")
         for seat in event.eliminated:
             out(f"[red]{self.subject(after, seat, 'is', 'are')} eliminated[/] for the rest "
-                f"of the session (keeping {after.stacks[seat]} chips).")
+                f"of the session (keeping {count(after.stacks[seat], 'chip')}).")
         if event.outcome is not Outcome.VOID and event.pot_after == 0 and not event.session_over:
             out("The pot is empty: the next round starts a new game.")
         self._stacks(after)
@@ -397,7 +426,8 @@ def show_ledger(console: Console, state: GameState) -> None:
     console.print(f"Most chips: {', '.join(escape(w) for w in winners)}.")
     nets = {line.name: line.net for line in ledger(state)}
     if any(nets.values()) and sum(nets.values()) == 0:  # who pays whom, fewest transfers
-        payments = "; ".join(f"{escape(p.payer)} pays {escape(p.payee)} {p.chips}"
+        payments = "; ".join(f"{escape(p.payer)} {verb_for(p.payer, 'pays', 'pay')} "
+                             f"{escape(p.payee)} {p.chips}"
                              for p in settle_up(nets))
         console.print(f"Settle up: {payments}.")
 

@@ -17,6 +17,7 @@ from gutskit.cli.options import (
     check_output_path,
     resolve_rules,
 )
+from gutskit.cli.words import count
 
 __all__ = ["BOT_KIND_NAMES", "EPILOG", "register", "tournament"]
 
@@ -92,7 +93,7 @@ def tournament(
         from gutskit.io.plots import bankroll_plot
 
         bankroll_plot(result.bankroll, plot, bands=result.bankroll_half,
-                      title=f"Bankroll by bot ({sessions} sessions, 95% t band)")
+                      title=f"Bankroll by bot ({count(sessions, 'session')}, 95% t band)")
     if as_json:
         data = result.to_dict()
         if plot is not None:
@@ -100,8 +101,9 @@ def tournament(
         typer.echo(json.dumps(data, indent=2))
         return
     out = Console(highlight=False, width=max(110, Console().width))
-    table = Table(title=f"Tournament: {' '.join(result.lineup)}; {sessions} sessions x "
-                        f"{rounds} rounds, {result.rounds_played} rounds played, seed {seed}")
+    table = Table(title=f"Tournament: {' '.join(result.lineup)}; "
+                        f"{count(sessions, 'session')} x {count(rounds, 'round')}, "
+                        f"{count(result.rounds_played, 'round')} played, seed {seed}")
     for col in ("bot", "seats", "chips/round", "95% CI", "in-rate", "exploit.", "s.e.",
                 "BR"):
         table.add_column(col, justify="left" if col == "bot" else "right")
@@ -118,9 +120,11 @@ def tournament(
     out.print(f"CI: {CI_METHOD}.")
     out.print("exploit.: chips per round a best threshold response (BR: its percentile) "
               "wins against copies of the bot; s.e.: its standard error.")
-    notes = {r.exploitability.note for r in result.results}
-    for note in sorted(notes):
-        out.print(f"Exploitability: {note}.")
+    kinds_by_note: dict[str, list[str]] = {}
+    for r in result.results:
+        kinds_by_note.setdefault(r.exploitability.note, []).append(r.kind)
+    for note, kinds in kinds_by_note.items():  # labelled with the bots each note is about
+        out.print(f"Exploitability of {', '.join(kinds)}: {note}.")
     if plot is not None:
         out.print(f"Bankroll plot saved to {plot}")
     if history is not None:

@@ -84,6 +84,7 @@ __all__ = [
     "pass_card",
     "rebuy",
     "replay",
+    "seat_to_deal",
     "shuffled_deck",
 ]
 
@@ -492,7 +493,8 @@ def start_event(names: Sequence[str], stacks: int | Sequence[int], *, dealer: in
     Args:
         names: 2 to 10 distinct, non-empty player names, clockwise.
         stacks: each player's buy-in (chips), or one number for everyone.
-        dealer: the first dealer's seat.
+        dealer: the first dealer's seat; if that player has no chips, the deal passes to the
+            next seat on the left with chips (:func:`seat_to_deal`).
         rules: the house rules.
         pot: chips already in the pot (a game in progress).
         reserve: chips already in the reserve (a game in progress).
@@ -531,13 +533,14 @@ def start_event(names: Sequence[str], stacks: int | Sequence[int], *, dealer: in
         for name, stack in zip(names, stack_list, strict=True):
             if stack < rules.min_buy_in:
                 raise IllegalActionError(
-                    f"buy-in of {name!r} is {stack} chips, below the minimum buy-in of "
-                    f"{rules.min_buy_in}")
+                    f"buy-in of {name!r} is {stack} chip{'' if stack == 1 else 's'}, below "
+                    f"the minimum buy-in of {rules.min_buy_in}")
     needed = rules.cards_needed(len(names))
     if needed > len(DECK):
         raise IllegalActionError(
             f"{len(names)} players need {needed} cards a deal (hands, ghost hand, community "
             f"card), more than the {len(DECK)} in the deck")
+    dealer = seat_to_deal(dealer, stack_list)  # a first dealer with no chips passes the deal
     return SessionStarted(rules=rules, names=names, stacks=tuple(stack_list), dealer=dealer,
                           pot=pot, reserve=reserve,
                           loss_limits=_loss_limits(names, loss_limits))
@@ -653,7 +656,8 @@ def can_deal(state: GameState, hands: Sequence[Hand | None] | None = None, *,
             why = "eliminated" if state.eliminated[seat] else "out of chips"
             return f"{name!r} cannot be dealt in: {why}"
         if len(hand) not in (0, k):  # () = dealt, cards not recorded (a real table)
-            return (f"hand of {name!r} ({format_cards(hand)}) has {len(hand)} cards, "
+            return (f"hand of {name!r} ({format_cards(hand)}) has {len(hand)} card"
+                    f"{'' if len(hand) == 1 else 's'}, "
                     f"expected {k}")
         for card in hand:
             if not (isinstance(card, int) and 0 <= card < 52):
@@ -681,7 +685,8 @@ def _extras_problem(state: GameState, seen: dict[Card, int], ghost: Hand | None,
         if not wanted:
             return f"a {label} was given, but the rules deal none"
         if len(extra) not in (0, size):
-            return f"the {label} ({format_cards(extra)}) has {len(extra)} cards, expected {size}"
+            return (f"the {label} ({format_cards(extra)}) has {len(extra)} "
+                    f"card{'' if len(extra) == 1 else 's'}, expected {size}")
         for card in extra:
             if not (isinstance(card, int) and 0 <= card < 52):
                 return f"the {label} holds {card!r}, which is not a card"
@@ -891,11 +896,13 @@ def can_rebuy(state: GameState, seat: int, chips: int) -> str | None:
         why = "sat out" if state.sat_out[seat] else "eliminated"
         return f"{name!r} is {why} for the rest of the session"
     if rules.max_rebuys is not None and state.rebuys_used[seat] >= rules.max_rebuys:
-        return f"{name!r} has used all {rules.max_rebuys} rebuys"
+        return (f"{name!r} has used all {rules.max_rebuys} "
+                f"rebuy{'' if rules.max_rebuys == 1 else 's'}")
     floor = rules.min_buy_in if rules.min_buy_in is not None else rules.ante
     if state.stacks[seat] >= floor:
-        return (f"{name!r} has {state.stacks[seat]} chips: a rebuy is for a stack below "
-                f"{floor}")
+        stack = state.stacks[seat]
+        return (f"{name!r} has {stack} chip{'' if stack == 1 else 's'}: a rebuy is for a "
+                f"stack below {floor}")
     least = rules.min_buy_in or 1
     if isinstance(chips, bool) or not isinstance(chips, int) or chips < least:
         return f"a rebuy must be a whole number of chips >= {least}, not {chips!r}"
@@ -954,7 +961,8 @@ def _declaration_problem(state: GameState, seat: int, declaration: Declaration) 
         return f"{name!r} declared in, but their hand is unknown: an in player needs a hand"
     if not settlement.can_cover(state.stacks[seat], state.pot, state.rules):
         owed = settlement.match_amount(state.pot, state.rules)
-        return (f"{name!r} cannot declare in: require_cover needs {owed} chips to match the "
+        return (f"{name!r} cannot declare in: require_cover needs {owed} "
+                f"chip{'' if owed == 1 else 's'} to match the "
                 f"pot, {name!r} has {state.stacks[seat]}")
     return None
 
@@ -1061,7 +1069,8 @@ def _sit_out(state: GameState) -> tuple[GameState, list[Event]]:
         limit = state.loss_limits[seat] if state.loss_limits else None
         loss = state.buy_ins[seat] - state.stacks[seat]
         events.append(SatOut(seat, f"{state.names[seat]} reached their loss limit of "
-                                   f"{limit} chips (down {loss}) and sits out"))
+                                   f"{limit} chip{'' if limit == 1 else 's'} (down {loss}) "
+                                   f"and sits out"))
     return _apply(state, events)
 
 
@@ -1089,14 +1098,34 @@ def _resolution_problem(state: GameState, decls: Sequence[Declaration | None]) -
 # Resolution (RULES.md "Antes, declaration, resolution", step 4-5).
 
 
+def seat_to_deal(dealer: int, stacks: Sequence[int],
+                 eliminated: Sequence[bool] | None = None) -> int:
+    """Who deals when the deal comes to seat ``dealer``: that seat if it is in play, else
+    the next seat on its left that is: a player with no chips is not dealt in and the deal
+    passes to the next seated player still in play (RULES.md "Money, limits, ending").
+    ``dealer`` itself when nobody is in play.
+
+    >>> seat_to_deal(0, [0, 5, 5]), seat_to_deal(2, [4, 0, 0]), seat_to_deal(1, [0, 0, 0])
+    (1, 0, 1)
+    """
+    n_seats = len(stacks)
+    for i in range(n_seats):  # the seat itself, then clockwise on its left
+        seat = (dealer + i) % n_seats
+        if stacks[seat] > 0 and not (eliminated is not None and eliminated[seat]):
+            return seat
+    return dealer
+
+
 def _next_dealer(state: GameState, stacks: Sequence[int], eliminated: Sequence[bool],
                  *, void: bool = False) -> int:
     """The next round's dealer: after a void round the same dealer deals again
     (German/French seed) if still in play; otherwise the deal passes to the next seat on
-    the left that is still in play (RULES.md "Money, limits, ending")."""
+    the left that is still in play (:func:`seat_to_deal`)."""
     dealer = state.dealer
     if void and not eliminated[dealer] and stacks[dealer] > 0:
         return dealer
+    seat = seat_to_deal((dealer + 1) % len(stacks), stacks, eliminated)
+    return seat if stacks[seat] > 0 and not eliminated[seat] else dealer
     n_seats = len(stacks)
     for i in range(1, n_seats + 1):  # clockwise from the dealer's left
         seat = (dealer + i) % n_seats

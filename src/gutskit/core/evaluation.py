@@ -212,7 +212,7 @@ def evaluate(cards: Sequence[Card], ranking: Ranking = DEFAULT_RANKING) -> HandV
     hand = tuple(cards)
     if len(hand) != ranking.cards_per_hand:
         raise HandSizeError(
-            f"hand {format_cards(hand)!r} has {len(hand)} cards, "
+            f"hand {format_cards(hand)!r} has {len(hand)} card{'' if len(hand) == 1 else 's'}, "
             f"expected {ranking.cards_per_hand}"
         )
     ensure_distinct(hand, context=format_cards(hand))

@@ -32,7 +32,10 @@ Output::
 and, only where they apply: per round ``community``, ``ghost``, ``ghost_won``,
 ``high`` / ``low`` (``{"pot", "winners"}``), ``pays_antes`` (the best hand(s) of a void
 round under ``all_out = "best_pays_antes"``), ``rebuys``, ``sat_out`` (``{name: why}``), and
-``outcome = "misdeal"``; with ``"end": true`` the top-level ``ledger``
+``outcome = "misdeal"``; the top-level ``dealer_passed`` (``{"from", "to"}``) when the
+first dealer has no chips (such a player is not dealt in and the deal passes to the next
+seat in play: :func:`gutskit.core.engine.seat_to_deal`); with ``"end": true`` the top-level
+``ledger``
 (``{name: {"buy_in", "stack", "net"}}``) and ``payments`` (who pays whom, fewest
 transfers: ``[{"from", "to", "chips"}]``). A round's ``deltas`` leave out its rebuys.
 
@@ -130,6 +133,9 @@ def _start(data: Mapping[str, Any]) -> GameState:
         name = player.get("name")
         if not isinstance(name, str) or not name.strip():
             raise RefereeError(f"player {i} needs a non-empty \"name\", got {name!r}")
+        if _unencodable(name):
+            raise RefereeError(f"player {i}: name {name!r} is not valid Unicode text (it "
+                               f"holds a lone surrogate)")
         if name in names:
             raise RefereeError(f"duplicate player name {name!r}")
         if "stack" not in player:
@@ -144,6 +150,9 @@ def _start(data: Mapping[str, Any]) -> GameState:
                            f"({', '.join(names)})")
     pot = _chips(data.get("pot", 0), "pot")
     reserve = _chips(data.get("reserve", 0), "reserve")
+    if reserve and (rules.pot_cap is None or rules.pot_cap_mode != "reserve"):
+        raise RefereeError(f"reserve: {reserve} chips given, but these house rules keep no "
+                           f"reserve (only a pot_cap with pot_cap_mode = \"reserve\" does)")
     try:
         return new_session(names, stacks, dealer=names.index(dealer), rules=rules, pot=pot,
                            reserve=reserve,
@@ -244,6 +253,15 @@ def _round_declarations(state: GameState, rnd: Mapping[str, Any],
     return decls
 
 
+def _unencodable(text: str) -> bool:
+    """Whether ``text`` holds a lone surrogate (valid in JSON escapes, not in UTF-8)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
 def _names(state: GameState, seats: Any) -> list[str]:
     return [state.names[s] for s in sorted(seats)]
 
@@ -263,6 +281,7 @@ def settle(data: Any) -> dict[str, Any]:
     if not isinstance(end, bool):
         raise RefereeError(f"end must be true or false, not {end!r}")
     state = _start(data)
+    first_dealer = state.names[state.dealer]
     rounds = data.get("rounds", [])
     if not isinstance(rounds, list):
         raise RefereeError("rounds must be a list")
@@ -293,6 +312,9 @@ def settle(data: Any) -> dict[str, Any]:
         "reserve": state.reserve,
         "session_over": state.phase is Phase.OVER,
     }
+    asked = data["dealer"]
+    if first_dealer != asked:
+        result["dealer_passed"] = {"from": asked, "to": first_dealer}
     if end:
         state, _ = end_session(state)
         nets = {name: stack - buy_in for name, stack, buy_in

@@ -35,6 +35,7 @@ from pydantic import (
     field_validator,
     model_validator,
 )
+from pydantic_core import PydanticCustomError
 
 from gutskit.core.errors import GutsError
 from gutskit.core.evaluation import Ranking
@@ -139,6 +140,15 @@ class Rules(BaseModel):
         "(below the ante when there is none) may buy chips again.")
     max_rebuys: int | None = Field(
         None, description="Most rebuys per player in a session (none = no limit).")
+
+    @field_validator("cards_per_hand", mode="before")
+    @classmethod
+    def _whole_number(cls, value: Any) -> Any:
+        # A Literal[2, 3] accepts 3.0 (3.0 == 3); a count of cards is an integer, like a
+        # chip count (strict mode refuses "ante": 1.0 the same way).
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise PydanticCustomError("int_type", "Input should be a valid integer")
+        return value
 
     @field_validator("pot_cap", "min_buy_in", "max_rebuys", mode="before")
     @classmethod

@@ -641,7 +641,7 @@ def _check_v2(number: int, record: dict[str, Any], known: ReplayedRound | None,
     own = _openings(number, record.get("own", []), leaf_hashes)
     seeds_text = f"{sum(s is not None for s in seeds)} client seed(s)"
     if known is None:
-        return RoundCheck(number, "ok", 0, "", f"{len(opened)} cards opened, {seeds_text}")
+        return RoundCheck(number, "ok", 0, "", _opened(opened, seeds_text))
     try:
         order = deal_order(record["commitment"], seeds)
     except (TypeError, AttributeError):
@@ -706,7 +706,7 @@ def _check_v2(number: int, record: dict[str, Any], known: ReplayedRound | None,
                 raise FairnessError(f"round {number}: {_who(known, seat)} holds "
                                     f"{format_cards(hand)}, but the deal gave it {want}")
             checked += 1
-    return RoundCheck(number, "ok", checked, "", f"{len(opened)} cards opened, {seeds_text}")
+    return RoundCheck(number, "ok", checked, "", _opened(opened, seeds_text))
 
 
 def _name(known: ReplayedRound, owner: int | str) -> str:
@@ -756,3 +756,7 @@ def verify_history(history: Sequence[Record]) -> list[RoundCheck]:
     """
     rounds, _ = replay_history(history)
     return [RoundCheck(r.number, "replayed", 0, "", r.label) for r in rounds]
+
+
+def _opened(opened: Sequence[object], seeds_text: str) -> str:
+    return f"{len(opened)} card{'' if len(opened) == 1 else 's'} opened, {seeds_text}"

@@ -82,7 +82,8 @@ def describe_hand(text: str, rules: Rules) -> dict[str, Any]:
         cards = parse_cards(text)
         if len(cards) not in (n, n + 1):
             raise HandDescriptionError(
-                f"hand {text!r} has {len(cards)} cards; this table plays {n}")
+                f"hand {text!r} has {len(cards)} card{'' if len(cards) == 1 else 's'}; this "
+                f"table plays {n}")
         ranking = rules.ranking
         best = max((evaluate(c, ranking) for c in itertools.combinations(cards, n)),
                    key=lambda v: v.key)

@@ -346,7 +346,8 @@ def class_probabilities(in_weights: FloatArray, ranking: Ranking,
 
 def _hand_index(hand: Sequence[Card], ranking: Ranking) -> int:
     if len(hand) != ranking.cards_per_hand:
-        raise HandSizeError(f"hand {format_cards(hand)!r} has {len(hand)} cards, "
+        raise HandSizeError(f"hand {format_cards(hand)!r} has {len(hand)} "
+                            f"card{'' if len(hand) == 1 else 's'}, "
                             f"expected {ranking.cards_per_hand}")
     ensure_distinct(hand, context=format_cards(hand))
     return hand_table(ranking).index_of(tuple(hand))

@@ -134,7 +134,8 @@ class HandTable:
 
 def _code(cards: tuple[Card, ...] | list[Card], k: int) -> int:
     if len(cards) != k:
-        raise ValueError(f"hand {list(cards)!r} has {len(cards)} cards, expected {k}")
+        raise ValueError(f"hand {list(cards)!r} has {len(cards)} "
+                         f"card{'' if len(cards) == 1 else 's'}, expected {k}")
     code = 0
     for card in cards:
         if not (isinstance(card, int | np.integer) and 0 <= card < 52):

@@ -247,7 +247,8 @@ def best_response(policy: FastPolicy, rules: Rules, players: int, *, chips: int 
     diff = gain(best)
     value = max(0.0, float(diff.mean()))
     se = float(diff.std(ddof=1) / math.sqrt(diff.size))
-    note = (f"best threshold response, {tables} sessions x {rounds} rounds, buy-in {chips} "
+    note = (f"best threshold response, {tables} session{'' if tables == 1 else 's'} x {rounds} "
+            f"round{'' if rounds == 1 else 's'}, buy-in {chips} "
             f"(vectorized simulator, common random numbers), gain over the bot's own play")
     return Exploitability(value, se, best, note)
 
