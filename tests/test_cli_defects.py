@@ -281,3 +281,17 @@ def test_tournament_of_one_session_says_session_and_labels_its_footnotes() -> No
     assert "Exploitability of equilibrium: best threshold response" in text
     assert "Exploitability of rule-of-thumb: best threshold response" in text
     assert "Exploitability: " not in text
+
+
+def test_solve_checks_its_plot_file_before_it_solves(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import gutskit.strategy.solver as module
+
+    def must_not_run(*_: object, **__: object) -> None:
+        raise AssertionError("the table was solved before the plot file was checked")
+
+    monkeypatch.setattr(module, "equilibrium_table", must_not_run)
+    assert_user_error(guts("solve", "--table", "--plot", str(tmp_path / "no" / "t.svg")),
+                      "the folder")
+    assert_user_error(guts("solve", "--table", "--plot", str(tmp_path / "t.pdf")),
+                      "must end in .png or .svg")

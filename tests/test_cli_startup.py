@@ -170,3 +170,14 @@ def test_ctrl_c_at_the_prompt_ends_the_session_and_saves_it(tmp_path: Path) -> N
     assert process.returncode == 130
     assert b"Ledger" in out
     assert b"Hand history saved as session 1" in out
+
+
+@pytest.mark.parametrize("module", ["play", "sim", "table", "strategy", "tournament",
+                                    "analysis", "serve", "options", "errors", "terminal"])
+def test_no_command_module_imports_the_app(tmp_path: Path, module: str) -> None:
+    # The app imports the command modules; none leads back to it (no import cycle).
+    code = (f"import sys, gutskit.cli.{module}; "
+            f"sys.exit('gutskit.cli.app' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], env=_env(tmp_path),
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr

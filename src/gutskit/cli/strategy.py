@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from gutskit.cli.options import JsonOpt, resolve_rules
+from gutskit.cli.options import JsonOpt, check_output_path, resolve_rules
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -222,6 +222,9 @@ def solve(
 
     rules = _rules(preset_name, rule, None, cards)
     chosen = _model(model)
+    if plot is not None and not table:
+        raise SolverError("--plot needs --table")
+    check_output_path(plot, "plot file", (".png", ".svg"))  # before the long solve
     start = time.perf_counter()
     if export is not None:
         if table or plot is not None or pot is not None:
@@ -264,8 +267,6 @@ def solve(
         if plot is not None:
             out.print(f"Plot written to {plot}.")
         return
-    if plot is not None:
-        raise SolverError("--plot needs --table")
     e = equilibrium(cards_per_hand=cards, players=players, rules=rules, model=chosen, pot=pot)
     if as_json:
         typer.echo(json.dumps(e.to_dict(), indent=2))
