@@ -896,8 +896,9 @@ def can_rebuy(state: GameState, seat: int, chips: int) -> str | None:
         why = "sat out" if state.sat_out[seat] else "eliminated"
         return f"{name!r} is {why} for the rest of the session"
     if rules.max_rebuys is not None and state.rebuys_used[seat] >= rules.max_rebuys:
-        return (f"{name!r} has used all {rules.max_rebuys} "
-                f"rebuy{'' if rules.max_rebuys == 1 else 's'}")
+        used = ("the one rebuy" if rules.max_rebuys == 1
+                else f"all {rules.max_rebuys} rebuys")
+        return f"{name!r} has used {used} allowed (max_rebuys = {rules.max_rebuys})"
     floor = rules.min_buy_in if rules.min_buy_in is not None else rules.ante
     if state.stacks[seat] >= floor:
         stack = state.stacks[seat]
