@@ -50,6 +50,11 @@ def test_every_block_not_run_is_marked_with_its_reason() -> None:
             "starts a server, which runs until stopped",
         ("docs/bots-and-analysis.md", "python benchmarks/run_all.py"):
             "timings differ from run to run; the figures are one measured run",
+        ("docs/bots-and-analysis.md", "python benchmarks/collusion_error_rate.py "
+                                      "--batches 400 --power-batches 100 --rounds 60"):
+            "a 45-minute simulation; the figures are one measured run",
+        ("docs/strategy.md", "python examples/openspiel_cfr_heads_up.py --iterations 160000"):
+            "a 4-minute (CPU) training run; the figures are one measured run",
     }
 
 
