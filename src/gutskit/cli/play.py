@@ -31,6 +31,7 @@ from gutskit.cli.options import (
     SeedOpt,
     resolve_rules,
 )
+from gutskit.cli.tournament import BOT_KIND_NAMES
 
 if TYPE_CHECKING:
     from gutskit.core.events import Event, SessionStarted
@@ -106,6 +107,14 @@ def play(
     chips: ChipsOpt = 100,
     name: Annotated[str, typer.Option("--name", help="Your name at the table.")] = "You",
     db: DbOpt = None,
+    bots: Annotated[str | None, typer.Option(
+        "--bots", "-b", metavar="KIND[,KIND...]",
+        help="Your opponents, repeated to fill the seats: " + ", ".join(BOT_KIND_NAMES)
+             + " (threshold:P plays percentile P or better) [default: equilibrium,loose,"
+               "standard,exploitative,...].")] = None,
+    coach: Annotated[bool, typer.Option(
+        "--coach", help="After each declaration, show what the equilibrium does with your "
+                        "hand, with the EV of in vs out behind it.")] = False,
 ) -> None:
     """Play Guts in the terminal: you (seat 0) against bots.
 
@@ -120,12 +129,15 @@ def play(
     from rich.markup import escape
 
     from gutskit.io.location import check_location, default_db_path, is_url
+    from gutskit.strategy.strategies import parse_bot_kinds, play_table
 
     rules = resolve_rules(preset_name, rules_file, rule)
     try:
         name.encode("utf-8")
     except UnicodeEncodeError:
         raise UsageProblem(f"--name {name!r} is not valid UTF-8 text") from None
+    kinds = parse_bot_kinds(bots) if bots is not None else None
+    play_table(players - 1, kinds)  # more kinds than seats: an error before play starts
     check_location(db)
     store = BackgroundStore(db)
     if db is not None and is_url(db):
@@ -142,7 +154,7 @@ def play(
     rng = random.Random(seed) if seed is not None else None
     result = play_session(console=console, read=read, store=store, rules=rules,
                           players=players, chips=chips, rng=rng, name=name,
-                          echo=not interactive)
+                          echo=not interactive, bots=kinds, coach=coach)
     location = str(default_db_path()) if db is None else db
     console.print(f"Hand history saved as session {result.session_id} in {escape(location)} "
                   f"(see: guts history {result.session_id}"
@@ -231,6 +243,7 @@ def register(app: typer.Typer) -> None:
                 "  guts play\n\n"
                 "  guts play --players 3 --preset german-2card --chips 50\n\n"
                 "  guts play --preset indonesian --seed 7 --db ./guts.db\n\n"
+                "  guts play --players 4 --bots equilibrium,loose,cautious --coach\n\n"
                 "  printf 'in\\nout\\nquit\\n' | guts play --seed 1")(play)
     app.command(epilog="Examples:\n\n"
                 "  guts history\n\n"

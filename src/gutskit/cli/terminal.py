@@ -1,8 +1,9 @@
 """The terminal game (``guts play``) and the narration of a hand history.
 
-:func:`play_session` seats you (seat 0) against bots (:func:`gutskit.strategy.bots.bot_table`) and
-runs the engine round after round: it deals (a CSPRNG shuffle unless a seeded
-``random.Random`` is given), asks for your declaration, lets the bots decide from their own
+:func:`play_session` seats you (seat 0) against bots
+(:func:`gutskit.strategy.strategies.play_table`; ``--bots`` chooses them) and runs the
+engine round after round: it deals (a CSPRNG shuffle unless a seeded ``random.Random`` is
+given), asks for your declaration, lets the bots decide from their own
 views only (:mod:`gutskit.core.views`), and narrates every event with :class:`Narrator`. Every
 round's events are saved to a :class:`gutskit.io.storage.Store` as soon as the round is
 resolved. When the session ends (the rules end it, you type ``quit``, the input ends or you
@@ -69,7 +70,7 @@ from gutskit.core.ledger import ledger, session_winners
 from gutskit.core.payments import settle_up
 from gutskit.core.rules import PRESETS, Rules
 from gutskit.core.views import joint_views, view_for
-from gutskit.strategy.bots import Strategy, bot_table, choose_pass
+from gutskit.strategy.bots import Strategy, choose_pass
 
 __all__ = [
     "MAX_ECHO",
@@ -524,10 +525,20 @@ def ask_pass(console: Console, read: Callable[[str], str], state: GameState, sea
                       "e.g. 7h, or quit (q).")
 
 
+def _coach(console: Console, state: GameState) -> None:
+    """The coach's line for your hand (your own view only)."""
+    from gutskit.strategy.coach import advice
+
+    said = advice(view_for(state, ME))
+    if said is not None:
+        console.print(f"[cyan]{escape(said.line())}[/]")
+
+
 def play_session(*, console: Console, read: Callable[[str], str], store: HistorySink,
                  rules: Rules, players: int = 5, chips: int = 100,
                  rng: random.Random | None = None, name: str = "You",
-                 echo: bool = False) -> PlayResult:
+                 echo: bool = False, bots: tuple[str, ...] | None = None,
+                 coach: bool = False) -> PlayResult:
     """Play one session in the terminal: ``name`` in seat 0 against ``players - 1`` bots.
 
     Args:
@@ -543,6 +554,10 @@ def play_session(*, console: Console, read: Callable[[str], str], store: History
             CSPRNG.
         name: your name.
         echo: print typed answers (input from a pipe).
+        bots: the opponents' kinds (:data:`gutskit.strategy.strategies.BOT_KINDS`), repeated
+            to fill the seats; default :data:`gutskit.strategy.strategies.PLAY_TABLE`.
+        coach: after each of your declarations, print what the equilibrium does with your
+            hand and the EV behind it (:func:`gutskit.strategy.coach.advice`).
 
     Returns:
         The final state, the session id and why play stopped.
@@ -551,8 +566,10 @@ def play_session(*, console: Console, read: Callable[[str], str], store: History
         IllegalActionError: a bad table (seat count, chips, a name clash with a bot).
         StorageError: the hand history cannot be saved.
     """
-    bots: list[Strategy] = bot_table(players - 1)
-    names = [name, *(bot.name.partition(" (")[0] for bot in bots)]
+    from gutskit.strategy.strategies import play_table
+
+    table: list[Strategy] = play_table(players - 1, bots, rules)
+    names = [name, *(bot.name.partition(" (")[0] for bot in table)]
     picker = rng if rng is not None else random.Random(secrets.randbits(64))
     start = start_event(names, chips, dealer=picker.randrange(players), rules=rules)
     state = evolve(None, start)
@@ -567,7 +584,7 @@ def play_session(*, console: Console, read: Callable[[str], str], store: History
 
     narrator = Narrator(console, me=ME)
     console.print(f"[bold]Guts[/] — {rules_summary(rules)}.")
-    console.print("Opponents: " + ", ".join(escape(b.name) for b in bots) + ".")
+    console.print("Opponents: " + ", ".join(escape(b.name) for b in table) + ".")
     console.print(hint(rules))
     narrator.event(None, start, state)
     pending: list[Event] = []
@@ -593,7 +610,7 @@ def play_session(*, console: Console, read: Callable[[str], str], store: History
             state = apply(deal_from_rng(state, rng), state)
             if state.phase is Phase.PASS:
                 card = ask_pass(console, read, state, ME, echo=echo)
-                passes = {seat: choose_pass(bots[seat - 1], view, picker)
+                passes = {seat: choose_pass(table[seat - 1], view, picker)
                           for seat, view in joint_views(state).items() if seat != ME}
                 passes[ME] = card
                 state = apply(pass_all(state, passes), state)
@@ -601,13 +618,17 @@ def play_session(*, console: Console, read: Callable[[str], str], store: History
                 for seat in state.declaration_order():
                     if seat == ME:
                         choice = ask_declaration(console, read, state, ME, echo=echo)
+                        if coach:
+                            _coach(console, state)
                     else:
-                        choice = bots[seat - 1].declare(view_for(state, seat), picker)
+                        choice = table[seat - 1].declare(view_for(state, seat), picker)
                     state = apply(declare(state, seat, choice), state)
             else:
                 mine = ask_declaration(console, read, state, ME, echo=echo)
+                if coach:
+                    _coach(console, state)
                 views = joint_views(state)
-                calls = {seat: bots[seat - 1].declare(view, picker)
+                calls = {seat: table[seat - 1].declare(view, picker)
                          for seat, view in views.items() if seat != ME}
                 calls[ME] = mine
                 state = apply(declare_all(state, calls), state)

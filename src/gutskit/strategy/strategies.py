@@ -24,25 +24,30 @@ import math
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from gutskit.core.errors import GutsError
 from gutskit.core.events import Declaration, Outcome
 from gutskit.core.rules import Rules
 from gutskit.core.views import SeatView
 from gutskit.strategy.bots import RandomBot, RuleOfThumbBot, Strategy
-from gutskit.strategy.fast import FastPolicy
-from gutskit.strategy.tables import HandTable, hand_table
+
+if TYPE_CHECKING:  # numpy is imported where it is used: building a bot loads none of it
+    import numpy as np
+
+    from gutskit.strategy.fast import FastPolicy
+    from gutskit.strategy.tables import HandTable
 
 __all__ = [
     "BOT_KINDS",
+    "PLAY_TABLE",
     "EquilibriumBot",
     "ExploitativeBot",
     "ThresholdBot",
     "fast_policy",
     "make_bot",
+    "parse_bot_kinds",
+    "play_table",
 ]
 
 
@@ -75,6 +80,8 @@ class ThresholdBot:
         under ``require_cover``)."""
         if view.hand is None or _cannot_cover(view):
             return Declaration.OUT
+        from gutskit.strategy.tables import hand_table
+
         table = hand_table(view.rules.ranking)
         pct = float(table.rank_percentile[table.code_to_rank[_code(view.hand)]])
         return Declaration.IN if pct >= self.percentile else Declaration.OUT
@@ -123,6 +130,8 @@ class EquilibriumBot:
         eq = equilibrium(cards_per_hand=rules.cards_per_hand, players=players, rules=rules,
                          model=self.model,  # type: ignore[arg-type]
                          pot=pot)
+        from gutskit.strategy.tables import hand_table
+
         key = int(hand_table(rules.ranking).code_to_key[_code(view.hand)])
         return eq.in_probability(key)
 
@@ -203,6 +212,8 @@ class ExploitativeBot:
         ins = _ins_of(result, len(view.names))
         if ins is None:
             return
+        from gutskit.strategy.tables import hand_table
+
         table = hand_table(view.rules.ranking)
         bucket = self._bucket(last.pot, last)
         for seat, dealt in enumerate(last.dealt_in):
@@ -238,6 +249,8 @@ class ExploitativeBot:
         """Expected gain of *in* over *out* this round, in chips, under the opponent
         model (see the class docstring)."""
         assert view.hand is not None
+        from gutskit.strategy.tables import hand_table
+
         table = hand_table(view.rules.ranking)
         rank = int(table.code_to_rank[_code(view.hand)])
         cum = _cumulative(table)
@@ -289,6 +302,8 @@ def _cumulative(table: HandTable) -> np.ndarray[Any, np.dtype[np.float64]]:
     """``cum[r]`` = fraction of hands with dense rank below ``r`` (length n_ranks + 1)."""
     cached = _CUMULATIVE.get(id(table))
     if cached is None:
+        import numpy as np
+
         cached = np.concatenate(([0.0], np.cumsum(table.rank_count) / table.n_hands))
         _CUMULATIVE[id(table)] = cached
     return cached
@@ -354,6 +369,10 @@ def _rule_of_thumb_policy(bot: RuleOfThumbBot, rules: Rules, players: int,
 
     base = _base_view(rules, players)
     pct = table.rank_percentile
+    import numpy as np
+
+    from gutskit.strategy.fast import FastPolicy
+
     first = np.unique(table.rank, return_index=True)[1]
     rule = np.array([qualifies_by_rule_of_thumb(tuple(int(c) for c in table.cards[i]),
                                                 rules.cards_per_hand) for i in first])
@@ -389,6 +408,11 @@ def fast_policy(bot: Strategy, rules: Rules, players: int) -> FastPolicy | None:
     every pot up to ``4096 x players x ante`` (step changes by bisection, sampled every 64
     chips where they seem flat) and held beyond.
     """
+    import numpy as np
+
+    from gutskit.strategy.fast import FastPolicy
+    from gutskit.strategy.tables import hand_table
+
     table = hand_table(rules.ranking)
     if isinstance(bot, ThresholdBot):
         return FastPolicy.threshold(bot.percentile, rules.ranking, name=bot.name)
@@ -412,13 +436,19 @@ def fast_policy(bot: Strategy, rules: Rules, players: int) -> FastPolicy | None:
 BOT_KINDS: dict[str, str] = {
     "equilibrium": "plays the solver's symmetric equilibrium (gutskit.strategy.solver)",
     "rule-of-thumb": "the seeds' rules of thumb, tighter as the pot grows (gutskit.strategy.bots)",
+    "standard": "rule of thumb (the same as rule-of-thumb)",
     "cautious": "rule of thumb, 4 percentile points tighter",
     "loose": "rule of thumb, 8 percentile points looser",
     "exploitative": "learns opponents' in-rates and shown hands, best-responds",
     "random": "in with probability 1/2 whatever the hand",
     "threshold": "in at the median hand or better (threshold:P for percentile P)",
 }
-"""Bot kinds for ``guts tournament --bots``."""
+"""Bot kinds for ``guts tournament --bots`` and ``guts play --bots``."""
+
+PLAY_TABLE = ("equilibrium", "loose", "standard", "exploitative", "cautious", "equilibrium",
+              "random", "loose", "standard")
+"""The default opponents of ``guts play``, seat by seat (the first ``players - 1``): at least
+one equilibrium bot, and a mix of looser and tighter rule-of-thumb players."""
 
 
 class UnknownBotError(GutsError):
@@ -449,6 +479,8 @@ def make_bot(kind: str) -> Strategy:
         return EquilibriumBot()
     if name == "rule-of-thumb":
         return RuleOfThumbBot()
+    if name == "standard":
+        return RuleOfThumbBot(name="standard")
     if name in ("cautious", "loose"):
         return RuleOfThumbBot(style=STYLES[name], name=name)
     if name == "exploitative":
@@ -456,3 +488,68 @@ def make_bot(kind: str) -> Strategy:
     if name == "random":
         return RandomBot()
     raise UnknownBotError(f"unknown bot {kind!r} (known: {', '.join(BOT_KINDS)})")
+
+
+def _solver_models(rules: Rules, players: int) -> bool:
+    """Whether :func:`gutskit.strategy.solver.game_model` accepts ``rules`` (sequential
+    declaration solved as simultaneous). The plain rules with no variant and no pot cap are
+    accepted without importing the solver (and numpy): ``guts play`` shows its first
+    prompt before loading them."""
+    plain = not (rules.community_card or rules.pass_the_trash or rules.hi_lo
+                 or rules.no_peek or rules.ghost_hand or rules.pot_cap is not None)
+    if plain:
+        return True
+    from gutskit.strategy.solver import SolverError, game_model
+
+    try:
+        game_model(players, _solver_rules(rules), "recursive", players * rules.ante)
+    except SolverError:
+        return False
+    return True
+
+
+def parse_bot_kinds(text: str) -> tuple[str, ...]:
+    """``"equilibrium,loose"`` -> ``("equilibrium", "loose")``, every kind checked.
+
+    Raises:
+        UnknownBotError: an empty list or an unknown kind (the message lists the known ones).
+    """
+    kinds = tuple(part.strip() for part in text.split(","))
+    if not any(kinds) or not all(kinds):
+        raise UnknownBotError(f"no bot kind in {text!r} (known: {', '.join(BOT_KINDS)})")
+    for kind in kinds:
+        make_bot(kind)
+    return kinds
+
+
+def play_table(n: int, kinds: tuple[str, ...] | None = None,
+               rules: Rules | None = None) -> list[Strategy]:
+    """``n`` fresh bots for ``guts play``, named from
+    :data:`gutskit.strategy.bots.BOT_NAMES` with their kind beside the name
+    (``"Ava (equilibrium)"``). ``kinds`` (default :data:`PLAY_TABLE`) is repeated to fill
+    the seats. Under ``rules`` the solver does not model (the variants: community card,
+    pass the trash, hi-lo, no peek, sequential...), an equilibrium bot plays the rule of
+    thumb instead, and its name says so.
+
+    Raises:
+        UnknownBotError: an unknown kind, or more kinds than seats.
+    """
+    from gutskit.strategy.bots import BOT_NAMES
+
+    modelled = rules is None or _solver_models(rules, n + 1)
+
+    kinds = kinds if kinds is not None else PLAY_TABLE[:n]
+    if len(kinds) > n:
+        raise UnknownBotError(f"{len(kinds)} bots listed ({', '.join(kinds)}) but the table "
+                              f"has {n} seat{'s' if n != 1 else ''} for bots")
+    bots = []
+    for i in range(n):
+        kind = kinds[i % len(kinds)]
+        bot = make_bot(kind)
+        label = kind
+        if isinstance(bot, EquilibriumBot) and not modelled:
+            bot = RuleOfThumbBot()
+            label = "equilibrium not modelled here: rule of thumb"
+        bot.name = f"{BOT_NAMES[i % len(BOT_NAMES)]} ({label})"
+        bots.append(bot)
+    return bots

@@ -1,0 +1,182 @@
+"""The coach: what the equilibrium does with a seat's hand, and the expected value behind it.
+
+:func:`advice` is the one place the terminal coach (``guts play --coach``) asks. It reads
+only the seat's own :class:`~gutskit.core.views.SeatView` (its cards, the pot, how many
+players are dealt in) and answers:
+
+* **what the equilibrium does with this hand**: its in-probability. Where the certified
+  per-hand solver (:func:`gutskit.strategy.certify.load_strategy`) solves the cell exactly
+  (heads-up; 2-card with three players: the cells :func:`~gutskit.strategy.certify.solve_strategy`
+  solves exactly) and certifies the rules, the per-hand strategy; otherwise the symmetric
+  threshold equilibrium of :func:`gutskit.strategy.solver.equilibrium` (which is also what
+  the certified module plays per hand beyond exact reach);
+* **the EV of in vs out**: chips that going in gains over staying out at this pot when
+  everyone else plays that strategy, in the recursive game (the pot carries on; RULES.md
+  "Strategy notes"), from :func:`gutskit.strategy.odds.odds`: exact joint card removal
+  where feasible, else a seeded Monte Carlo estimate with its standard error.
+
+>>> from gutskit.core.cards import parse_cards
+>>> from gutskit.core.rules import Rules
+>>> a = advise_hand(parse_cards("As Ah"), players=2, pot=2, rules=Rules(cards_per_hand=2))
+>>> a.in_probability, a.exact, a.ev > 0
+(1.0, True, True)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from gutskit.core.cards import Card, pretty_cards
+from gutskit.core.errors import GutsError
+from gutskit.core.evaluation import evaluate
+from gutskit.core.rules import Rules
+from gutskit.core.views import SeatView
+from gutskit.strategy.odds import OpponentStrategy
+from gutskit.strategy.tables import HandTable, hand_table
+
+__all__ = ["COACH_DEALS", "Advice", "advice", "advise_hand", "equilibrium_strategy"]
+
+COACH_DEALS = 20_000
+"""Monte Carlo deals per coached hand beyond exact reach (the standard error is shown)."""
+
+
+@dataclass(frozen=True)
+class _PerHand(OpponentStrategy):
+    """A per-hand in-probability array (combination index) as an opponent strategy."""
+
+    probabilities: npt.NDArray[np.float64]
+    name: str = "certified per-hand equilibrium"
+
+    def in_weights(self, table: HandTable) -> npt.NDArray[np.float64]:
+        return np.asarray(self.probabilities, dtype=np.float64)
+
+
+def _solver_rules(rules: Rules) -> Rules:
+    if rules.declaration == "sequential":  # solved as sealed declarations
+        return rules.replace(declaration="simultaneous")
+    return rules
+
+
+def equilibrium_strategy(cards_per_hand: int, players: int, rules: Rules, pot: int,
+                         model: str = "recursive") -> tuple[OpponentStrategy, str]:
+    """The equilibrium every seat plays, as an opponent strategy, and where it comes from
+    (``"certified per-hand equilibrium (exact)"`` or ``"threshold equilibrium"``).
+
+    Raises:
+        gutskit.strategy.solver.SolverError: rules the solver does not model.
+    """
+    from gutskit.strategy.solver import equilibrium
+
+    rules = _solver_rules(rules)
+    if players == 2 or (players == 3 and cards_per_hand == 2):
+        from gutskit.strategy.certify import CertifyError, load_strategy
+
+        try:
+            cell = load_strategy(cards_per_hand, players, model,  # type: ignore[arg-type]
+                                 rules)
+        except CertifyError:
+            cell = None
+        if cell is not None:
+            return (_PerHand(np.asarray(cell.probabilities)),
+                    f"certified per-hand equilibrium ({cell.certified})")
+    pot_dependent = (rules.pot_cap is not None or rules.all_out == "best_pays_antes"
+                     or rules.losers_pay != "all")
+    eq = equilibrium(cards_per_hand=cards_per_hand, players=players, rules=rules,
+                     model=model,  # type: ignore[arg-type]
+                     pot=pot if pot_dependent else None)
+    return eq.strategy(), f"threshold equilibrium (in with {eq.threshold_description} or better)"
+
+
+@dataclass(frozen=True)
+class Advice:
+    """What the coach says about one hand.
+
+    Attributes:
+        hand: the cards.
+        description: the hand in words.
+        players: players dealt in (the seat included).
+        pot: the pot in chips.
+        in_probability: the equilibrium's probability of *in* with this hand (``None``
+            when there is no advice: :attr:`note` says why).
+        source: which equilibrium (:func:`equilibrium_strategy`).
+        ev: chips that *in* gains over *out* (recursive game), ``None`` if not computed.
+        ev_se: its standard error (``None`` when exact).
+        exact: whether :attr:`ev` is exact.
+        note: why something is missing (``""`` otherwise).
+    """
+
+    hand: tuple[Card, ...]
+    description: str
+    players: int
+    pot: int
+    in_probability: float | None
+    source: str
+    ev: float | None
+    ev_se: float | None
+    exact: bool
+    note: str = ""
+
+    def line(self) -> str:
+        """One line for the table, e.g. ``"Coach: the equilibrium goes in with A♠ A♥
+        (always); in minus out +1.939 chips (exact) ..."``."""
+        if self.in_probability is None:
+            return f"Coach: no advice here ({self.note})."
+        p = self.in_probability
+        action = ("goes in" if p >= 1.0 else "stays out" if p <= 0.0
+                  else f"goes in {100 * p:.1f}% of the time")
+        how = "always" if p in (0.0, 1.0) else "mixed"
+        text = (f"Coach: the equilibrium {action} with {pretty_cards(self.hand)} "
+                f"({self.description}; in-probability {p:.3f}, {how})")
+        if self.ev is None:
+            return f"{text}; no EV: {self.note}."
+        err = "exact" if self.ev_se is None else f"± {self.ev_se:.3f} s.e."
+        return (f"{text}; in minus out {self.ev:+.3f} chips at pot {self.pot} ({err}); "
+                f"{self.source}.")
+
+
+def advise_hand(hand: Sequence[Card], *, players: int, pot: int, rules: Rules,
+                deals: int = COACH_DEALS) -> Advice:
+    """:class:`Advice` for ``hand`` with ``players`` dealt in and ``pot`` chips in the pot.
+
+    Rules the solver does not model give an :class:`Advice` without an in-probability, not
+    an error.
+
+    Raises:
+        gutskit.core.cards.CardError: a bad hand.
+    """
+    from gutskit.strategy.odds import odds
+
+    hand = tuple(hand)
+    description = evaluate(hand, rules.ranking).description
+    try:
+        strategy, source = equilibrium_strategy(rules.cards_per_hand, players, rules, pot)
+    except GutsError as exc:
+        return Advice(hand, description, players, pot, None, "", None, None, False, str(exc))
+    table = hand_table(rules.ranking)
+    weights = strategy.in_weights(table)
+    p = float(weights[table.index_of(hand)])
+    result = odds(hand, players=players, rules=_solver_rules(rules), strategy=strategy,
+                  pot=pot, deals=deals)
+    ev = result.ev.get("recursive")
+    ev_se = None if result.ev_se is None else result.ev_se.get("recursive")
+    note = result.ev_note.removeprefix("no expected value: ")
+    return Advice(hand, description, players, pot, p, source, ev, ev_se, result.exact, note)
+
+
+def advice(view: SeatView, rules: Rules | None = None) -> Advice | None:
+    """:class:`Advice` for the hand ``view`` shows (``None`` when the seat holds no hand
+    it may look at: not dealt in, or No Peek).
+
+    Args:
+        view: the seat's own view (RULES.md: what a seat may know).
+        rules: the house rules (default ``view.rules``).
+    """
+    if not view.hand:
+        return None
+    rules = rules if rules is not None else view.rules
+    players = max(2, sum(view.dealt_in))
+    return advise_hand(view.hand, players=players, pot=view.pot, rules=rules)
