@@ -28,6 +28,7 @@ from gutskit.core.engine import (
     declare,
     declare_all,
     end_session,
+    legal_declarations,
     misdeal,
     new_session,
     pass_all,
@@ -42,11 +43,11 @@ from gutskit.core.events import (
     Rebought,
     RoundResolved,
     SatOut,
-    legal_declarations,
 )
 from gutskit.core.payments import Payment, SettleUpError, settle_up
 from gutskit.core.referee import RefereeError
 from gutskit.core.rules import PRESETS, Rules, RulesError, load_rules, preset, rules_from_mapping
+from gutskit.variants import variants_for
 
 EXAMPLES = REPO_ROOT / "docs" / "variants" / "examples"
 NAMES4 = ("Ana", "Ben", "Cleo", "Dev")
@@ -434,8 +435,8 @@ def test_invalid_variant_rules_are_refused(rules: dict[str, Any], message: str) 
 def test_deck_capacity() -> None:
     # 10 players x 3 + ghost 3 + community 1 = 34 cards: fits the 52-card deck.
     rules = Rules(ghost_hand=True, community_card=True)
-    assert rules.cards_needed(10) == 34
-    assert Rules(cards_per_hand=2).cards_needed(10) == 20
+    assert variants_for(rules).cards_needed(10) == 34
+    assert variants_for(Rules(cards_per_hand=2)).cards_needed(10) == 20
     assert new_session([f"P{i}" for i in range(10)], 5, rules=rules).n_seats == 10
 
 

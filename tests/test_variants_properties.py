@@ -27,6 +27,7 @@ from gutskit.core.engine import (
     declare_all,
     end_session,
     evolve,
+    legal_declarations,
     misdeal,
     pass_all,
     pass_card,
@@ -34,7 +35,7 @@ from gutskit.core.engine import (
     replay,
     start_event,
 )
-from gutskit.core.events import Declaration, Event, Hand, legal_declarations
+from gutskit.core.events import Declaration, Event, Hand
 from gutskit.core.history import event_from_dict, event_to_dict
 from gutskit.core.payments import settle_up
 from gutskit.core.rules import Rules

@@ -43,6 +43,7 @@ from gutskit.core.engine import (
     declare_all,
     end_session,
     evolve,
+    legal_declarations,
     pass_all,
     start_event,
 )
@@ -64,7 +65,6 @@ from gutskit.core.events import (
     SatOut,
     SessionEnded,
     SessionStarted,
-    legal_declarations,
 )
 from gutskit.core.ledger import ledger, session_winners
 from gutskit.core.payments import settle_up

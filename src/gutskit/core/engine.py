@@ -28,7 +28,6 @@ operations :func:`misdeal` and :func:`rebuy`.
 from __future__ import annotations
 
 import enum
-import itertools
 import random
 import secrets
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -58,6 +57,8 @@ from gutskit.core.events import (
     SessionStarted,
 )
 from gutskit.core.rules import DEFAULT_RULES, Rules
+from gutskit.variants import Resolution, Variants, variants_for
+from gutskit.variants.pass_the_trash import exchange
 
 __all__ = [
     "ConservationError",
@@ -78,6 +79,7 @@ __all__ = [
     "end_session",
     "evolve",
     "hands_from_deck",
+    "legal_declarations",
     "misdeal",
     "new_session",
     "pass_all",
@@ -198,13 +200,13 @@ class GameState:
     @property
     def antes_due(self) -> bool:
         """Whether the next deal collects antes: a new game (empty pot),
-        ``ante_every_round`` (and ``losers_pay = "worst"``: every hand), or a re-ante after
+        ``ante_every_round`` (or a variant's antes every hand: single loser), a re-ante after
         a void round; never the re-deal after a misdeal."""
         if self.misdeal_redeal:
             return False
         rules = self.rules
         return (self.pot == 0 or rules.ante_every_round or self.reante_due
-                or rules.losers_pay == "worst")
+                or variants_for(rules).antes_every_hand)
 
     def seat_of(self, name: str) -> int:
         """The seat of the player called ``name``.
@@ -309,7 +311,7 @@ def _on_declared(state: GameState, event: Declared) -> GameState:
 
 
 def _on_dealt(state: GameState, event: CardsDealt) -> GameState:
-    passing = state.rules.pass_the_trash
+    passing = variants_for(state.rules).pass_phase
     n = len(state.names)
     return _with(state, hands=event.hands, declarations=(None,) * n,
                  phase=Phase.PASS if passing else Phase.DECLARE,
@@ -360,7 +362,7 @@ def _on_pass_chosen(state: GameState, event: PassChosen) -> GameState:
 
 
 def _on_passed(state: GameState, event: CardsPassed) -> GameState:
-    return _with(state, hands=_exchange(state, event.passes), passes=event.passes,
+    return _with(state, hands=exchange(state.hands, event.passes), passes=event.passes,
                  phase=Phase.DECLARE)
 
 
@@ -422,24 +424,6 @@ def _bump(values: tuple[int, ...], seat: int, amount: int) -> tuple[int, ...]:
 
 def _set(values: tuple[bool, ...], seat: int, value: bool) -> tuple[bool, ...]:
     return tuple(value if s == seat else v for s, v in enumerate(values))
-
-
-def _left_of(state: GameState) -> dict[int, int]:
-    """Pass the Trash: each dealt-in seat -> the next dealt-in seat on its left."""
-    order = state.declaration_order()
-    return {seat: order[(i + 1) % len(order)] for i, seat in enumerate(order)}
-
-
-def _exchange(state: GameState, passes: Sequence[Card | None]) -> tuple[Hand | None, ...]:
-    """The hands after every seat's passed card moved to its left neighbour (a hand not
-    recorded, ``()``, stays unrecorded)."""
-    hands = list(state.hands)
-    for giver, receiver in _left_of(state).items():
-        hand = state.hands[receiver]
-        card = passes[giver]
-        if hand and card is not None:
-            hands[receiver] = (*(c for c in hand if c != passes[receiver]), card)
-    return tuple(hands)
 
 
 def _end_reason(state: GameState, event: RoundResolved) -> str:
@@ -535,7 +519,7 @@ def start_event(names: Sequence[str], stacks: int | Sequence[int], *, dealer: in
                 raise IllegalActionError(
                     f"buy-in of {name!r} is {stack} chip{'' if stack == 1 else 's'}, below "
                     f"the minimum buy-in of {rules.min_buy_in}")
-    needed = rules.cards_needed(len(names))
+    needed = variants_for(rules).cards_needed(len(names))
     if needed > len(DECK):
         raise IllegalActionError(
             f"{len(names)} players need {needed} cards a deal (hands, ghost hand, community "
@@ -614,18 +598,11 @@ def deal_from_deck(state: GameState, deck: Sequence[Card]
         have none.
     """
     hands = hands_from_deck(state, deck)
-    rules = state.rules
-    used = rules.cards_per_hand * sum(h is not None for h in hands)
-    ghost = community = None
-    if rules.ghost_hand:
-        ghost = tuple(deck[used:used + rules.cards_per_hand])
-        used += rules.cards_per_hand
-    if rules.community_card:
-        community = tuple(deck[used:used + 1])
-        used += 1
+    used = state.rules.cards_per_hand * sum(h is not None for h in hands)
+    extras, used = variants_for(state.rules).deal_extras(deck, used)
     if len(deck) < used:
         raise IllegalActionError(f"a deck of {len(deck)} cards cannot deal {used}")
-    return hands, ghost, community
+    return hands, extras.get("ghost"), extras.get("community")
 
 
 def can_deal(state: GameState, hands: Sequence[Hand | None] | None = None, *,
@@ -667,17 +644,18 @@ def can_deal(state: GameState, hands: Sequence[Hand | None] | None = None, *,
                 where = f"both {other!r} and {name!r}" if other != name else f"{name!r} twice"
                 return f"card {format_cards([card])} is dealt to {where}"
             seen[card] = seat
-    if ghost is not None or community is not None or not state.rules.plain_resolution:
+    if ghost is not None or community is not None or variants_for(state.rules).extra_cards:
         return _extras_problem(state, seen, ghost, community)
     return None
 
 
 def _extras_problem(state: GameState, seen: dict[Card, int], ghost: Hand | None,
                     community: Hand | None) -> str | None:
-    rules = state.rules
-    for label, extra, wanted, size in (
-            ("ghost hand", ghost, rules.ghost_hand, rules.cards_per_hand),
-            ("community card", community, rules.community_card, 1)):
+    extras = dict(variants_for(state.rules).extra_cards)
+    for label, extra, what in (("ghost hand", ghost, "ghost"),
+                               ("community card", community, "community")):
+        wanted = what in extras
+        size = extras.get(what, 0)
         if extra is None:
             if wanted:
                 return f"the rules deal a {label}, but none was given"
@@ -732,18 +710,13 @@ def _deal(state: GameState, hands: tuple[Hand | None, ...], ghost: Hand | None =
     events: list[Event] = []
     if state.antes_due:
         rules = state.rules
-        if state.ante_payers:
-            amounts = settlement.ante_penalty(
-                rules.ante * len(state.seats_in_play), state.ante_payers, state.stacks,
-                state.dealer, rules)
-        else:
-            eliminated = state.eliminated
-            ante_amount = settlement.ante_amount
-            amounts = tuple([ante_amount(stack, rules) if stack > 0 and not eliminated[s]
-                             else 0 for s, stack in enumerate(state.stacks)])
-            if rules.losers_pay == "worst" and state.last_result is not None:
-                skip = state.last_result.matched
-                amounts = tuple(0 if skip[s] else a for s, a in enumerate(amounts))
+        eliminated = state.eliminated
+        ante_amount = settlement.ante_amount
+        amounts = tuple([ante_amount(stack, rules) if stack > 0 and not eliminated[s]
+                         else 0 for s, stack in enumerate(state.stacks)])
+        game = variants_for(rules)
+        if not game.plain:
+            amounts = game.antes(state, amounts)
         new_game = state.pot == 0
         refill = settlement.reserve_refill(state.pot, state.reserve, rules)
         events.append(AntesPosted(amounts=amounts, refill=refill, new_game=new_game))
@@ -926,6 +899,19 @@ def rebuy(state: GameState, seat: int, chips: int) -> tuple[GameState, list[Even
 # Declarations.
 
 
+def legal_declarations(rules: Rules) -> tuple[Declaration, ...]:
+    """The declarations a player may make under ``rules``: in or out, or a variant's own
+    (hi-lo: high, low, both or out; :mod:`gutskit.variants.hi_lo`). Every front end offers
+    these.
+
+    >>> [d.value for d in legal_declarations(Rules(hi_lo=True))]
+    ['high', 'low', 'both', 'out']
+    >>> [d.value for d in legal_declarations(Rules())]
+    ['in', 'out']
+    """
+    return variants_for(rules).declarations
+
+
 def can_declare(state: GameState, seat: int, declaration: Declaration) -> str | None:
     """``None`` if ``seat`` may declare ``declaration`` now, else the reason it may not
     (wrong phase, not dealt in, already declared, not its turn under sequential
@@ -949,9 +935,11 @@ def _declaration_problem(state: GameState, seat: int, declaration: Declaration) 
     if declaration is Declaration.OUT:
         return None
     name = state.names[seat]
-    if state.rules.hi_lo:
-        if declaration is Declaration.IN or not isinstance(declaration, Declaration):
-            return (f"declaration of {name!r} must be high, low, both or out in hi-lo Guts, "
+    legal = variants_for(state.rules).declarations
+    if Declaration.IN not in legal:  # hi-lo: high, low, both or out
+        if declaration not in legal or not isinstance(declaration, Declaration):
+            words = ", ".join(d.value for d in legal[:-1])
+            return (f"declaration of {name!r} must be {words} or out in hi-lo Guts, "
                     f"not {getattr(declaration, 'value', declaration)!r}")
     elif declaration is not Declaration.IN:
         if isinstance(declaration, Declaration):
@@ -982,10 +970,9 @@ def declare(state: GameState, seat: int,
     events: list[Event] = [Declared(seat, declaration)]
     if all(d is not None or h is None for d, h in zip(after.declarations, after.hands,
                                                        strict=True)):
-        if not state.rules.plain_resolution:
-            problem = _resolution_problem(after, after.declarations)
-            if problem is not None:
-                raise IllegalActionError(problem)
+        problem = _resolution_problem(after, after.declarations)
+        if problem is not None:
+            raise IllegalActionError(problem)
         reveal = DeclarationsRevealed(after.declarations)
         after = evolve(after, reveal)
         after, more = _round_end(after)
@@ -1031,10 +1018,9 @@ def declare_all(state: GameState, declarations: Mapping[int, Declaration]
         extra = next(s for s in declarations
                      if not (isinstance(s, int) and 0 <= s < state.n_seats))
         raise IllegalActionError(f"seat {extra!r} is not at the table")
-    if not state.rules.plain_resolution:
-        problem = _resolution_problem(state, decls)
-        if problem is not None:
-            raise IllegalActionError(problem)
+    problem = _resolution_problem(state, decls)
+    if problem is not None:
+        raise IllegalActionError(problem)
     reveal = DeclarationsRevealed(tuple(decls))
     state = evolve(state, reveal)
     resolved = _resolve(state)
@@ -1078,21 +1064,13 @@ def _sit_out(state: GameState) -> tuple[GameState, list[Event]]:
 def _resolution_problem(state: GameState, decls: Sequence[Declaration | None]) -> str | None:
     """Cards a variant needs to resolve the round but that were not recorded (``()``, a
     referee's real table): the ghost hand, the community card, every hand for the
-    all-out penalty."""
-    rules = state.rules
-    ins = [s for s, d in enumerate(decls) if d is not None and d is not Declaration.OUT]
-    penalty = not ins and rules.all_out == "best_pays_antes"
-    showdown = len(ins) >= 2 or (rules.ghost_hand and bool(ins))
-    if rules.ghost_hand and ins and state.ghost == ():
-        return "the ghost hand is needed for the showdown, but it was not recorded"
-    if rules.community_card and state.community == () and (showdown or penalty):
-        return "the community card is needed to settle the round, but it was not recorded"
-    if penalty:
-        for seat, hand in enumerate(state.hands):
-            if hand == ():
-                return (f"everyone is out under all_out = \"best_pays_antes\": the best hand "
-                        f"pays the antes, so the hand of {state.names[seat]!r} is needed")
-    return None
+    all-out penalty (:meth:`gutskit.variants.Variants.missing_cards`)."""
+    game = variants_for(state.rules)
+    if game.plain:
+        return None
+    out = Declaration.OUT
+    return game.missing_cards(state, [s for s, d in enumerate(decls)
+                                      if d is not None and d is not out])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1136,32 +1114,69 @@ def _next_dealer(state: GameState, stacks: Sequence[int], eliminated: Sequence[b
 
 
 def _resolve(state: GameState) -> RoundResolved:
-    """Settle the round once every declaration is revealed."""
-    rules = state.rules
-    if not rules.plain_resolution:
-        return _resolve_variant(state)
+    """Settle the round once every declaration is revealed: the one resolution pipeline
+    (RULES.md "Antes, declaration, resolution", steps 4-5). The variants
+    (:func:`gutskit.variants.variants_for`) plug in at its named steps:
+
+    1. *contest*: nobody in -> void round; one in -> uncontested win (unless the variant
+       forbids it: ghost hand); otherwise a showdown;
+    2. *void round*: the variants settle it (``on_void``: the all-out penalty);
+    3. *showdown* (:func:`_showdown`): score the hands (``score``: community card), award
+       the pot (``showdown``: hi-lo; ``winners``: ghost hand; split per ``odd_chip``), say
+       who matches (``losers``: single loser), then the matches are paid (``shortfall``)
+       and the pot capped (``pot_cap``);
+    4. *turn*: cards turned face up at every resolution (``turn``: community card);
+    5. *round end* (:func:`_round_result`): stacks, eliminations, loss limits, next dealer,
+       end of the session.
+    """
+    game = variants_for(state.rules)
     n = len(state.names)
-    declared_in = Declaration.IN
-    in_seats = [s for s, d in enumerate(state.declarations) if d is declared_in]
-    won = [0] * n
+    out = Declaration.OUT
+    in_seats = [s for s, d in enumerate(state.declarations) if d is not None and d is not out]
+    result = Resolution(n)
+    pot = state.pot
     matched = [0] * n
-    shown: list[Hand | None] = [None] * n
     eliminated: list[int] = []
-    winners: tuple[int, ...] = ()
     to_reserve = 0
-    pot_after = state.pot
+    pot_after = pot
     if not in_seats:
         outcome = Outcome.VOID
-    elif len(in_seats) == 1:
+        if not game.plain:
+            game.on_void(state, game.score(state, _strength_table(state.rules)), result)
+    elif len(in_seats) == 1 and game.uncontested_win:
         outcome = Outcome.UNCONTESTED
-        winners = (in_seats[0],)
-        won[in_seats[0]] = state.pot
+        result.winners = (in_seats[0],)
+        result.won[in_seats[0]] = pot
         pot_after = 0
     else:
         outcome = Outcome.SHOWDOWN
-        table = _strength_table(rules)
-        hands = state.hands
-        keys = {}
+        _showdown(state, game, in_seats, result)
+        rules = state.rules
+        owed = result.owed
+        stacks = state.stacks
+        for seat in in_seats:
+            if owed[seat]:
+                paid, gone = settlement.pay_match(stacks[seat], owed[seat], rules)
+                matched[seat] = paid
+                if gone:
+                    eliminated.append(seat)
+        pot_after, to_reserve = settlement.cap_pot(result.carry + sum(matched), rules)
+    if not game.plain:
+        game.turn(state, result)
+    return _round_result(state, game, outcome, result, matched, eliminated, pot_after,
+                         to_reserve)
+
+
+def _showdown(state: GameState, game: Variants, in_seats: list[int],
+              result: Resolution) -> None:
+    """The showdown step: fills ``result`` (shown hands, awards, winners, carry, owed)."""
+    rules = state.rules
+    table = _strength_table(rules)
+    hands = state.hands
+    shown = result.shown
+    keys: dict[int, int] = {}
+    winners: tuple[int, ...] | None = None
+    if game.plain:
         for seat in in_seats:
             hand = hands[seat]
             assert hand is not None
@@ -1170,20 +1185,45 @@ def _resolve(state: GameState) -> RoundResolved:
             for card in hand:
                 index = index * 52 + card
             keys[seat] = table[index]
+    else:
+        score = game.score(state, table)
+        for seat in in_seats:
+            shown[seat] = hands[seat]
+        if game.showdown(state, in_seats, score, result):
+            return
+        for seat in in_seats:
+            hand = hands[seat]
+            assert hand is not None
+            keys[seat] = score(hand, False)
+        winners = game.winners(state, keys, score, result)
+    pot = state.pot
+    if winners is None:
         best = max(keys.values())
         winners = tuple([s for s in in_seats if keys[s] == best])
-        shares, carry = settlement.split_pot(state.pot, winners, state.dealer, n, rules)
+    if winners:
+        shares, result.carry = settlement.split_pot(pot, winners, state.dealer,
+                                                    len(hands), rules)
+        won = result.won
         for seat, share in shares.items():
             won[seat] = share
-        owed = settlement.match_amount(state.pot, rules)
-        for seat in in_seats:
-            if seat in shares:
-                continue
-            paid, out = settlement.pay_match(state.stacks[seat], owed, rules)
-            matched[seat] = paid
-            if out:
-                eliminated.append(seat)
-        pot_after, to_reserve = settlement.cap_pot(carry + sum(matched), rules)
+    else:
+        result.carry = pot  # nobody takes the pot
+    result.winners = winners
+    losers = None if game.plain else game.losers(state, keys, winners)
+    if losers is None:
+        losers = [s for s in in_seats if s not in winners]
+    amount = settlement.match_amount(pot, rules)
+    owed = result.owed
+    for seat in losers:
+        owed[seat] = amount
+
+
+def _round_result(state: GameState, game: Variants, outcome: Outcome, result: Resolution,
+                  matched: list[int], eliminated: list[int], pot_after: int,
+                  to_reserve: int) -> RoundResolved:
+    """The round-end step: the :class:`RoundResolved` event of a settled round."""
+    rules = state.rules
+    won = result.won
     stacks = [s + w - m for s, w, m in zip(state.stacks, won, matched, strict=True)]
     if eliminated:
         out_flags = [e or s in eliminated for s, e in enumerate(state.eliminated)]
@@ -1196,10 +1236,19 @@ def _resolve(state: GameState) -> RoundResolved:
     players_left = len([s for s, stack in enumerate(stacks) if stack > 0 and not out_flags[s]])
     session_over = players_left < 2 or (
         outcome is Outcome.UNCONTESTED and rules.end_on_uncontested and state.game_matched)
+    if game.plain:
+        return RoundResolved(
+            outcome=outcome, shown=tuple(result.shown), winners=result.winners,
+            won=tuple(won), matched=tuple(matched), eliminated=tuple(eliminated),
+            to_reserve=to_reserve, pot_after=pot_after, next_dealer=next_dealer,
+            session_over=session_over)
     return RoundResolved(
-        outcome=outcome, shown=tuple(shown), winners=winners, won=tuple(won),
+        outcome=outcome, shown=tuple(result.shown), winners=result.winners, won=tuple(won),
         matched=tuple(matched), eliminated=tuple(eliminated), to_reserve=to_reserve,
         pot_after=pot_after, next_dealer=next_dealer, session_over=session_over,
+        community=result.community, ghost=result.ghost, ghost_won=result.ghost_won,
+        high_winners=result.high_winners, low_winners=result.low_winners,
+        high_pot=result.high_pot, low_pot=result.low_pot, ante_payers=result.ante_payers,
     )
 
 
@@ -1216,172 +1265,6 @@ def _strength_table(rules: Rules) -> tuple[int, ...]:
             _TABLES.clear()
         entry = _TABLES[id(rules)] = (rules, strength_table(rules.ranking))
     return entry[1]
-
-
-def _best_key(table: Sequence[int], hand: Hand, community: Hand, k: int, low: bool) -> int:
-    """The strength key of the best (``low``: the lowest) hand of ``k`` cards a player makes
-    from ``hand`` plus the community card (Monte Carlo Guts)."""
-    keys = []
-    for combo in itertools.combinations((*hand, *community), k):
-        index = 0
-        for card in combo:
-            index = index * 52 + card
-        keys.append(table[index])
-    return min(keys) if low else max(keys)
-
-
-def _resolve_variant(state: GameState) -> RoundResolved:
-    """Settle a round under the variants that change resolution (RULES.md "Variants"):
-    community card, ghost hand, hi-lo, single loser, all-out penalty."""
-    rules = state.rules
-    n = state.n_seats
-    decls = state.declarations
-    out = Declaration.OUT
-    in_seats = [s for s in range(n) if decls[s] is not None and decls[s] is not out]
-    won = [0] * n
-    owed = [0] * n
-    matched = [0] * n
-    shown: list[Hand | None] = [None] * n
-    eliminated: list[int] = []
-    winners: tuple[int, ...] = ()
-    to_reserve = 0
-    pot = state.pot
-    pot_after = pot
-    k = rules.cards_per_hand
-    table = strength_table(rules.ranking)
-    community = state.community if rules.community_card else None
-    extra: Hand = community or ()
-    ghost: Hand | None = None
-    ghost_won = False
-    high_winners: tuple[int, ...] = ()
-    low_winners: tuple[int, ...] = ()
-    high_pot = low_pot = 0
-    payers: tuple[int, ...] = ()
-
-    def key(hand: Hand | None, low: bool = False) -> int:
-        assert hand
-        return _best_key(table, hand, extra, k, low)
-
-    if not in_seats:
-        outcome = Outcome.VOID
-        if rules.all_out == "best_pays_antes":
-            # Everyone shows; the best hand pays every player's ante for the re-deal.
-            dealt = [s for s in range(n) if state.hands[s] is not None]
-            keys = {s: key(state.hands[s]) for s in dealt}
-            best = max(keys.values())
-            payers = tuple(s for s in dealt if keys[s] == best)
-            for seat in dealt:
-                shown[seat] = state.hands[seat]
-    elif len(in_seats) == 1 and not rules.ghost_hand:
-        outcome = Outcome.UNCONTESTED
-        winners = (in_seats[0],)
-        won[in_seats[0]] = pot
-        pot_after = 0
-    else:
-        outcome = Outcome.SHOWDOWN
-        for seat in in_seats:
-            shown[seat] = state.hands[seat]
-        if rules.hi_lo:
-            high_winners, low_winners, high_pot, low_pot, carry = _hi_lo(
-                state, in_seats, key, won, owed)
-            winners = tuple(sorted({*high_winners, *low_winners}))
-        else:
-            keys = {s: key(state.hands[s]) for s in in_seats}
-            best = max(keys.values())
-            if rules.ghost_hand:
-                ghost = state.ghost
-                ghost_won = key(ghost) >= best  # a tie with the ghost is a loss
-            if ghost_won:
-                carry = pot  # nobody takes the pot
-            else:
-                winners = tuple(s for s in in_seats if keys[s] == best)
-                shares, carry = settlement.split_pot(pot, winners, state.dealer, n, rules)
-                for seat, share in shares.items():
-                    won[seat] = share
-            if rules.losers_pay == "worst":
-                worst = min(keys.values())
-                losers = [s for s in in_seats if keys[s] == worst and s not in winners]
-            else:
-                losers = [s for s in in_seats if s not in winners]
-            amount = settlement.match_amount(pot, rules)
-            for seat in losers:
-                owed[seat] = amount
-        for seat in in_seats:
-            if owed[seat]:
-                paid, gone = settlement.pay_match(state.stacks[seat], owed[seat], rules)
-                matched[seat] = paid
-                if gone:
-                    eliminated.append(seat)
-        pot_after, to_reserve = settlement.cap_pot(carry + sum(matched), rules)
-    stacks = [s + w - m for s, w, m in zip(state.stacks, won, matched, strict=True)]
-    out_flags = [e or s in eliminated for s, e in enumerate(state.eliminated)]
-    for seat in _over_limit(state, stacks, out_flags):
-        out_flags[seat] = True
-    next_dealer = _next_dealer(state, stacks, out_flags, void=outcome is Outcome.VOID)
-    players_left = sum(1 for s in range(n) if not out_flags[s] and stacks[s] > 0)
-    session_over = players_left < 2 or (
-        outcome is Outcome.UNCONTESTED and rules.end_on_uncontested and state.game_matched)
-    return RoundResolved(
-        outcome=outcome, shown=tuple(shown), winners=winners, won=tuple(won),
-        matched=tuple(matched), eliminated=tuple(eliminated), to_reserve=to_reserve,
-        pot_after=pot_after, next_dealer=next_dealer, session_over=session_over,
-        community=community, ghost=ghost, ghost_won=ghost_won, high_winners=high_winners,
-        low_winners=low_winners, high_pot=high_pot, low_pot=low_pot, ante_payers=payers,
-    )
-
-
-def _hi_lo(state: GameState, in_seats: list[int], key: Any, won: list[int], owed: list[int]
-           ) -> tuple[tuple[int, ...], tuple[int, ...], int, int, int]:
-    """Hi-Lo Guts showdown (docs/variants/hi-lo.md): fills ``won`` and ``owed``; returns
-    the high and low winners, the high and low pots and the chips left in the pot.
-
-    The pot splits in a high and a low half, the odd chip to high (a side nobody declared
-    gives its half to the other). A ``both`` player must win or tie both ways, or loses
-    both and is left out of the awards. Each side's losers match that side's pot. A side
-    left with no eligible winner gives its half to the other side's winners; if neither
-    side has one, the pot stays.
-    """
-    rules = state.rules
-    n = state.n_seats
-    decls = state.declarations
-    high_side = [s for s in in_seats if decls[s] is not Declaration.LOW]
-    low_side = [s for s in in_seats if decls[s] is not Declaration.HIGH]
-    high_keys = {s: key(state.hands[s]) for s in high_side}
-    low_keys = {s: key(state.hands[s], True) for s in low_side}
-    best_high = max(high_keys.values(), default=0)
-    best_low = min(low_keys.values(), default=0)
-    failed = {s for s in in_seats if decls[s] is Declaration.BOTH
-              and (high_keys[s] != best_high or low_keys[s] != best_low)}
-    high_pot, low_pot = settlement.hi_lo_pots(state.pot, bool(high_side), bool(low_side))
-    eligible_high = [s for s in high_side if s not in failed]
-    eligible_low = [s for s in low_side if s not in failed]
-    top = max((high_keys[s] for s in eligible_high), default=None)
-    bottom = min((low_keys[s] for s in eligible_low), default=None)
-    high_winners = tuple(s for s in eligible_high if high_keys[s] == top)
-    low_winners = tuple(s for s in eligible_low if low_keys[s] == bottom)
-    high_take, low_take = high_pot, low_pot
-    if not high_winners:
-        high_take, low_take = 0, high_pot + low_pot
-    if not low_winners:
-        high_take, low_take = high_take + low_take, 0
-    carry = 0
-    for side_winners, take in ((high_winners, high_take), (low_winners, low_take)):
-        if not side_winners:
-            carry += take
-            continue
-        shares, rest = settlement.split_pot(take, side_winners, state.dealer, n, rules)
-        carry += rest
-        for seat, share in shares.items():
-            won[seat] += share
-    high_match = settlement.match_amount(high_pot, rules)
-    low_match = settlement.match_amount(low_pot, rules)
-    for seat in high_side:
-        if seat not in high_winners:
-            owed[seat] += high_match
-    for seat in low_side:
-        if seat not in low_winners:
-            owed[seat] += low_match
-    return high_winners, low_winners, high_pot, low_pot, carry
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1422,9 +1305,9 @@ def deal_from_rng(state: GameState, rng: random.Random | None = None
     if state.phase is not Phase.DEAL or len(order) < 2:
         raise IllegalActionError(can_deal(state))
     source = rng if rng is not None else _SYSTEM_RANDOM
-    rules = state.rules
-    if rules.plain_resolution:
-        needed = rules.cards_per_hand * len(order)
+    game = variants_for(state.rules)
+    if not game.extra_cards:
+        needed = state.rules.cards_per_hand * len(order)
         return _deal(state, _hands(state, order, source.sample(DECK, needed)))
-    deck = source.sample(DECK, rules.cards_needed(len(order)))
+    deck = source.sample(DECK, game.cards_needed(len(order)))
     return _deal(state, *deal_from_deck(state, deck))

@@ -34,17 +34,6 @@ IN_DECLARATIONS = frozenset({Declaration.IN, Declaration.HIGH, Declaration.LOW,
 """The declarations that put a player in."""
 
 
-def legal_declarations(rules: Rules) -> tuple[Declaration, ...]:
-    """The declarations a player may make under ``rules``.
-
-    >>> [d.value for d in legal_declarations(Rules(hi_lo=True))]
-    ['high', 'low', 'both', 'out']
-    """
-    if rules.hi_lo:
-        return (Declaration.HIGH, Declaration.LOW, Declaration.BOTH, Declaration.OUT)
-    return (Declaration.IN, Declaration.OUT)
-
-
 class Outcome(enum.Enum):
     """How a round was resolved (RULES.md step 4)."""
 

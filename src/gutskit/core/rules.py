@@ -184,23 +184,6 @@ class Rules(BaseModel):
                 "hand in a hi-lo game")
         return self
 
-    def cards_needed(self, n_players: int) -> int:
-        """Cards one deal uses for ``n_players``: their hands, the ghost hand, the community
-        card (passing moves cards, it uses none).
-
-        >>> Rules(ghost_hand=True, community_card=True).cards_needed(10)
-        34
-        """
-        return (n_players * self.cards_per_hand + self.cards_per_hand * self.ghost_hand
-                + self.community_card)
-
-    @cached_property
-    def plain_resolution(self) -> bool:
-        """No variant changes how a round is resolved (the engine's fast path): no
-        community card, ghost hand, hi-lo, single loser or all-out penalty."""
-        return not (self.community_card or self.ghost_hand or self.hi_lo
-                    or self.losers_pay == "worst" or self.all_out == "best_pays_antes")
-
     @cached_property
     def ranking(self) -> Ranking:
         """The hand-ranking part of these rules."""

@@ -30,6 +30,8 @@ from gutskit.core.events import (
     SessionStarted,
 )
 from gutskit.core.rules import Rules
+from gutskit.variants import variants_for
+from gutskit.variants.pass_the_trash import givers as pass_givers
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,7 +142,7 @@ def joint_views(state: GameState) -> dict[int, SeatView]:
 
 
 def _views(state: GameState, seats: tuple[int, ...]) -> list[SeatView]:
-    if state.passes is not None or state.rules.no_peek:
+    if state.passes is not None or variants_for(state.rules).hides_cards:
         return _variant_views(state, seats)
     return _plain_views(state, seats)
 
@@ -187,19 +189,21 @@ if len(SeatView._fields) != 20:  # pragma: no cover - keep _plain_views in step 
 
 
 def _variant_views(state: GameState, seats: tuple[int, ...]) -> list[SeatView]:
-    """Views under Pass the Trash and No Peek: the plain view plus the seat's passes, with
-    the hand hidden while unseen."""
+    """Views under Pass the Trash and the variants that hide cards: the plain view plus the
+    seat's passes, with the own hand as the variant shows it before the reveal (No Peek:
+    unseen, :meth:`gutskit.variants.Variants.view_hand`)."""
     base = _plain_views(state, seats)
+    game = variants_for(state.rules)
     showing = state.phase in (Phase.PASS, Phase.DECLARE)
     passes = state.passes
-    givers = _givers(state.hands) if passes is not None else {}
+    givers = pass_givers(state.hands) if passes is not None else {}
     exchanged = state.phase is Phase.DECLARE
     views = []
     for view in base:
         seat = view.seat
         hand = state.hands[seat] if showing else None
-        if hand is not None and state.rules.no_peek and state.phase is Phase.DECLARE:
-            hand = ()  # declared blind: the cards stay unseen until the reveal
+        if hand is not None and state.phase is Phase.DECLARE:
+            hand = game.view_hand(hand)  # No Peek: unseen until the reveal
         passed = received = None
         chosen: tuple[bool, ...] = ()
         if passes is not None and showing and hand is not None:
@@ -210,13 +214,6 @@ def _variant_views(state: GameState, seats: tuple[int, ...]) -> list[SeatView]:
         views.append(view._replace(hand=hand, passed=passed, received=received,
                                    passes_chosen=chosen))
     return views
-
-
-def _givers(hands: tuple[Hand | None, ...]) -> dict[int, int]:
-    """Pass the Trash: each dealt-in seat -> the dealt-in seat on its right, who passes to
-    it (passing goes to the next dealt-in seat clockwise)."""
-    dealt = [s for s, h in enumerate(hands) if h is not None]
-    return {seat: dealt[i - 1] for i, seat in enumerate(dealt)} if len(dealt) > 1 else {}
 
 
 def visible_events(events: list[Event], seat: int, *, rules: Rules | None = None
@@ -239,9 +236,9 @@ def visible_events(events: list[Event], seat: int, *, rules: Rules | None = None
             rules = event.rules
         if isinstance(event, CardsDealt):
             hands = event.hands
-            blind = rules is not None and rules.no_peek
+            own = variants_for(rules).view_hand if rules is not None else None
             out.append(CardsDealt(
-                hands=tuple(h if h is None or (s == seat and not blind) else ()
+                hands=tuple(h if h is None else () if s != seat else own(h) if own else h
                             for s, h in enumerate(event.hands)),
                 ghost=None if event.ghost is None else (),
                 community=None if event.community is None else ()))
@@ -251,7 +248,7 @@ def visible_events(events: list[Event], seat: int, *, rules: Rules | None = None
         elif isinstance(event, PassChosen) and event.seat != seat:
             out.append(PassSealed(seat=event.seat))
         elif isinstance(event, CardsPassed):
-            giver = _givers(hands).get(seat)
+            giver = pass_givers(hands).get(seat)
             if giver is None or event.passes[seat] is None:
                 out.append(PassSeen(seat, None, None))
             else:

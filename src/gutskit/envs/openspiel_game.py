@@ -51,6 +51,7 @@ from gutskit.core.events import Declaration
 from gutskit.core.rules import Rules, rules_from_mapping
 from gutskit.core.views import view_for
 from gutskit.envs.encoding import describe_view, encode_view, observation_size
+from gutskit.variants import variants_for
 
 __all__ = ["GAME_NAME", "GutsGame", "GutsState", "declarations_of", "game_rules"]
 
@@ -123,7 +124,7 @@ class GutsGame(pyspiel.Game):  # type: ignore[misc]
         self.names = [f"p{i}" for i in range(self.players)]
         self.start = new_session(self.names, self.stack, rules=self.rules)
         self.declarations = declarations_of(self.rules)
-        self.cards_needed = self.rules.cards_needed(self.players)
+        self.cards_needed = variants_for(self.rules).cards_needed(self.players)
         bound = float(self.stack * (self.players - 1))
         info = pyspiel.GameInfo(
             num_distinct_actions=len(self.declarations),

@@ -39,6 +39,7 @@ from gutskit.core.engine import GameState, pass_all
 from gutskit.core.evaluation import Category, Ranking, category_of_key, strength_table
 from gutskit.core.events import Declaration, Event
 from gutskit.core.views import SeatView, joint_views
+from gutskit.variants import variants_for
 
 if TYPE_CHECKING:  # numpy itself is imported by the Monte Carlo functions that use it
     import numpy as np
@@ -215,7 +216,7 @@ class RuleOfThumbBot:
             return Declaration.OUT
         if not hand:  # No Peek: the cards are unseen
             return self.declare_blind(view, rng)
-        if not rules.plain_resolution:
+        if not variants_for(rules).plain:
             return self.declare_variant(view, rng)
         return Declaration.IN if self.plays(hand, view) else Declaration.OUT
 

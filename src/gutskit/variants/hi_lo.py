@@ -1,0 +1,86 @@
+"""Hi-Lo Guts (``hi_lo``; German/French seed, RULES.md "Variants", docs/variants/hi-lo.md).
+
+Players declare high, low, both or out. The pot splits in a high and a low half, the odd chip
+to high (a side nobody declared gives its half to the other). A ``both`` player must win or
+tie both ways, or loses both and is left out of the awards. Each side's losers match that
+side's pot. A side left with no eligible winner gives its half to the other side's winners;
+if neither side has one, the pot stays. Low is the reverse of the high order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from gutskit.core import settlement
+from gutskit.core.events import Declaration
+from gutskit.core.rules import Rules
+from gutskit.variants.base import Resolution, RoundState, Score, Variant
+
+
+class HiLo(Variant):
+    """Two pots at once: high and low."""
+
+    name = "hi-lo"
+    declarations = (Declaration.HIGH, Declaration.LOW, Declaration.BOTH, Declaration.OUT)
+
+    @classmethod
+    def applies(cls, rules: Rules) -> bool:
+        """``hi_lo = true``."""
+        return rules.hi_lo
+
+    def showdown(self, state: RoundState, in_seats: Sequence[int], score: Score,
+                 result: Resolution) -> bool:
+        """The hi-lo showdown: fills the awards and the matches of both sides."""
+        rules = self.rules
+        n = len(state.names)
+        decls = state.declarations
+        hands = state.hands
+        high_side = [s for s in in_seats if decls[s] is not Declaration.LOW]
+        low_side = [s for s in in_seats if decls[s] is not Declaration.HIGH]
+        high_keys = {s: score(_hand(hands[s]), False) for s in high_side}
+        low_keys = {s: score(_hand(hands[s]), True) for s in low_side}
+        best_high = max(high_keys.values(), default=0)
+        best_low = min(low_keys.values(), default=0)
+        failed = {s for s in in_seats if decls[s] is Declaration.BOTH
+                  and (high_keys[s] != best_high or low_keys[s] != best_low)}
+        high_pot, low_pot = settlement.hi_lo_pots(state.pot, bool(high_side), bool(low_side))
+        eligible_high = [s for s in high_side if s not in failed]
+        eligible_low = [s for s in low_side if s not in failed]
+        top = max((high_keys[s] for s in eligible_high), default=None)
+        bottom = min((low_keys[s] for s in eligible_low), default=None)
+        high_winners = tuple(s for s in eligible_high if high_keys[s] == top)
+        low_winners = tuple(s for s in eligible_low if low_keys[s] == bottom)
+        high_take, low_take = high_pot, low_pot
+        if not high_winners:
+            high_take, low_take = 0, high_pot + low_pot
+        if not low_winners:
+            high_take, low_take = high_take + low_take, 0
+        carry = 0
+        won = result.won
+        for side_winners, take in ((high_winners, high_take), (low_winners, low_take)):
+            if not side_winners:
+                carry += take
+                continue
+            shares, rest = settlement.split_pot(take, side_winners, state.dealer, n, rules)
+            carry += rest
+            for seat, share in shares.items():
+                won[seat] += share
+        owed = result.owed
+        high_match = settlement.match_amount(high_pot, rules)
+        low_match = settlement.match_amount(low_pot, rules)
+        for seat in high_side:
+            if seat not in high_winners:
+                owed[seat] += high_match
+        for seat in low_side:
+            if seat not in low_winners:
+                owed[seat] += low_match
+        result.carry = carry
+        result.winners = tuple(sorted({*high_winners, *low_winners}))
+        result.high_winners, result.low_winners = high_winners, low_winners
+        result.high_pot, result.low_pot = high_pot, low_pot
+        return True
+
+
+def _hand(hand: tuple[int, ...] | None) -> tuple[int, ...]:
+    assert hand is not None
+    return hand
