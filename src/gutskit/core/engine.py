@@ -74,6 +74,7 @@ __all__ = [
     "deal",
     "deal_from_deck",
     "deal_from_rng",
+    "deal_from_top",
     "declare",
     "declare_all",
     "end_session",
@@ -605,6 +606,22 @@ def deal_from_deck(state: GameState, deck: Sequence[Card]
     return hands, extras.get("ghost"), extras.get("community")
 
 
+def deal_from_top(state: GameState, deck: Sequence[Card]) -> tuple[GameState, list[Event]]:
+    """Post the antes that are due and deal from the top of ``deck`` everything the rules
+    ask: the hands, then the ghost hand and the community card (:func:`deal_from_deck`).
+    The deal of every front end that shuffles its own deck (the server's provably fair
+    deck).
+
+    Raises:
+        IllegalActionError: see :func:`can_deal`; ``deck`` is too short or deals a card
+            twice.
+    """
+    if state.phase is not Phase.DEAL or len(state.seats_in_play) < 2:
+        raise IllegalActionError(can_deal(state))
+    hands, ghost, community = deal_from_deck(state, deck)
+    return deal(state, hands, ghost=ghost, community=community)
+
+
 def can_deal(state: GameState, hands: Sequence[Hand | None] | None = None, *,
              ghost: Hand | None = None, community: Hand | None = None) -> str | None:
     """``None`` if :func:`deal` may be applied, else the reason it may not.
@@ -922,7 +939,7 @@ def can_declare(state: GameState, seat: int, declaration: Declaration) -> str | 
         return f"seat {seat!r} was not dealt in"
     if state.declarations[seat] is not None:
         return f"{state.names[seat]!r} has already declared"
-    if state.rules.declaration == "sequential":
+    if variants_for(state.rules).in_turn:
         turn = state.next_to_declare()
         if turn is not None and turn != seat:
             return f"it is {state.names[turn]!r}'s turn to declare, not {state.names[seat]!r}'s"

@@ -121,7 +121,9 @@ class SeatView(NamedTuple):
 
 
 def _sealed(rules: Rules) -> bool:
-    return rules.declaration != "sequential"
+    """Declarations stay hidden until the reveal (not under sequential declaration:
+    :mod:`gutskit.variants.declaration`)."""
+    return variants_for(rules).sealed
 
 
 def view_for(state: GameState, seat: int) -> SeatView:

@@ -85,13 +85,6 @@ from gutskit.server.store import (
 from gutskit.strategy.bots import BOT_NAMES, STYLES, RuleOfThumbBot
 
 
-def legal_declarations(rules: Rules) -> tuple[Declaration, ...]:
-    """The declarations the rules allow (Hi-Lo: high/low/both/out; else in/out)."""
-    if getattr(rules, "hi_lo", False):
-        return tuple(Declaration(v) for v in ("high", "low", "both", "out"))
-    return (Declaration.IN, Declaration.OUT)
-
-
 __all__ = ["PRESENCE_DELAY", "Client", "Room", "RoomManager", "ServerConfig", "public_view",
            "table_view"]
 
@@ -247,7 +240,7 @@ def table_view(view: SeatView, time_left: float | None) -> TableView:
         my_turn=view.seat >= 0 and view.my_turn,
         last_result=None if view.last_result is None else _result_dict(view.last_result),
         time_left=time_left,
-        legal_declarations=[d.value for d in legal_declarations(view.rules)],
+        legal_declarations=[d.value for d in engine.legal_declarations(view.rules)],
         community=_names(community) or None, ghost=_names(ghost) or None,
         passed=list(chosen) if chosen else None,
         passed_card=None if passed is None else card_name(passed),
@@ -631,7 +624,7 @@ class Room:
         seed = self.manager.new_seed()
         deck = fairness.deck_from_seed(seed)
         commitment = fairness.commitment(seed, deck)
-        new, events = engine.deal(state, engine.hands_from_deck(state, deck))
+        new, events = engine.deal_from_top(state, deck)
         deal = DealRow(round=new.round_number, commitment=commitment, seed=seed.hex(),
                        revealed=False)
         await self.store.append_async(self.room_id, self.session_id, len(self.events), events,
@@ -654,7 +647,7 @@ class Room:
         seeds = [self.client_seeds.get(seat) for seat in range(state.n_seats)]
         secret = fairness.secret_from_seed(bytes.fromhex(current.seed))
         deck = fairness.dealt_deck(secret, fairness.deal_order(current.commitment, seeds))
-        new, events = engine.deal(state, engine.hands_from_deck(state, deck))
+        new, events = engine.deal_from_top(state, deck)
         upcoming = self.manager.new_commitment(number + 1)
         dealt = DealRow(round=number, commitment=current.commitment, seed=current.seed,
                         revealed=False, client_seeds=seeds)

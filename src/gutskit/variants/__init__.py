@@ -16,6 +16,9 @@ module                   variant (house rule)                        hooks
                          (``all_out = "best_pays_antes"``)
 :mod:`.pass_the_trash`   Pass the Trash (``pass_the_trash``)         pass phase, exchange
 :mod:`.no_peek`          No Peek (``no_peek``)                       view of the own hand
+:mod:`.declaration`      sequential declaration                      in turn, not sealed
+                         (``declaration = "sequential"``; ``drop``
+                         plays as simultaneous)
 =======================  ==========================================  ====================
 
 :func:`variants_for` composes the variants a rule set turns on into one
@@ -31,6 +34,7 @@ from gutskit.core.rules import Rules
 from gutskit.variants.all_out import AllOutPenalty
 from gutskit.variants.base import Resolution, RoundState, Score, Variant
 from gutskit.variants.community_card import CommunityCard
+from gutskit.variants.declaration import SequentialDeclaration
 from gutskit.variants.ghost_hand import GhostHand
 from gutskit.variants.hi_lo import HiLo
 from gutskit.variants.no_peek import NoPeek
@@ -48,6 +52,7 @@ __all__ = [
     "Resolution",
     "RoundState",
     "Score",
+    "SequentialDeclaration",
     "SingleLoser",
     "Variant",
     "Variants",
@@ -55,7 +60,8 @@ __all__ = [
 ]
 
 FAMILIES: tuple[type[Variant], ...] = (GhostHand, CommunityCard, HiLo, SingleLoser,
-                                       AllOutPenalty, PassTheTrash, NoPeek)
+                                       AllOutPenalty, PassTheTrash, NoPeek,
+                                       SequentialDeclaration)
 """Every variant family, in the order their hooks run (the ghost hand is dealt before the
 community card; a single loser's ante skip comes before the all-out penalty's payers)."""
 
@@ -78,7 +84,7 @@ class Variants:
         plain: no active variant changes the deal, the antes or the resolution (the
             engine's pipeline then skips the variant hooks).
         declarations: the declarations a player may make.
-        antes_every_hand, pass_phase, uncontested_win, hides_cards: see
+        antes_every_hand, pass_phase, uncontested_win, in_turn, sealed, hides_cards: see
             :class:`~gutskit.variants.base.Variant`.
         extra_cards: the cards dealt after the hands: ``(what, how many)`` in order.
     """
@@ -96,6 +102,8 @@ class Variants:
         self.antes_every_hand = any(v.antes_every_hand for v in active)
         self.pass_phase = any(v.pass_phase for v in active)
         self.uncontested_win = all(v.uncontested_win for v in active)
+        self.in_turn = any(v.in_turn for v in active)
+        self.sealed = all(v.sealed for v in active)
         self.hides_cards = any(v.hides_cards for v in active)
         self.extra_cards = tuple(extra for v in active for extra in v.extra_cards())
         self._void = [v for v in active if _overrides(v, "on_void")]

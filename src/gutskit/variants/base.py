@@ -108,6 +108,13 @@ class Variant:
     uncontested_win: ClassVar[bool] = True
     """A lone player in takes the pot without a showdown."""
 
+    in_turn: ClassVar[bool] = False
+    """Players declare one at a time, in declaration order (clockwise from the dealer's
+    left)."""
+
+    sealed: ClassVar[bool] = True
+    """A declaration stays hidden from the other seats until the reveal."""
+
     hides_cards: ClassVar[bool] = False
     """:meth:`view_hand` hides something (the views take their slower, careful path)."""
 
