@@ -31,13 +31,12 @@ import enum
 import random
 import secrets
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from gutskit.core import settlement
 from gutskit.core.cards import DECK, Card, format_cards, shuffled_deck
 from gutskit.core.errors import GutsError
-from gutskit.core.evaluation import strength_table
 from gutskit.core.events import (
     AntesPosted,
     CardsDealt,
@@ -138,6 +137,8 @@ class GameState:
         last_result: the last :class:`RoundResolved`, if any.
         end_reason: why the session ended (``phase is OVER``).
         total: chips on the table: stacks + pot + reserve; constant except for buy-ins.
+        variants: the variants ``rules`` turn on (:func:`gutskit.variants.variants_for`),
+            the engine's and the views' way to the variant hooks.
         ghost: this round's ghost hand (``ghost_hand``; ``()`` = dealt, not recorded).
         community: this round's community card as a one-card hand (``community_card``).
         passes: Pass the Trash: the card each seat passes this round (``None`` = not yet /
@@ -168,6 +169,7 @@ class GameState:
     last_result: RoundResolved | None
     end_reason: str | None
     total: int
+    variants: Variants = field(compare=False, repr=False)
     ghost: Hand | None = None
     community: Hand | None = None
     passes: tuple[Card | None, ...] | None = None
@@ -207,7 +209,7 @@ class GameState:
             return False
         rules = self.rules
         return (self.pot == 0 or rules.ante_every_round or self.reante_due
-                or variants_for(rules).antes_every_hand)
+                or self.variants.antes_every_hand)
 
     def seat_of(self, name: str) -> int:
         """The seat of the player called ``name``.
@@ -273,6 +275,7 @@ def _start(event: SessionStarted) -> GameState:
         last_result=None,
         end_reason=None,
         total=sum(event.stacks) + event.pot + event.reserve,
+        variants=variants_for(event.rules),
         rebuys_used=(0,) * n,
         loss_limits=event.loss_limits,
         sat_out=(False,) * n,
@@ -312,7 +315,7 @@ def _on_declared(state: GameState, event: Declared) -> GameState:
 
 
 def _on_dealt(state: GameState, event: CardsDealt) -> GameState:
-    passing = variants_for(state.rules).pass_phase
+    passing = state.variants.pass_phase
     n = len(state.names)
     return _with(state, hands=event.hands, declarations=(None,) * n,
                  phase=Phase.PASS if passing else Phase.DECLARE,
@@ -600,7 +603,7 @@ def deal_from_deck(state: GameState, deck: Sequence[Card]
     """
     hands = hands_from_deck(state, deck)
     used = state.rules.cards_per_hand * sum(h is not None for h in hands)
-    extras, used = variants_for(state.rules).deal_extras(deck, used)
+    extras, used = state.variants.deal_extras(deck, used)
     if len(deck) < used:
         raise IllegalActionError(f"a deck of {len(deck)} cards cannot deal {used}")
     return hands, extras.get("ghost"), extras.get("community")
@@ -661,14 +664,14 @@ def can_deal(state: GameState, hands: Sequence[Hand | None] | None = None, *,
                 where = f"both {other!r} and {name!r}" if other != name else f"{name!r} twice"
                 return f"card {format_cards([card])} is dealt to {where}"
             seen[card] = seat
-    if ghost is not None or community is not None or variants_for(state.rules).extra_cards:
+    if ghost is not None or community is not None or state.variants.extra_cards:
         return _extras_problem(state, seen, ghost, community)
     return None
 
 
 def _extras_problem(state: GameState, seen: dict[Card, int], ghost: Hand | None,
                     community: Hand | None) -> str | None:
-    extras = dict(variants_for(state.rules).extra_cards)
+    extras = dict(state.variants.extra_cards)
     for label, extra, what in (("ghost hand", ghost, "ghost"),
                                ("community card", community, "community")):
         wanted = what in extras
@@ -731,7 +734,7 @@ def _deal(state: GameState, hands: tuple[Hand | None, ...], ghost: Hand | None =
         ante_amount = settlement.ante_amount
         amounts = tuple([ante_amount(stack, rules) if stack > 0 and not eliminated[s]
                          else 0 for s, stack in enumerate(state.stacks)])
-        game = variants_for(rules)
+        game = state.variants
         if not game.plain:
             amounts = game.antes(state, amounts)
         new_game = state.pot == 0
@@ -939,7 +942,7 @@ def can_declare(state: GameState, seat: int, declaration: Declaration) -> str | 
         return f"seat {seat!r} was not dealt in"
     if state.declarations[seat] is not None:
         return f"{state.names[seat]!r} has already declared"
-    if variants_for(state.rules).in_turn:
+    if state.variants.in_turn:
         turn = state.next_to_declare()
         if turn is not None and turn != seat:
             return f"it is {state.names[turn]!r}'s turn to declare, not {state.names[seat]!r}'s"
@@ -952,7 +955,7 @@ def _declaration_problem(state: GameState, seat: int, declaration: Declaration) 
     if declaration is Declaration.OUT:
         return None
     name = state.names[seat]
-    legal = variants_for(state.rules).declarations
+    legal = state.variants.declarations
     if Declaration.IN not in legal:  # hi-lo: high, low, both or out
         if declaration not in legal or not isinstance(declaration, Declaration):
             words = ", ".join(d.value for d in legal[:-1])
@@ -1035,9 +1038,10 @@ def declare_all(state: GameState, declarations: Mapping[int, Declaration]
         extra = next(s for s in declarations
                      if not (isinstance(s, int) and 0 <= s < state.n_seats))
         raise IllegalActionError(f"seat {extra!r} is not at the table")
-    problem = _resolution_problem(state, decls)
-    if problem is not None:
-        raise IllegalActionError(problem)
+    if not state.variants.plain:
+        problem = _resolution_problem(state, decls)
+        if problem is not None:
+            raise IllegalActionError(problem)
     reveal = DeclarationsRevealed(tuple(decls))
     state = evolve(state, reveal)
     resolved = _resolve(state)
@@ -1082,12 +1086,9 @@ def _resolution_problem(state: GameState, decls: Sequence[Declaration | None]) -
     """Cards a variant needs to resolve the round but that were not recorded (``()``, a
     referee's real table): the ghost hand, the community card, every hand for the
     all-out penalty (:meth:`gutskit.variants.Variants.missing_cards`)."""
-    game = variants_for(state.rules)
-    if game.plain:
-        return None
     out = Declaration.OUT
-    return game.missing_cards(state, [s for s, d in enumerate(decls)
-                                      if d is not None and d is not out])
+    in_seats = [s for s, d in enumerate(decls) if d is not None and d is not out]
+    return state.variants.missing_cards(state, in_seats)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1133,62 +1134,92 @@ def _next_dealer(state: GameState, stacks: Sequence[int], eliminated: Sequence[b
 def _resolve(state: GameState) -> RoundResolved:
     """Settle the round once every declaration is revealed: the one resolution pipeline
     (RULES.md "Antes, declaration, resolution", steps 4-5). The variants
-    (:func:`gutskit.variants.variants_for`) plug in at its named steps:
+    (``state.variants``, :func:`gutskit.variants.variants_for`) plug in at its named steps:
 
     1. *contest*: nobody in -> void round; one in -> uncontested win (unless the variant
        forbids it: ghost hand); otherwise a showdown;
     2. *void round*: the variants settle it (``on_void``: the all-out penalty);
     3. *showdown* (:func:`_showdown`): score the hands (``score``: community card), award
        the pot (``showdown``: hi-lo; ``winners``: ghost hand; split per ``odd_chip``), say
-       who matches (``losers``: single loser), then the matches are paid (``shortfall``)
+       who matches (``losers``: single loser); then the matches are paid (``shortfall``)
        and the pot capped (``pot_cap``);
     4. *turn*: cards turned face up at every resolution (``turn``: community card);
-    5. *round end* (:func:`_round_result`): stacks, eliminations, loss limits, next dealer,
-       end of the session.
+    5. *round end*: stacks, eliminations, loss limits, next dealer, end of the session.
+
+    Under rules with no resolution variant (``Variants.plain``) the hooks are skipped.
     """
-    game = variants_for(state.rules)
+    game = state.variants
+    plain = game.plain
     n = len(state.names)
     out = Declaration.OUT
-    in_seats = [s for s, d in enumerate(state.declarations) if d is not None and d is not out]
+    in_seats = [s for s, d in enumerate(state.declarations) if d is not out and d is not None]
     result = Resolution(n)
+    won = result.won
     pot = state.pot
     matched = [0] * n
     eliminated: list[int] = []
     to_reserve = 0
     pot_after = pot
+    # 1. contest
     if not in_seats:
         outcome = Outcome.VOID
-        if not game.plain:
-            game.on_void(state, game.score(state, _strength_table(state.rules)), result)
+        if not plain:  # 2. void round
+            game.on_void(state, game.score(state, game.strength), result)
     elif len(in_seats) == 1 and game.uncontested_win:
         outcome = Outcome.UNCONTESTED
         result.winners = (in_seats[0],)
-        result.won[in_seats[0]] = pot
+        won[in_seats[0]] = pot
         pot_after = 0
-    else:
+    else:  # 3. showdown
         outcome = Outcome.SHOWDOWN
-        _showdown(state, game, in_seats, result)
         rules = state.rules
         owed = result.owed
         stacks = state.stacks
-        for seat in in_seats:
-            if owed[seat]:
-                paid, gone = settlement.pay_match(stacks[seat], owed[seat], rules)
-                matched[seat] = paid
-                if gone:
-                    eliminated.append(seat)
+        for seat in _showdown(state, game, in_seats, result):
+            paid, gone = settlement.pay_match(stacks[seat], owed[seat], rules)
+            matched[seat] = paid
+            if gone:
+                eliminated.append(seat)
         pot_after, to_reserve = settlement.cap_pot(result.carry + sum(matched), rules)
-    if not game.plain:
+    if not plain:  # 4. turn
         game.turn(state, result)
-    return _round_result(state, game, outcome, result, matched, eliminated, pot_after,
-                         to_reserve)
+    # 5. round end
+    stacks_after = [s + w - m for s, w, m in zip(state.stacks, won, matched, strict=True)]
+    if eliminated:
+        out_flags = [e or s in eliminated for s, e in enumerate(state.eliminated)]
+    else:
+        out_flags = list(state.eliminated)
+    if state.loss_limits is not None:
+        for seat in _over_limit(state, stacks_after, out_flags):
+            out_flags[seat] = True
+    next_dealer = _next_dealer(state, stacks_after, out_flags, void=outcome is Outcome.VOID)
+    players_left = len([s for s, stack in enumerate(stacks_after)
+                        if stack > 0 and not out_flags[s]])
+    session_over = players_left < 2 or (
+        outcome is Outcome.UNCONTESTED and state.rules.end_on_uncontested
+        and state.game_matched)
+    if plain:
+        return RoundResolved(
+            outcome=outcome, shown=tuple(result.shown), winners=result.winners,
+            won=tuple(won), matched=tuple(matched), eliminated=tuple(eliminated),
+            to_reserve=to_reserve, pot_after=pot_after, next_dealer=next_dealer,
+            session_over=session_over)
+    return RoundResolved(
+        outcome=outcome, shown=tuple(result.shown), winners=result.winners, won=tuple(won),
+        matched=tuple(matched), eliminated=tuple(eliminated), to_reserve=to_reserve,
+        pot_after=pot_after, next_dealer=next_dealer, session_over=session_over,
+        community=result.community, ghost=result.ghost, ghost_won=result.ghost_won,
+        high_winners=result.high_winners, low_winners=result.low_winners,
+        high_pot=result.high_pot, low_pot=result.low_pot, ante_payers=result.ante_payers,
+    )
 
 
 def _showdown(state: GameState, game: Variants, in_seats: list[int],
-              result: Resolution) -> None:
-    """The showdown step: fills ``result`` (shown hands, awards, winners, carry, owed)."""
+              result: Resolution) -> list[int]:
+    """The showdown step: fills ``result`` (shown hands, awards, winners, carry, owed) and
+    returns the seats that owe a match, in seat order."""
     rules = state.rules
-    table = _strength_table(rules)
+    table = game.strength
     hands = state.hands
     shown = result.shown
     keys: dict[int, int] = {}
@@ -1207,7 +1238,8 @@ def _showdown(state: GameState, game: Variants, in_seats: list[int],
         for seat in in_seats:
             shown[seat] = hands[seat]
         if game.showdown(state, in_seats, score, result):
-            return
+            owed = result.owed
+            return [s for s in in_seats if owed[s]]
         for seat in in_seats:
             hand = hands[seat]
             assert hand is not None
@@ -1233,55 +1265,7 @@ def _showdown(state: GameState, game: Variants, in_seats: list[int],
     owed = result.owed
     for seat in losers:
         owed[seat] = amount
-
-
-def _round_result(state: GameState, game: Variants, outcome: Outcome, result: Resolution,
-                  matched: list[int], eliminated: list[int], pot_after: int,
-                  to_reserve: int) -> RoundResolved:
-    """The round-end step: the :class:`RoundResolved` event of a settled round."""
-    rules = state.rules
-    won = result.won
-    stacks = [s + w - m for s, w, m in zip(state.stacks, won, matched, strict=True)]
-    if eliminated:
-        out_flags = [e or s in eliminated for s, e in enumerate(state.eliminated)]
-    else:
-        out_flags = list(state.eliminated)
-    if state.loss_limits is not None:
-        for seat in _over_limit(state, stacks, out_flags):
-            out_flags[seat] = True
-    next_dealer = _next_dealer(state, stacks, out_flags, void=outcome is Outcome.VOID)
-    players_left = len([s for s, stack in enumerate(stacks) if stack > 0 and not out_flags[s]])
-    session_over = players_left < 2 or (
-        outcome is Outcome.UNCONTESTED and rules.end_on_uncontested and state.game_matched)
-    if game.plain:
-        return RoundResolved(
-            outcome=outcome, shown=tuple(result.shown), winners=result.winners,
-            won=tuple(won), matched=tuple(matched), eliminated=tuple(eliminated),
-            to_reserve=to_reserve, pot_after=pot_after, next_dealer=next_dealer,
-            session_over=session_over)
-    return RoundResolved(
-        outcome=outcome, shown=tuple(result.shown), winners=result.winners, won=tuple(won),
-        matched=tuple(matched), eliminated=tuple(eliminated), to_reserve=to_reserve,
-        pot_after=pot_after, next_dealer=next_dealer, session_over=session_over,
-        community=result.community, ghost=result.ghost, ghost_won=result.ghost_won,
-        high_winners=result.high_winners, low_winners=result.low_winners,
-        high_pot=result.high_pot, low_pot=result.low_pot, ante_payers=result.ante_payers,
-    )
-
-
-_TABLES: dict[int, tuple[Rules, tuple[int, ...]]] = {}
-"""Strength tables by ``id(rules)`` (hashing the rules costs more than the lookup); each
-entry keeps its rules alive, so an id is never reused while it is a key."""
-
-
-def _strength_table(rules: Rules) -> tuple[int, ...]:
-    """:func:`gutskit.core.evaluation.strength_table` of ``rules.ranking``, cached by identity."""
-    entry = _TABLES.get(id(rules))
-    if entry is None:
-        if len(_TABLES) >= 256:  # many short-lived rules objects: start again
-            _TABLES.clear()
-        entry = _TABLES[id(rules)] = (rules, strength_table(rules.ranking))
-    return entry[1]
+    return losers
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1322,7 +1306,7 @@ def deal_from_rng(state: GameState, rng: random.Random | None = None
     if state.phase is not Phase.DEAL or len(order) < 2:
         raise IllegalActionError(can_deal(state))
     source = rng if rng is not None else _SYSTEM_RANDOM
-    game = variants_for(state.rules)
+    game = state.variants
     if not game.extra_cards:
         needed = state.rules.cards_per_hand * len(order)
         return _deal(state, _hands(state, order, source.sample(DECK, needed)))

@@ -120,12 +120,6 @@ class SeatView(NamedTuple):
                 and self.passed is None)
 
 
-def _sealed(rules: Rules) -> bool:
-    """Declarations stay hidden until the reveal (not under sequential declaration:
-    :mod:`gutskit.variants.declaration`)."""
-    return variants_for(rules).sealed
-
-
 def view_for(state: GameState, seat: int) -> SeatView:
     """The view of ``seat`` (0-based) of ``state``.
 
@@ -144,7 +138,7 @@ def joint_views(state: GameState) -> dict[int, SeatView]:
 
 
 def _views(state: GameState, seats: tuple[int, ...]) -> list[SeatView]:
-    if state.passes is not None or variants_for(state.rules).hides_cards:
+    if state.passes is not None or state.variants.hides_cards:
         return _variant_views(state, seats)
     return _plain_views(state, seats)
 
@@ -153,7 +147,7 @@ def _plain_views(state: GameState, seats: tuple[int, ...]) -> list[SeatView]:
     phase = state.phase
     declaring = phase is Phase.DECLARE
     rules = state.rules
-    sealed = _sealed(rules)
+    sealed = state.variants.sealed  # not under sequential declaration (variants/declaration)
     names = state.names
     n = len(names)
     nobody: tuple[Declaration | None, ...] = (None,) * n
@@ -195,7 +189,7 @@ def _variant_views(state: GameState, seats: tuple[int, ...]) -> list[SeatView]:
     seat's passes, with the own hand as the variant shows it before the reveal (No Peek:
     unseen, :meth:`gutskit.variants.Variants.view_hand`)."""
     base = _plain_views(state, seats)
-    game = variants_for(state.rules)
+    game = state.variants
     showing = state.phase in (Phase.PASS, Phase.DECLARE)
     passes = state.passes
     givers = pass_givers(state.hands) if passes is not None else {}
@@ -245,7 +239,7 @@ def visible_events(events: list[Event], seat: int, *, rules: Rules | None = None
                 ghost=None if event.ghost is None else (),
                 community=None if event.community is None else ()))
         elif (isinstance(event, Declared) and event.seat != seat
-              and (rules is None or _sealed(rules))):
+              and (rules is None or variants_for(rules).sealed)):
             out.append(DeclarationSealed(seat=event.seat))
         elif isinstance(event, PassChosen) and event.seat != seat:
             out.append(PassSealed(seat=event.seat))

@@ -83,6 +83,7 @@ from gutskit.server.store import (
     hash_token,
 )
 from gutskit.strategy.bots import BOT_NAMES, STYLES, RuleOfThumbBot
+from gutskit.variants.pass_the_trash import silent_pass
 
 
 __all__ = ["PRESENCE_DELAY", "Client", "Room", "RoomManager", "ServerConfig", "public_view",
@@ -269,7 +270,7 @@ def _default_action(state: GameState, seat: int) -> tuple[GameState, list[Event]
     if state.phase.value == "pass":
         hand = state.hands[seat]
         assert hand
-        return engine.pass_card(state, seat, min(hand))
+        return engine.pass_card(state, seat, silent_pass(hand))
     return engine.declare(state, seat, Declaration.OUT)
 
 

@@ -39,7 +39,7 @@ from gutskit.core.engine import GameState, pass_all
 from gutskit.core.evaluation import Category, Ranking, category_of_key, strength_table
 from gutskit.core.events import Declaration, Event
 from gutskit.core.views import SeatView, joint_views
-from gutskit.variants import variants_for
+from gutskit.variants import Variants, variants_for
 
 if TYPE_CHECKING:  # numpy itself is imported by the Monte Carlo functions that use it
     import numpy as np
@@ -141,6 +141,8 @@ class RuleOfThumbBot:
     name: str = "rule-of-thumb"
     _tables: dict[int, tuple[Ranking, tuple[float, ...], float, tuple[bool, ...]]] = field(
         default_factory=dict, init=False, repr=False, compare=False)
+    _variants: dict[int, Variants] = field(default_factory=dict, init=False, repr=False,
+                                           compare=False)
 
     def _lookup(self, ranking: Ranking) -> tuple[Ranking, tuple[float, ...], float,
                                                  tuple[bool, ...]]:
@@ -216,7 +218,10 @@ class RuleOfThumbBot:
             return Declaration.OUT
         if not hand:  # No Peek: the cards are unseen
             return self.declare_blind(view, rng)
-        if not variants_for(rules).plain:
+        game = self._variants.get(id(rules))  # by identity: a Variants holds its rules
+        if game is None:
+            game = self._variants[id(rules)] = variants_for(rules)
+        if not game.plain:
             return self.declare_variant(view, rng)
         return Declaration.IN if self.plays(hand, view) else Declaration.OUT
 

@@ -28,7 +28,9 @@ module                   variant (house rule)                        hooks
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cached_property
 
+from gutskit.core.evaluation import strength_table
 from gutskit.core.events import Declaration, Hand
 from gutskit.core.rules import Rules
 from gutskit.variants.all_out import AllOutPenalty
@@ -121,6 +123,12 @@ class Variants:
         if len(owners) > 1:  # pragma: no cover - Rules refuses these combinations
             raise ValueError(f"{owners[0].name} and {owners[1].name} both change {hook}")
         return owners[0] if owners else None
+
+    @cached_property
+    def strength(self) -> tuple[int, ...]:
+        """:func:`gutskit.core.evaluation.strength_table` of the rules' ranking (the table
+        every hand of the round is scored from)."""
+        return strength_table(self.rules.ranking)
 
     def cards_needed(self, n_players: int) -> int:
         """Cards one deal uses for ``n_players``: their hands and the extra cards (the

@@ -59,7 +59,7 @@ class RoundState(Protocol):
 
 class Resolution:
     """The round's settlement while the pipeline builds it (chips are integers; per-seat
-    lists indexed by seat). The fields after ``carry`` are the variants' additions to
+    lists indexed by seat). The class-level fields (defaults) are the variants' additions to
     :class:`~gutskit.core.events.RoundResolved`.
 
     Attributes:
@@ -70,8 +70,16 @@ class Resolution:
         carry: chips left in the pot by the award (odd chips, a pot nobody took).
     """
 
-    __slots__ = ("ante_payers", "carry", "community", "ghost", "ghost_won", "high_pot",
-                 "high_winners", "low_pot", "low_winners", "owed", "shown", "winners", "won")
+    community: Hand | None = None
+    ghost: Hand | None = None
+    ghost_won = False
+    high_winners: tuple[int, ...] = ()
+    low_winners: tuple[int, ...] = ()
+    high_pot = 0
+    low_pot = 0
+    ante_payers: tuple[int, ...] = ()
+    # (class-level defaults: a variant that sets one sets it on the instance; the standard
+    # game's round stores only the five fields below)
 
     def __init__(self, n_seats: int) -> None:
         self.won = [0] * n_seats
@@ -79,14 +87,6 @@ class Resolution:
         self.shown: list[Hand | None] = [None] * n_seats
         self.winners: tuple[int, ...] = ()
         self.carry = 0
-        self.community: Hand | None = None
-        self.ghost: Hand | None = None
-        self.ghost_won = False
-        self.high_winners: tuple[int, ...] = ()
-        self.low_winners: tuple[int, ...] = ()
-        self.high_pot = 0
-        self.low_pot = 0
-        self.ante_payers: tuple[int, ...] = ()
 
 
 class Variant:

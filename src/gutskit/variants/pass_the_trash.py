@@ -1,9 +1,9 @@
 """Pass the Trash (``pass_the_trash``; German/French seed, RULES.md "Variants").
 
 After looking, every player dealt in passes one card, chosen in secret, to the next player
-dealt in on their left, all at once; then the declarations. Which card a bot passes is a
-strategy (:func:`gutskit.strategy.bots.default_pass`); who passes to whom and how the hands
-change are here.
+dealt in on their left, all at once; then the declarations. Who passes to whom, how the
+hands change and what a seat that does not choose passes (:func:`silent_pass`) are here;
+which card a bot chooses is a strategy (:func:`gutskit.strategy.bots.default_pass`).
 """
 
 from __future__ import annotations
@@ -26,6 +26,18 @@ class PassTheTrash(Variant):
     def applies(cls, rules: Rules) -> bool:
         """``pass_the_trash = true``."""
         return rules.pass_the_trash
+
+
+def silent_pass(hand: Hand) -> Card:
+    """The card a seat that does not choose passes (its decision timer ran out, it was
+    kicked): its lowest card, the lowest rank, clubs first among equal ranks (card codes:
+    :mod:`gutskit.core.cards`).
+
+    >>> from gutskit.core.cards import card_name, parse_cards
+    >>> card_name(silent_pass(tuple(parse_cards("Kh 2s 2c"))))
+    '2c'
+    """
+    return min(hand)
 
 
 def givers(hands: Sequence[Hand | None]) -> dict[int, int]:
