@@ -85,7 +85,6 @@ from gutskit.server.store import (
 from gutskit.strategy.bots import BOT_NAMES, STYLES, RuleOfThumbBot
 from gutskit.variants.pass_the_trash import silent_pass
 
-
 __all__ = ["PRESENCE_DELAY", "Client", "Room", "RoomManager", "ServerConfig", "public_view",
            "table_view"]
 
