@@ -24,7 +24,7 @@ from gutskit.strategy.strategies import BOT_KINDS
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 HEAVY = ("numpy", "scipy", "pandas", "matplotlib", "sqlalchemy", "fastapi", "uvicorn",
-         "starlette", "alembic")
+         "starlette", "alembic", "numba", "dask", "distributed")
 """Libraries that ``guts --help`` must not import (each costs a tenth of a second or more)."""
 
 REPORT_MODULES = """

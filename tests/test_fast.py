@@ -16,6 +16,7 @@ from gutskit.core.views import joint_views
 from gutskit.strategy.bots import RandomBot, RuleOfThumbBot
 from gutskit.strategy.fast import (
     FastPolicy,
+    FastResult,
     UnsupportedRulesError,
     check_supported,
     simulate,
@@ -72,17 +73,34 @@ CASES = [
 ]
 
 
+def _same(a: FastResult, b: FastResult) -> None:
+    """Every field of two results is identical."""
+    for name in ("stacks", "buy_ins", "pot", "reserve", "rounds_played", "over",
+                 "eliminated", "dealt", "ins", "wins"):
+        assert getattr(a, name).tolist() == getattr(b, name).tolist(), name
+    assert (a.outcomes, a.pot_sum, a.max_pot, a.games) == (
+        b.outcomes, b.pot_sum, b.max_pot, b.games)
+
+
 @pytest.mark.parametrize(("rules", "thresholds", "chips"), CASES)
 def test_same_deals_same_stacks(rules: Rules, thresholds: list[float], chips: int) -> None:
+    """Engine, numpy path and compiled kernel on the same deals: the same stacks, and the
+    two simulator kernels agree on every statistic."""
     n, k = len(thresholds), rules.cards_per_hand
     hands = _deals(40, 30, n, k, seed=len(thresholds) * 7 + chips)
     bots = [ThresholdBot(t) for t in thresholds]
     finals, played = _engine_stacks(rules, bots, hands, [chips] * n, seed=1)
     policies = [FastPolicy.threshold(t, rules.ranking) for t in thresholds]
-    result = simulate_deals(rules, policies, hands, stacks=chips)
+    result = simulate_deals(rules, policies, hands, stacks=chips, kernel="numpy")
     assert result.stacks.tolist() == finals
     assert result.rounds_played.tolist() == played
     assert int(result.stacks.sum()) == chips * n * hands.shape[1]
+    _same(simulate_deals(rules, policies, hands, stacks=chips, kernel="numba"), result)
+    # without the end-of-session share, pot and reserve are left on the table
+    _same(simulate_deals(rules, policies, hands, stacks=chips, kernel="numba",
+                         end_share=False),
+          simulate_deals(rules, policies, hands, stacks=chips, kernel="numpy",
+                         end_share=False))
 
 
 def test_rule_of_thumb_policy_matches_bot_deal_by_deal() -> None:
@@ -93,9 +111,10 @@ def test_rule_of_thumb_policy_matches_bot_deal_by_deal() -> None:
     finals, _ = _engine_stacks(rules, bots, hands, [10**6] * 4, seed=1)
     policies = [fast_policy(b, rules, 4) for b in bots]
     assert all(p is not None for p in policies)
-    result = simulate_deals(rules, [p for p in policies if p is not None], hands,
-                            stacks=10**6)
+    pols = [p for p in policies if p is not None]
+    result = simulate_deals(rules, pols, hands, stacks=10**6, kernel="numpy")
     assert result.stacks.tolist() == finals
+    _same(simulate_deals(rules, pols, hands, stacks=10**6, kernel="numba"), result)
 
 
 def test_random_play_agrees_statistically() -> None:
@@ -127,8 +146,14 @@ def test_random_play_agrees_statistically() -> None:
         eng["net1"].append((state.stacks[1] - 10**6) / rounds)
         eng["showdown"].append(sd / rounds)
     policies = [fast_policy(b, rules, 4) for b in bots]
-    fast = simulate(rules, [p for p in policies if p is not None], tables=20_000,
-                    rounds=rounds, stacks=10**6, seed=3)
+    for kernel in ("numpy", "numba"):
+        fast = simulate(rules, [p for p in policies if p is not None], tables=20_000,
+                        rounds=rounds, stacks=10**6, seed=3, kernel=kernel)
+        _agrees(rules, eng, fast, rounds, sessions)
+
+
+def _agrees(rules: Rules, eng: dict[str, list[float]], fast: FastResult, rounds: int,
+            sessions: int) -> None:
     per_table = rounds
     fast_vals = {
         "in0": (fast.in_rate[0], None), "in1": (fast.in_rate[1], None),
@@ -192,3 +217,39 @@ def test_deals_are_disjoint_and_uniform() -> None:
     expected = 20_000 * 3 / 52
     chi2 = float(((counts - expected) ** 2 / expected).sum())
     assert chi2 < 90  # P(chi2_51 > 90) < 0.001
+
+
+def test_kernel_tables_split_across_calls_play_the_same_deals() -> None:
+    """Table t's deals depend only on (seed, first_table + t): one call of 12 tables equals
+    calls of 5 and 7 tables (what the parallel layer relies on), and a seed repeats."""
+    rules = Rules()
+    pols = [FastPolicy.threshold(0.5, rules.ranking), FastPolicy.constant(0.4, rules.ranking),
+            FastPolicy.threshold(0.7, rules.ranking)]
+    whole = simulate(rules, pols, tables=12, rounds=30, stacks=50, seed=9, kernel="numba")
+    head = simulate(rules, pols, tables=5, rounds=30, stacks=50, seed=9, kernel="numba")
+    tail = simulate(rules, pols, tables=7, rounds=30, stacks=50, seed=9, kernel="numba",
+                    first_table=5)
+    assert whole.stacks.tolist() == head.stacks.tolist() + tail.stacks.tolist()
+    assert whole.ins.tolist() == (head.ins + tail.ins).tolist()
+    _same(whole, simulate(rules, pols, tables=12, rounds=30, stacks=50, seed=9,
+                          kernel="numba"))
+    assert whole.stacks.tolist() != simulate(rules, pols, tables=12, rounds=30, stacks=50,
+                                             seed=10, kernel="numba").stacks.tolist()
+
+
+def test_kernel_deals_are_disjoint_and_uniform() -> None:
+    from gutskit.strategy.fast_kernel import deal_cards, table_keys
+
+    cards = deal_cards(table_keys(4), 0, 20_000, 30)
+    assert np.all(np.diff(np.sort(cards, axis=1), axis=1) > 0)  # 30 distinct cards
+    for position in (0, 29):  # the first and the last card dealt: chi-square, 51 dof
+        counts = np.bincount(cards[:, position], minlength=52)
+        expected = 20_000 / 52
+        assert float(((counts - expected) ** 2 / expected).sum()) < 90  # P < 0.001
+
+
+def test_unknown_kernel() -> None:
+    rules = Rules()
+    with pytest.raises(ValueError, match="'gpu'"):
+        simulate(rules, [FastPolicy.constant(0.5, rules.ranking)] * 2, tables=1, rounds=1,
+                 kernel="gpu")  # type: ignore[arg-type]

@@ -30,9 +30,18 @@ A strategy is a :class:`FastPolicy`: the probability of declaring in for each de
 rank (:mod:`gutskit.strategy.tables`), optionally in several tables chosen by the pot size. A
 threshold strategy has probabilities 0 and 1; a mixed one anything between.
 
-Randomness: one seeded :class:`numpy.random.Generator` (SFC64) per call. Hands are dealt
-uniformly: hand after hand, each drawn among the combinations that share no card with the
-hands already dealt at that table (rejection sampling on 52-bit card masks).
+Two kernels play the same rules (``kernel=``, :data:`KERNELS`): the compiled one
+(:mod:`gutskit.strategy.fast_kernel`, numba; used by default when numba is installed) and
+table-parallel numpy passes (the reference, and the fallback without numba). On the same
+deals they give identical results, statistic by statistic (``tests/test_fast.py``).
+
+Randomness. numpy path: one seeded :class:`numpy.random.Generator` (SFC64) per call; hands
+are dealt uniformly, hand after hand, each drawn among the combinations that share no card
+with the hands already dealt at that table (rejection sampling on 52-bit card masks).
+Compiled kernel: one counter-seeded stream per table, so a table's deals depend only on the
+seed and its index (``first_table``), and a partial Fisher-Yates shuffle per table (see
+:mod:`gutskit.strategy.fast_kernel`). The two kernels draw different random numbers: the
+same seed gives different, equally distributed deals.
 
 >>> from gutskit.core.rules import Rules
 >>> rules = Rules(cards_per_hand=2)
@@ -48,6 +57,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -58,13 +68,21 @@ from gutskit.core.rules import Rules
 from gutskit.strategy.tables import HandTable, hand_table
 
 __all__ = [
+    "KERNELS",
     "FastPolicy",
     "FastResult",
     "UnsupportedRulesError",
     "check_supported",
+    "numba_available",
     "simulate",
     "simulate_deals",
 ]
+
+Kernel = Literal["auto", "numba", "numpy"]
+KERNELS: tuple[str, ...] = ("auto", "numba", "numpy")
+"""``kernel=`` values of :func:`simulate`: ``numba`` the compiled kernel
+(:mod:`gutskit.strategy.fast_kernel`), ``numpy`` the table-parallel numpy passes (the
+reference), ``auto`` numba when it is installed, else numpy."""
 
 I64 = npt.NDArray[np.int64]
 F64 = npt.NDArray[np.float64]
@@ -276,7 +294,8 @@ class _Dealer:
 
 def simulate(rules: Rules, policies: Sequence[FastPolicy], *, tables: int, rounds: int,
              stacks: int | Sequence[int] = 10_000, dealer: int = 0, seed: int | None = None,
-             end_share: bool = True) -> FastResult:
+             end_share: bool = True, kernel: Kernel = "auto", first_table: int = 0
+             ) -> FastResult:
     """Play ``rounds`` rounds at each of ``tables`` independent tables.
 
     Args:
@@ -289,14 +308,25 @@ def simulate(rules: Rules, policies: Sequence[FastPolicy], *, tables: int, round
         seed: seeds a :class:`numpy.random.SFC64` generator (``None``: fresh OS entropy).
         end_share: at the end, share what is left in the pot and reserve among the seated
             players like :func:`gutskit.core.engine.end_session`.
+        kernel: :data:`KERNELS`. The two kernels play the same rules but draw different
+            random numbers, so a seed gives different (equally distributed) deals.
+        first_table: (numba kernel) the index of the first table: table ``t``'s deals
+            depend only on ``(seed, first_table + t)``, so tables split into several calls
+            (processes, machines) play exactly the deals of one call.
 
     Returns:
         A :class:`FastResult`.
 
     Raises:
         UnsupportedRulesError: a rule the simulator does not play.
-        ValueError: a bad seat count, policy shape, stack or count.
+        ValueError: a bad seat count, policy shape, stack or count, or ``kernel="numba"``
+            without numba installed.
     """
+    if _use_kernel(kernel):
+        table = hand_table(rules.ranking)
+        return _run(rules, policies, tables=tables, rounds=rounds, stacks=stacks,
+                    dealer=dealer, rng=None, deals=None, end_share=end_share,
+                    compiled=(None, table.code_to_rank, seed, first_table))
     rng = np.random.Generator(np.random.SFC64(seed))
     table = hand_table(rules.ranking)
     dealer_ = _Dealer(table, rng)
@@ -311,11 +341,13 @@ def simulate(rules: Rules, policies: Sequence[FastPolicy], *, tables: int, round
 
 def simulate_deals(rules: Rules, policies: Sequence[FastPolicy], hands: npt.ArrayLike, *,
                    stacks: int | Sequence[int] = 10_000, dealer: int = 0,
-                   seed: int | None = None, end_share: bool = True) -> FastResult:
+                   seed: int | None = None, end_share: bool = True, kernel: Kernel = "auto"
+                   ) -> FastResult:
     """Like :func:`simulate` but with given deals: ``hands[r, t, s]`` is the ``k`` card
     codes of seat ``s`` at table ``t`` in round ``r`` (shape ``(rounds, tables, seats,
     k)``); the hands of seats not dealt in are ignored. Used to check the simulator
-    against the engine deal by deal.
+    against the engine deal by deal; ``kernel`` as in :func:`simulate` (the kernels agree
+    exactly for pure strategies; mixed ones draw from each kernel's own random numbers).
 
     Raises:
         UnsupportedRulesError, ValueError: as :func:`simulate`, or a bad hands shape.
@@ -333,6 +365,12 @@ def simulate_deals(rules: Rules, policies: Sequence[FastPolicy], hands: npt.Arra
     if int(ranks.min(initial=0)) < 0:
         raise ValueError("a hand repeats a card")
 
+    if _use_kernel(kernel):
+        return _run(rules, policies, tables=array.shape[1], rounds=array.shape[0],
+                    stacks=stacks, dealer=dealer, rng=None, deals=None, end_share=end_share,
+                    compiled=(np.ascontiguousarray(ranks, dtype=np.int16),
+                              table.code_to_rank, seed, 0))
+
     def deals(step: int, n_tables: int, n_seats: int) -> npt.NDArray[np.int16]:
         return np.ascontiguousarray(ranks[step].T)
 
@@ -341,9 +379,27 @@ def simulate_deals(rules: Rules, policies: Sequence[FastPolicy], hands: npt.Arra
                 end_share=end_share)
 
 
+def numba_available() -> bool:
+    """Whether numba is installed (the compiled kernel can be used)."""
+    import importlib.util
+
+    return importlib.util.find_spec("numba") is not None
+
+
+def _use_kernel(kernel: str) -> bool:
+    if kernel not in KERNELS:
+        raise ValueError(f"unknown kernel {kernel!r} (one of {', '.join(KERNELS)})")
+    if kernel == "numba" and not numba_available():
+        raise ValueError("kernel 'numba' needs numba installed (pip install numba)")
+    return kernel == "numba" or (kernel == "auto" and numba_available())
+
+
+_Compiled = tuple[npt.NDArray[np.int16] | None, npt.NDArray[np.int16], int | None, int]
+
+
 def _run(rules: Rules, policies: Sequence[FastPolicy], *, tables: int, rounds: int,
-         stacks: int | Sequence[int], dealer: int, rng: np.random.Generator,
-         deals: object, end_share: bool) -> FastResult:
+         stacks: int | Sequence[int], dealer: int, rng: np.random.Generator | None,
+         deals: object, end_share: bool, compiled: _Compiled | None = None) -> FastResult:
     check_supported(rules)
     n = len(policies)
     if not 2 <= n <= 10:
@@ -363,8 +419,11 @@ def _run(rules: Rules, policies: Sequence[FastPolicy], *, tables: int, rounds: i
     if rules.min_buy_in is not None and int(buy.min()) < rules.min_buy_in:
         raise ValueError(f"a buy-in of {int(buy.min())} is below min_buy_in "
                          f"{rules.min_buy_in}")
+    if compiled is not None:
+        return _run_kernel(rules, policies, compiled, tables=tables, rounds=rounds, buy=buy,
+                           dealer=dealer, end_share=end_share, n_ranks=n_ranks)
     deal_fn = deals  # (step, tables, seats) -> (seats, tables) int16 ranks
-    assert callable(deal_fn)
+    assert callable(deal_fn) and rng is not None
 
     ante = rules.ante
     cap = rules.pot_cap
@@ -423,7 +482,7 @@ def _run(rules: Rules, policies: Sequence[FastPolicy], *, tables: int, rounds: i
         reante_due &= ~due
         rounds_played += active
         pot_sum += int(pot[active].sum())
-        max_pot = max(max_pot, int(pot.max()))
+        max_pot = max(max_pot, int(pot[active].max()))
         # deal and declare
         ranks = deal_fn(step, tables, n)
         inn = np.empty((n, tables), dtype=bool)
@@ -519,4 +578,54 @@ def _run(rules: Rules, policies: Sequence[FastPolicy], *, tables: int, rounds: i
         rounds_played=rounds_played, over=over, eliminated=np.ascontiguousarray(elim.T),
         dealt=dealt_count, ins=in_count, wins=win_count, outcomes=outcomes,
         pot_sum=pot_sum, max_pot=max_pot, games=games,
+    )
+
+
+def _run_kernel(rules: Rules, policies: Sequence[FastPolicy], compiled: _Compiled, *,
+                tables: int, rounds: int, buy: I64, dealer: int, end_share: bool,
+                n_ranks: int) -> FastResult:
+    """:func:`_run` with the compiled kernel (:mod:`gutskit.strategy.fast_kernel`)."""
+    from gutskit.strategy.fast_kernel import run, table_keys
+
+    given, code_to_rank, seed, first_table = compiled
+    n = len(policies)
+    width = max(p.in_prob.size for p in policies)
+    probs = np.zeros((n, width), dtype=np.float64)
+    edges = np.zeros((n, max(1, max(p.pot_edges.size for p in policies))), dtype=np.int64)
+    n_edges = np.zeros(n, dtype=np.int64)
+    for s, policy in enumerate(policies):
+        probs[s, : policy.in_prob.size] = policy.in_prob.reshape(-1)
+        edges[s, : policy.pot_edges.size] = policy.pot_edges
+        n_edges[s] = policy.pot_edges.size
+    pure = np.array([p.deterministic for p in policies], dtype=np.bool_)
+    cap = rules.pot_cap
+    shortfall = {"eliminate": 0, "table_stakes": 1, "debt": 2}[rules.shortfall]
+    ranks = given if given is not None else np.zeros((1, 1, 1), dtype=np.int16)
+    out_stacks = np.zeros((tables, n), dtype=np.int64)
+    out_pot = np.zeros(tables, dtype=np.int64)
+    out_reserve = np.zeros(tables, dtype=np.int64)
+    out_rounds = np.zeros(tables, dtype=np.int64)
+    out_over = np.zeros(tables, dtype=np.bool_)
+    out_elim = np.zeros((tables, n), dtype=np.bool_)
+    dealt, ins, wins = (np.zeros(n, dtype=np.int64) for _ in range(3))
+    stats = np.zeros(6, dtype=np.int64)  # void, uncontested, showdown, pot sum, max, games
+    run(
+        np.int64(first_table), np.int64(tables), np.int64(rounds), buy, np.int64(dealer),
+        np.int64(rules.ante), np.int64(cap if cap is not None else 0),
+        cap is not None and rules.pot_cap_mode == "match",
+        cap is not None and rules.pot_cap_mode == "reserve", np.int64(shortfall),
+        bool(rules.ante_every_round), rules.all_out == "reante",
+        rules.odd_chip == "first_left_of_dealer", bool(rules.require_cover),
+        bool(rules.end_on_uncontested), bool(end_share),
+        probs, np.int64(n_ranks), edges, n_edges, pure,
+        given is not None, ranks, np.int64(rules.cards_per_hand),
+        np.ascontiguousarray(code_to_rank), table_keys(seed),
+        out_stacks, out_pot, out_reserve, out_rounds, out_over, out_elim, dealt, ins, wins,
+        stats)
+    return FastResult(
+        stacks=out_stacks, buy_ins=buy, pot=out_pot, reserve=out_reserve,
+        rounds_played=out_rounds, over=out_over, eliminated=out_elim, dealt=dealt, ins=ins,
+        wins=wins, outcomes={"void": int(stats[0]), "uncontested": int(stats[1]),
+                             "showdown": int(stats[2])},
+        pot_sum=int(stats[3]), max_pot=int(stats[4]), games=int(stats[5]),
     )

@@ -1,0 +1,319 @@
+"""The compiled (numba) kernel of :mod:`gutskit.strategy.fast`: the same session rules, played
+table after table in machine code instead of table-parallel numpy passes.
+
+:func:`gutskit.strategy.fast.simulate` and :func:`~gutskit.strategy.fast.simulate_deals` use it
+when numba is installed (``kernel="auto"``); the numpy path stays the reference, and the
+tests check both against each other and against the engine deal by deal
+(``tests/test_fast.py``). This module imports numba: :mod:`gutskit.strategy.fast` imports
+it only when the kernel is used. The kernel compiles on its first call and numba caches the
+machine code on disk (``__pycache__``), so later processes start at once.
+
+Randomness (the kernel's own, deterministic per seed and independent of how the tables
+are split into calls): table ``t`` draws from a SplitMix64 stream whose start is
+``mix(key0 ^ mix(t + key1))``, the 64-bit keys coming from
+``numpy.random.SeedSequence(seed)``. Hands are dealt by a partial Fisher-Yates shuffle of
+the table's 52-card deck (exactly uniform: bounded integers by Lemire's method with
+rejection), only to the seats in play; a mixed strategy's declaration compares a 53-bit
+uniform float with its probability.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numba
+import numpy as np
+import numpy.typing as npt
+
+__all__ = ["deal_cards", "run", "table_keys"]
+
+_U64 = np.uint64
+_GAMMA = _U64(0x9E3779B97F4A7C15)
+_M1 = _U64(0xBF58476D1CE4E5B9)
+_M2 = _U64(0x94D049BB133111EB)
+_S11, _S27, _S30, _S31, _S32 = _U64(11), _U64(27), _U64(30), _U64(31), _U64(32)
+_LOW32 = _U64(0xFFFFFFFF)
+_TWO32 = _U64(1 << 32)
+_INV53 = 1.0 / float(1 << 53)
+
+
+def table_keys(seed: int | None) -> npt.NDArray[np.uint64]:
+    """The two 64-bit keys of the per-table streams for ``seed`` (``None``: OS entropy)."""
+    state = np.random.SeedSequence(seed).generate_state(2, np.uint64)
+    keys: npt.NDArray[np.uint64] = state.astype(np.uint64)
+    return keys
+
+
+@numba.njit(inline="always", cache=True)
+def _mix(z: Any) -> Any:
+    """SplitMix64's output function."""
+    z = (z ^ (z >> _S30)) * _M1
+    z = (z ^ (z >> _S27)) * _M2
+    return z ^ (z >> _S31)
+
+
+@numba.njit(inline="always", cache=True)
+def _next64(state: Any) -> Any:
+    state[0] += _GAMMA
+    return _mix(state[0])
+
+
+@numba.njit(inline="always", cache=True)
+def _next32(state: Any) -> Any:
+    """32 random bits: the two halves of each 64-bit output in turn (``state[1]`` keeps
+    the spare half, ``state[2]`` whether there is one)."""
+    if state[2]:
+        state[2] = 0
+        return state[1]
+    r = _next64(state)
+    state[1] = r & _LOW32
+    state[2] = 1
+    return r >> _S32
+
+
+@numba.njit(inline="always", cache=True)
+def _bounded(state: Any, n: Any) -> Any:
+    """Uniform integer in ``[0, n)``, exactly (Lemire's multiply-shift with rejection)."""
+    nn = _U64(n)
+    m = _next32(state) * nn
+    low = m & _LOW32
+    if low < nn:
+        threshold = (_TWO32 - nn) % nn
+        while low < threshold:
+            m = _next32(state) * nn
+            low = m & _LOW32
+    return np.int64(m >> _S32)
+
+
+@numba.njit(inline="always", cache=True)
+def _uniform(state: Any) -> Any:
+    """Uniform float in ``[0, 1)`` with 53 random bits."""
+    return float(_next64(state) >> _S11) * _INV53
+
+
+@numba.njit(inline="always", cache=True)
+def _start(state: Any, keys: Any, table: Any) -> None:
+    """Table ``table``'s stream: its start depends only on the keys and the index."""
+    state[0] = _mix(keys[0] ^ _mix(_U64(table) + keys[1]))
+    state[2] = 0
+
+
+@numba.njit(inline="always", cache=True)
+def _draw(state: Any, deck: Any, top: Any) -> Any:
+    """One step of a partial Fisher-Yates shuffle: swap a uniform card of
+    ``deck[top:]`` to ``deck[top]`` and return it."""
+    j = top + _bounded(state, 52 - top)
+    card = deck[j]
+    deck[j] = deck[top]
+    deck[top] = card
+    return card
+
+
+@numba.njit(cache=True)
+def deal_cards(keys: Any, first_table: Any, n_tables: Any, cards: Any) -> Any:
+    """``(n_tables, cards)`` int64: the first ``cards`` cards the kernel deals at each table
+    (its first round when every seat is in play), for the tests of uniformity."""
+    out = np.empty((n_tables, cards), np.int64)
+    deck = np.arange(52)
+    state = np.zeros(3, np.uint64)
+    for t in range(n_tables):
+        _start(state, keys, first_table + t)
+        for c in range(52):
+            deck[c] = c
+        for c in range(cards):
+            out[t, c] = _draw(state, deck, c)
+    return out
+
+
+@numba.njit(cache=True, nogil=True, error_model="numpy")
+def run(first_table: Any, n_tables: Any, rounds: Any, buy: Any, dealer: Any,
+        ante: Any, cap: Any, match_cap: Any, reserve_cap: Any, shortfall: Any,
+        ante_every_round: Any, reante: Any, first_left: Any, require_cover: Any,
+        end_on_uncontested: Any, end_share: Any,
+        probs: Any, n_ranks: Any, edges: Any, n_edges: Any, pure: Any,
+        given: Any, ranks_given: Any, k: Any, code_to_rank: Any, keys: Any,
+        out_stacks: Any, out_pot: Any, out_reserve: Any, out_rounds: Any,
+        out_over: Any, out_elim: Any, out_dealt: Any, out_ins: Any, out_wins: Any,
+        out_stats: Any) -> None:
+    n = buy.shape[0]
+    st = np.empty(n, np.int64)
+    elim = np.zeros(n, np.bool_)
+    inplay = np.zeros(n, np.bool_)
+    inn = np.zeros(n, np.bool_)
+    winner = np.zeros(n, np.bool_)
+    rank = np.zeros(n, np.int64)
+    deck = np.arange(52)
+    state = np.zeros(3, np.uint64)
+    n_void = n_unc = games = pot_sum = max_pot = 0
+    for t in range(n_tables):
+        table = first_table + t
+        _start(state, keys, table)
+        for c in range(52):  # each table starts from the same deck: no state carries over
+            deck[c] = c
+        for s in range(n):
+            st[s] = buy[s]
+            elim[s] = False
+        pot = 0
+        reserve = 0
+        dealer_seat = dealer
+        reante_due = False
+        game_matched: Any = False
+        played = 0
+        over = False
+        for step in range(rounds):
+            count = 0
+            for s in range(n):
+                inplay[s] = (not elim[s]) and st[s] > 0
+                count += inplay[s]
+            if count < 2:
+                over = True
+                break
+            # antes (engine.deal): new game, ante_every_round, re-ante after a void
+            new_game = pot == 0
+            if ante_every_round or new_game or reante_due:
+                for s in range(n):
+                    if inplay[s]:
+                        a = ante if shortfall == 2 or st[s] >= ante else st[s]
+                        st[s] -= a
+                        pot += a
+                reante_due = False
+            if reserve_cap and new_game:
+                refill = min(reserve, cap)
+                reserve -= refill
+                pot += refill
+            if new_game:
+                games += 1
+                game_matched = False
+            played += 1
+            pot_sum += pot
+            max_pot = max(max_pot, pot)
+            # deal (only to the seats in play) and declare
+            if given:
+                for s in range(n):
+                    rank[s] = ranks_given[step, table, s]
+            else:
+                top = 0
+                for s in range(n):
+                    if not inplay[s]:
+                        continue
+                    code = 0
+                    for _ in range(k):
+                        code = code * 52 + _draw(state, deck, top)
+                        top += 1
+                    rank[s] = code_to_rank[code]
+            owed = min(pot, cap) if match_cap else pot
+            n_in = 0
+            best = -1
+            for s in range(n):  # branch-free where the outcome is random
+                row = 0
+                if n_edges[s]:
+                    while row < n_edges[s] and edges[s, row] <= pot:
+                        row += 1
+                p = probs[s, row * n_ranks + rank[s]]
+                if not pure[s] and inplay[s]:
+                    p = p - _uniform(state)
+                call = inplay[s] & (p > 0.5 if pure[s] else p > 0.0)
+                if require_cover:
+                    call = call & (st[s] >= owed)
+                inn[s] = call
+                out_dealt[s] += inplay[s]
+                out_ins[s] += call
+                n_in += call
+                best = max(best, rank[s] if call else -1)
+            void = n_in == 0
+            unc = n_in == 1
+            sd = n_in >= 2
+            n_void += void
+            n_unc += unc
+            n_win = 0
+            for s in range(n):
+                winner[s] = inn[s] and rank[s] == best
+                n_win += winner[s]
+            n_win = max(n_win, 1)
+            share = pot if n_win == 1 else pot // n_win
+            rem = pot - share * n_win if sd else 0
+            first = -1
+            if first_left:
+                for i in range(1, n + 1):
+                    s = dealer_seat + i - (n if dealer_seat + i >= n else 0)
+                    if winner[s]:
+                        first = s
+                        break
+            total_paid = 0
+            matched_any: Any = False
+            for s in range(n):  # branch-free where the outcome is random
+                loser = inn[s] & ~winner[s]
+                if shortfall == 2:
+                    pay = owed
+                elif shortfall == 1:
+                    pay = min(owed, max(st[s], 0))
+                else:
+                    short = st[s] < owed
+                    elim[s] = elim[s] | (loser & short)
+                    pay = 0 if short else owed
+                pay = pay if loser else 0
+                st[s] += (share if winner[s] else 0) - pay
+                out_wins[s] += winner[s]
+                total_paid += pay
+                matched_any = matched_any | (pay > 0)
+            if first >= 0:
+                st[first] += rem
+            if first >= 0:
+                rem = 0
+            if sd:
+                new_pot = rem + total_paid
+                if reserve_cap and new_pot > cap:
+                    reserve += new_pot - cap
+                    new_pot = cap
+                pot = new_pot
+            elif unc:
+                pot = 0
+            ended_unc = end_on_uncontested and unc and game_matched
+            game_matched = (game_matched or (sd and matched_any)) and pot > 0
+            if reante:
+                reante_due = void
+            # next dealer: the same after a void round if still in play, else the next
+            # seat clockwise still in play (engine._next_dealer)
+            left = 0
+            for s in range(n):
+                left += (not elim[s]) and st[s] > 0
+            dealer_stays = void and (not elim[dealer_seat]) and st[dealer_seat] > 0
+            if not dealer_stays:
+                for i in range(1, n + 1):
+                    s = dealer_seat + i - (n if dealer_seat + i >= n else 0)
+                    if (not elim[s]) and st[s] > 0:
+                        dealer_seat = s
+                        break
+            if left < 2 or ended_unc:
+                over = True
+                break
+        if end_share:
+            seated = 0
+            for s in range(n):
+                seated += not elim[s]
+            every = seated == 0
+            count = n if every else seated
+            amount = pot + reserve
+            base = amount // count
+            extra = amount - base * count
+            for i in range(1, n + 1):
+                s = dealer_seat + i - (n if dealer_seat + i >= n else 0)
+                if every or not elim[s]:
+                    st[s] += base + (1 if extra > 0 else 0)
+                    extra -= 1
+            pot = 0
+            reserve = 0
+        for s in range(n):
+            out_stacks[t, s] = st[s]
+            out_elim[t, s] = elim[s]
+        out_pot[t] = pot
+        out_reserve[t] = reserve
+        out_rounds[t] = played
+        out_over[t] = over
+    out_stats[0] = n_void
+    out_stats[1] = n_unc
+    out_stats[2] = out_rounds.sum() - n_void - n_unc
+    out_stats[3] = pot_sum
+    out_stats[4] = max_pot
+    out_stats[5] = games
+
