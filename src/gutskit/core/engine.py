@@ -1113,22 +1113,18 @@ def seat_to_deal(dealer: int, stacks: Sequence[int],
     return dealer
 
 
-def _next_dealer(state: GameState, stacks: Sequence[int], eliminated: Sequence[bool],
-                 *, void: bool = False) -> int:
-    """The next round's dealer: after a void round the same dealer deals again
-    (German/French seed) if still in play; otherwise the deal passes to the next seat on
-    the left that is still in play (:func:`seat_to_deal`)."""
-    dealer = state.dealer
-    if void and not eliminated[dealer] and stacks[dealer] > 0:
+def _next_dealer(dealer: int, playing: Sequence[int], *, void: bool) -> int:
+    """The next round's dealer, given the seats in play after the round (``playing``, in
+    seat order): after a void round the same dealer deals again (German/French seed) if
+    still in play; otherwise the deal passes to the next seat on the left that is still in
+    play (RULES.md "Money, limits, ending"; as :func:`seat_to_deal` from the dealer's
+    left); the dealer stays when nobody is in play."""
+    if void and dealer in playing:
         return dealer
-    seat = seat_to_deal((dealer + 1) % len(stacks), stacks, eliminated)
-    return seat if stacks[seat] > 0 and not eliminated[seat] else dealer
-    n_seats = len(stacks)
-    for i in range(1, n_seats + 1):  # clockwise from the dealer's left
-        seat = (dealer + i) % n_seats
-        if not eliminated[seat] and stacks[seat] > 0:
+    for seat in playing:
+        if seat > dealer:
             return seat
-    return dealer
+    return playing[0] if playing else dealer
 
 
 def _resolve(state: GameState) -> RoundResolved:
@@ -1153,8 +1149,12 @@ def _resolve(state: GameState) -> RoundResolved:
     n = len(state.names)
     out = Declaration.OUT
     in_seats = [s for s, d in enumerate(state.declarations) if d is not out and d is not None]
-    result = Resolution(n)
-    won = result.won
+    won = [0] * n
+    owed = [0] * n
+    shown: list[Hand | None] = [None] * n
+    # the variants' scratch record (the standard game keeps its results in locals)
+    result = None if plain else Resolution(won, owed, shown)
+    winners: tuple[int, ...] = ()
     pot = state.pot
     matched = [0] * n
     eliminated: list[int] = []
@@ -1163,49 +1163,47 @@ def _resolve(state: GameState) -> RoundResolved:
     # 1. contest
     if not in_seats:
         outcome = Outcome.VOID
-        if not plain:  # 2. void round
+        if result is not None:  # 2. void round
             game.on_void(state, game.score(state, game.strength), result)
     elif len(in_seats) == 1 and game.uncontested_win:
         outcome = Outcome.UNCONTESTED
-        result.winners = (in_seats[0],)
+        winners = (in_seats[0],)
         won[in_seats[0]] = pot
         pot_after = 0
     else:  # 3. showdown
         outcome = Outcome.SHOWDOWN
+        winners, carry, owing = _showdown(state, game, in_seats, won, owed, shown, result)
         rules = state.rules
-        owed = result.owed
         stacks = state.stacks
-        for seat in _showdown(state, game, in_seats, result):
+        for seat in owing:
             paid, gone = settlement.pay_match(stacks[seat], owed[seat], rules)
             matched[seat] = paid
             if gone:
                 eliminated.append(seat)
-        pot_after, to_reserve = settlement.cap_pot(result.carry + sum(matched), rules)
-    if not plain:  # 4. turn
+        pot_after, to_reserve = settlement.cap_pot(carry + sum(matched), rules)
+    if result is not None:  # 4. turn
         game.turn(state, result)
     # 5. round end
     stacks_after = [s + w - m for s, w, m in zip(state.stacks, won, matched, strict=True)]
-    if eliminated:
-        out_flags = [e or s in eliminated for s, e in enumerate(state.eliminated)]
-    else:
-        out_flags = list(state.eliminated)
-    if state.loss_limits is not None:
-        for seat in _over_limit(state, stacks_after, out_flags):
-            out_flags[seat] = True
-    next_dealer = _next_dealer(state, stacks_after, out_flags, void=outcome is Outcome.VOID)
-    players_left = len([s for s, stack in enumerate(stacks_after)
-                        if stack > 0 and not out_flags[s]])
-    session_over = players_left < 2 or (
+    out_flags: Sequence[bool] = state.eliminated
+    if eliminated or state.loss_limits is not None:
+        flags = [e or s in eliminated for s, e in enumerate(out_flags)]
+        for seat in _over_limit(state, stacks_after, flags):
+            flags[seat] = True
+        out_flags = flags
+    playing = [s for s, stack in enumerate(stacks_after) if stack > 0 and not out_flags[s]]
+    next_dealer = _next_dealer(state.dealer, playing, void=outcome is Outcome.VOID)
+    session_over = len(playing) < 2 or (
         outcome is Outcome.UNCONTESTED and state.rules.end_on_uncontested
         and state.game_matched)
-    if plain:
+    if result is None:
         return RoundResolved(
-            outcome=outcome, shown=tuple(result.shown), winners=result.winners,
+            outcome=outcome, shown=tuple(shown), winners=winners,
             won=tuple(won), matched=tuple(matched), eliminated=tuple(eliminated),
             to_reserve=to_reserve, pot_after=pot_after, next_dealer=next_dealer,
             session_over=session_over)
     return RoundResolved(
-        outcome=outcome, shown=tuple(result.shown), winners=result.winners, won=tuple(won),
+        outcome=outcome, shown=tuple(shown), winners=winners, won=tuple(won),
         matched=tuple(matched), eliminated=tuple(eliminated), to_reserve=to_reserve,
         pot_after=pot_after, next_dealer=next_dealer, session_over=session_over,
         community=result.community, ghost=result.ghost, ghost_won=result.ghost_won,
@@ -1214,17 +1212,19 @@ def _resolve(state: GameState) -> RoundResolved:
     )
 
 
-def _showdown(state: GameState, game: Variants, in_seats: list[int],
-              result: Resolution) -> list[int]:
-    """The showdown step: fills ``result`` (shown hands, awards, winners, carry, owed) and
-    returns the seats that owe a match, in seat order."""
+def _showdown(state: GameState, game: Variants, in_seats: list[int], won: list[int],
+              owed: list[int], shown: list[Hand | None], result: Resolution | None
+              ) -> tuple[tuple[int, ...], int, list[int]]:
+    """The showdown step: shows the hands in, fills ``won`` (the awards) and ``owed`` (each
+    loser's match); returns the winners, the chips the award leaves in the pot and the
+    seats that owe a match, in seat order. ``result``: the variants' record (``None``
+    under plain rules)."""
     rules = state.rules
     table = game.strength
     hands = state.hands
-    shown = result.shown
     keys: dict[int, int] = {}
-    winners: tuple[int, ...] | None = None
-    if game.plain:
+    chosen: tuple[int, ...] | None = None
+    if result is None:
         for seat in in_seats:
             hand = hands[seat]
             assert hand is not None
@@ -1238,34 +1238,33 @@ def _showdown(state: GameState, game: Variants, in_seats: list[int],
         for seat in in_seats:
             shown[seat] = hands[seat]
         if game.showdown(state, in_seats, score, result):
-            owed = result.owed
-            return [s for s in in_seats if owed[s]]
+            return result.winners, result.carry, [s for s in in_seats if owed[s]]
         for seat in in_seats:
             hand = hands[seat]
             assert hand is not None
             keys[seat] = score(hand, False)
-        winners = game.winners(state, keys, score, result)
+        chosen = game.winners(state, keys, score, result)
     pot = state.pot
-    if winners is None:
+    if chosen is None:
         best = max(keys.values())
         winners = tuple([s for s in in_seats if keys[s] == best])
+    else:
+        winners = chosen
     if winners:
-        shares, result.carry = settlement.split_pot(pot, winners, state.dealer,
-                                                    len(hands), rules)
-        won = result.won
+        shares, carry = settlement.split_pot(pot, winners, state.dealer, len(hands), rules)
         for seat, share in shares.items():
             won[seat] = share
     else:
-        result.carry = pot  # nobody takes the pot
-    result.winners = winners
-    losers = None if game.plain else game.losers(state, keys, winners)
+        carry = pot  # nobody takes the pot
+    losers = None if result is None else game.losers(state, keys, winners)
     if losers is None:
         losers = [s for s in in_seats if s not in winners]
     amount = settlement.match_amount(pot, rules)
-    owed = result.owed
     for seat in losers:
         owed[seat] = amount
-    return losers
+    if result is not None:
+        result.winners, result.carry = winners, carry
+    return winners, carry, losers
 
 
 # ---------------------------------------------------------------------------------------------

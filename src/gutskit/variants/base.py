@@ -81,10 +81,10 @@ class Resolution:
     # (class-level defaults: a variant that sets one sets it on the instance; the standard
     # game's round stores only the five fields below)
 
-    def __init__(self, n_seats: int) -> None:
-        self.won = [0] * n_seats
-        self.owed = [0] * n_seats
-        self.shown: list[Hand | None] = [None] * n_seats
+    def __init__(self, won: list[int], owed: list[int], shown: list[Hand | None]) -> None:
+        self.won = won
+        self.owed = owed
+        self.shown = shown
         self.winners: tuple[int, ...] = ()
         self.carry = 0
 
