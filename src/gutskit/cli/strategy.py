@@ -108,7 +108,8 @@ def odds_command(
     hand: Annotated[str, typer.Argument(metavar="HAND", help="Your cards, e.g. '7h 7d'.")],
     players: PlayersOpt = 2,
     pot: Annotated[int | None, typer.Option(
-        "--pot", min=1, help="Pot in chips: also print the expected value of in vs out.")] = None,
+        "--pot", min=1, max=10**12,
+        help="Pot in chips (1..10^12): also print the expected value of in vs out.")] = None,
     strategy: Annotated[str, typer.Option(
         "--strategy", "-s", metavar="equilibrium|rule-of-thumb|always-in|threshold:HAND",
         help="How the opponents play.")] = "equilibrium",
@@ -165,13 +166,21 @@ def _solve_rows(rows: list[Equilibrium]) -> Table:
     from rich.table import Table
 
     table = Table("cards", "players", "threshold (weakest hand in)", "percentile",
-                  "continuous", "mix", "in rate", "value", "exploitability")
+                  "continuous", "mix", "in rate", "value†", "exploitability†", "how†")
     for e in rows:
+        how = "exact card removal" if e.exact_card_removal else "approximate"
         table.add_row(str(e.cards_per_hand), str(e.players), e.threshold_description,
                       f"{e.threshold_percentile:.4f}", f"{e.continuous:.4f}",
                       f"{e.mixing:.3f}", f"{e.in_rate:.3f}", f"{e.value:+.3f}",
-                      f"{e.exploitability:.2g}")
+                      f"{e.exploitability:.2g}", how)
     return table
+
+
+_TABLE_FOOTER = ("† threshold model: in rate, value and exploitability (best one-round "
+                 "deviation) are exact heads-up (exact card removal); with 3 or more players "
+                 "the opponents' hands are treated as independent, so these figures are "
+                 "approximate. The certified figures (exact or ± standard error) are "
+                 "'guts solve --export' and the certified table.")
 
 
 def solve(
@@ -182,8 +191,8 @@ def solve(
         "--table", help="Solve every table: 2 and 3 cards, 2..10 players.")] = False,
     model: ModelOpt = "recursive",
     pot: Annotated[int | None, typer.Option(
-        "--pot", min=1,
-        help="Pot in chips [default: the opening pot, players x ante]. Matters only for "
+        "--pot", min=1, max=10**12,
+        help="Pot in chips, 1..10^12 [default: the opening pot, players x ante]. Matters only for "
              "best_pays_antes, losers_pay=worst and a pot cap.")] = None,
     plot: Annotated[Path | None, typer.Option(
         "--plot", metavar="FILE", help="With --table: plot the thresholds (PNG or SVG).")
@@ -253,6 +262,7 @@ def solve(
             plot_thresholds(rows, plot)
         if as_json:
             typer.echo(json.dumps({"model": chosen, "seconds": round(seconds, 3),
+                                   "figures": _TABLE_FOOTER,
                                    "rows": [r.to_dict() for r in rows]}, indent=2))
             return
         out = Console(highlight=False)
@@ -260,31 +270,81 @@ def solve(
             certified_rules(rules, 2, chosen)
             typer.echo(f"Certified per-hand equilibria ({chosen} model, default ranking):\n")
             typer.echo(markdown_table(certified_table(chosen)))
-            out.print("Threshold solutions (bisection solver):")
+            out.print("Threshold solutions (bisection solver; threshold model, opponents "
+                      "independent: approximate for 3 or more players):")
         out.print(_solve_rows(rows))
         out.print(f"Model: {chosen}. Solved in {seconds:.2f} s. Value and exploitability in "
                   f"chips per round at the opening pot (players x ante).")
+        out.print(_TABLE_FOOTER)
         if plot is not None:
             out.print(f"Plot written to {plot}.")
         return
     e = equilibrium(cards_per_hand=cards, players=players, rules=rules, model=chosen, pot=pot)
+    cert = _certified(cards, players, chosen, rules, e.pot)
     if as_json:
-        typer.echo(json.dumps(e.to_dict(), indent=2))
+        data = e.to_dict()
+        data["certified"] = cert
+        typer.echo(json.dumps(data, indent=2))
         return
     out = Console(highlight=False)
     mix = ("" if e.mixing >= 1.0
            else f" (with that exact hand: in {100 * e.mixing:.1f}% of the time)")
     out.print(f"{cards}-card Guts, {players} players, {chosen} model, pot {e.pot}:")
-    out.print(f"  go in with {e.threshold_description} or better{mix}")
+    if cert is not None:
+        how = cert["certified"]
+        out.print(f"  certified per-hand equilibrium ({how}): in rate {cert['in_rate']:.6f}; "
+                  f"value {_certain(cert['value'], cert['value_standard_error'], True)} "
+                  f"chips per round per seat; exploitability "
+                  f"{_certain(cert['exploitability'], cert['standard_error'])} chips per round")
+        if cert["threshold_exploitability"] is not None:
+            out.print(f"  the threshold strategy below: exploitability "
+                      f"{_certain(cert['threshold_exploitability'], None)} chips per round "
+                      f"(per-hand best response)")
+    out.print(f"  threshold strategy: go in with {e.threshold_description} or better{mix}")
     out.print(f"  that is the top {100 * (1 - e.threshold_percentile):.2f}% of hands "
               f"(continuous Guts: top {100 * (1 - e.continuous):.2f}%)")
-    out.print(f"  in rate {e.in_rate:.3f}; value {e.value:+.4f} chips per round per seat "
-              f"(pot won minus matches this round)")
-    out.print(f"  exploitability {e.exploitability:.3g} chips per round "
-              f"(best one-round deviation of one seat)")
-    if not e.exact_card_removal:
-        out.print("  opponents' hands: exact card removal against yours, independent of "
-                  "each other (approximation)")
+    out.print(f"  {e.figures}: in rate {e.in_rate:.3f}; value {e.value:+.4f} chips per round "
+              f"per seat (pot won minus matches this round); exploitability "
+              f"{e.exploitability:.3g} chips per round (best one-round deviation of one seat)")
+    if cert is None:
+        out.print("  no certified figure for this cell (rules, ranking or pot outside "
+                  "'guts solve --export')")
+
+
+def _certain(x: float, se: float | None, sign: bool = False) -> str:
+    """A certified figure with its label: ``'+0.4364 exact'`` or ``'0.0016 ± 0.0006'``."""
+    text = f"{x:+.4f}" if sign else ("0" if x == 0.0 else f"{x:.2g}")
+    return f"{text} exact" if se is None else f"{text} ± {se:.1g}"
+
+
+def _certified(cards: int, players: int, model: Model, rules: Rules,
+               pot: int) -> dict[str, Any] | None:
+    """The stored certified figures of the cell (chips at this ante), or ``None`` when there
+    are none: a pot other than the opening pot, a ranking other than the default (solving
+    it would take minutes) or rules :func:`~gutskit.strategy.certify.certified_rules`
+    refuses."""
+    from gutskit.core.rules import Rules
+    from gutskit.strategy.certify import CertifyError, certified_rules, load_strategy
+
+    default = Rules(cards_per_hand=rules.cards_per_hand).ranking
+    if pot != players * rules.ante or rules.ranking != default:
+        return None
+    try:
+        certified_rules(rules, players, model)
+    except CertifyError:
+        return None
+    s = load_strategy(cards, players, model, rules)
+    scale = rules.ante / s.rules.ante  # every payoff is proportional to the ante here
+
+    def chips(x: float | None) -> float | None:
+        return None if x is None else float(f"{x * scale:.4g}")
+
+    exact = s.certified == "exact"
+    return {"certified": s.certified, "in_rate": round(s.in_rate, 6),
+            "value": chips(s.value), "value_standard_error": chips(s.value_standard_error),
+            "exploitability": chips(s.exploitability), "standard_error": chips(s.standard_error),
+            "threshold_exploitability": chips(s.threshold_exploitability) if exact else None,
+            "method": s.method}
 
 
 def _rule_of_thumb_view(hand: tuple[int, ...], rules: Rules, players: int,
@@ -304,7 +364,8 @@ def _rule_of_thumb_view(hand: tuple[int, ...], rules: Rules, players: int,
 def advise(
     hand: Annotated[str, typer.Argument(metavar="HAND", help="Your cards, e.g. 'Qs Qh 7d'.")],
     players: PlayersOpt = 5,
-    pot: Annotated[int, typer.Option("--pot", min=1, help="The pot now, in chips.")] = 5,
+    pot: Annotated[int, typer.Option("--pot", min=1, max=10**12,
+                                     help="The pot now, in chips (1..10^12).")] = 5,
     preset_name: PresetOpt = None,
     rule: RuleOpt = None,
     as_json: JsonOpt = False,

@@ -46,12 +46,14 @@ def tournament(
         "--players", "-n", min=2, max=10,
         help="Seats at the table [default: one per bot kind].")] = None,
     sessions: Annotated[int, typer.Option(
-        "--sessions", "-S", min=1, help="Independent seeded sessions.")] = 100,
+        "--sessions", "-S", min=1, max=100_000,
+        help="Independent seeded sessions (1..100000).")] = 100,
     rounds: Annotated[int, typer.Option(
-        "--rounds", "-R", min=1, help="Rounds per session.")] = 200,
+        "--rounds", "-R", min=1, max=1_000_000,
+        help="Rounds per session (1..1000000).")] = 200,
     seed: Annotated[int, typer.Option("--seed", help="The tournament's seed.")] = 0,
-    chips: Annotated[int, typer.Option("--chips", min=1,
-                                       help="Every seat's buy-in, in chips.")] = 10_000,
+    chips: Annotated[int, typer.Option(
+        "--chips", min=1, max=10**12, help="Every seat's buy-in, in chips (1..10^12).")] = 10_000,
     preset_name: PresetOpt = None,
     rules_file: RulesFileOpt = None,
     rule: RuleOpt = None,

@@ -40,6 +40,10 @@ from pydantic_core import PydanticCustomError
 from gutskit.core.errors import GutsError
 from gutskit.core.evaluation import Ranking
 
+MAX_ANTE = 10**9
+"""Largest ante accepted (chips): a sanity bound so that every pot a solver or simulator
+meets stays an exact float and a fixed-width integer (RULES.md sets no upper limit)."""
+
 
 class RulesError(GutsError):
     """Invalid house rules: unknown key, wrong type, impossible value or combination."""
@@ -57,7 +61,8 @@ class Rules(BaseModel):
     cards_per_hand: Literal[2, 3] = Field(
         3, description="Cards dealt to each player: 2 (two-card Guts) or 3 (three-card Guts).")
     ante: int = Field(
-        1, description="Chips each player puts into the pot when a game starts.")
+        1, description="Chips each player puts into the pot when a game starts "
+        "(1..MAX_ANTE = 10**9).")
     ante_every_round: bool = Field(
         False, description="Everyone antes every round, not only when a new game starts.")
     declaration: Literal["simultaneous", "sequential", "drop"] = Field(
@@ -159,6 +164,8 @@ class Rules(BaseModel):
     def _check(self) -> Rules:
         if self.ante < 1:
             raise ValueError(f"ante: must be at least 1 (got {self.ante})")
+        if self.ante > MAX_ANTE:
+            raise ValueError(f"ante: must be at most {MAX_ANTE} (got {self.ante})")
         if self.pot_cap is not None and self.pot_cap < self.ante:
             raise ValueError(
                 f"pot_cap: a cap of {self.pot_cap} is below the ante of {self.ante}")

@@ -53,6 +53,7 @@ from gutskit.strategy.tables import HandTable, hand_table
 
 __all__ = [
     "EXACT_METHOD",
+    "MAX_POT",
     "MONTE_CARLO_METHOD",
     "ClassProbabilities",
     "KeyStrategy",
@@ -538,6 +539,11 @@ def method_text(exact: bool, deals: int = MC_DEALS) -> str:
     return MONTE_CARLO_METHOD.format(deals=deals, seed=MC_SEED)
 
 
+MAX_POT = 10**12
+"""Largest pot (chips) :func:`odds` accepts: expected values are computed in floats, exact
+to the digits printed only for pots up to about this size."""
+
+
 def odds(hand: Sequence[Card], *, players: int, rules: Rules | None = None,
          strategy: OpponentStrategy | None = None, pot: int | None = None,
          deals: int = MC_DEALS) -> Odds:
@@ -560,7 +566,8 @@ def odds(hand: Sequence[Card], *, players: int, rules: Rules | None = None,
         3); beyond, a seeded Monte Carlo estimate with standard errors.
 
     Raises:
-        OddsError: ``players`` outside 2..10, or too many cards for the deck.
+        OddsError: ``players`` outside 2..10, ``pot`` outside 1..:data:`MAX_POT`, or too
+            many cards for the deck.
         CardError: a bad hand (wrong size, repeated card).
     """
     from gutskit.strategy.joint import deal_polynomial, is_exact
@@ -570,6 +577,8 @@ def odds(hand: Sequence[Card], *, players: int, rules: Rules | None = None,
     ranking = rules.ranking
     if not isinstance(players, int) or not 2 <= players <= 10:
         raise OddsError(f"players must be 2..10, not {players!r}")
+    if pot is not None and not 1 <= pot <= MAX_POT:
+        raise OddsError(f"pot must be 1..{MAX_POT} chips, not {pot!r}")
     ghost = bool(getattr(rules, "ghost_hand", False))
     k = ranking.cards_per_hand
     if (players + int(ghost)) * k > 52:

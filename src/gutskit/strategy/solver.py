@@ -334,8 +334,18 @@ class Equilibrium:
         """This equilibrium as an opponent strategy for :func:`gutskit.strategy.odds.odds`."""
         return KeyStrategy(self.in_probability, name="equilibrium")
 
+    @property
+    def figures(self) -> str:
+        """How :attr:`value` and :attr:`exploitability` were obtained, for every place
+        they are printed: ``"threshold model, exact card removal"`` heads-up without a
+        ghost hand, else ``"threshold model, opponents independent: approximate"``. The
+        certified figures are :func:`gutskit.strategy.certify.load_strategy`'s."""
+        if self.exact_card_removal:
+            return "threshold model, exact card removal"
+        return "threshold model, opponents independent: approximate"
+
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready summary."""
+        """JSON-ready summary (``"figures"``: :attr:`figures`)."""
         return {
             "cards_per_hand": self.cards_per_hand, "players": self.players,
             "model": self.model, "pot": self.pot,
@@ -348,6 +358,7 @@ class Equilibrium:
             "continuous_threshold": round(self.continuous, 6),
             "iterations": self.iterations,
             "exact_card_removal": self.exact_card_removal,
+            "figures": self.figures,
             "rules": _rule_changes(self.rules),
         }
 

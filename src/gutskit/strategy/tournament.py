@@ -278,9 +278,32 @@ def _exploitability(kind: str, rules: Rules, players: int, seed: int, enabled: b
                          rules=_solver_rules(rules), model=bot.model)  # type: ignore[arg-type]
         found = Exploitability(found.chips_per_round, found.standard_error,
                                found.best_response,
-                               f"{found.note}; the solver's own bound (best one-round "
-                               f"deviation, deep stacks): {eq.exploitability:.3g}")
+                               f"{found.note}; {_deep_stack_figure(eq, rules, players)}")
     return found
+
+
+def _deep_stack_figure(eq: Any, rules: Rules, players: int) -> str:
+    """The deep-stack exploitability of the equilibrium bot's threshold strategy, labelled:
+    the certified figure (:func:`gutskit.strategy.certify.load_strategy`, exact or ± standard
+    error) for a stored cell, else the threshold solver's own figure, labelled with how it
+    was obtained (:attr:`gutskit.strategy.solver.Equilibrium.figures`)."""
+    from gutskit.strategy.certify import CertifyError, certified_rules, load_strategy
+
+    solver_rules = eq.rules
+    if solver_rules.ranking == Rules(cards_per_hand=solver_rules.cards_per_hand).ranking:
+        try:
+            certified_rules(solver_rules, players, eq.model)
+        except CertifyError:
+            pass
+        else:
+            cell = load_strategy(solver_rules.cards_per_hand, players, eq.model, solver_rules)
+            x = cell.threshold_exploitability * solver_rules.ante / cell.rules.ante
+            how = ("exact" if cell.standard_error is None
+                   else f"± {cell.standard_error * solver_rules.ante / cell.rules.ante:.1g}")
+            return (f"the certified figure for this threshold strategy (per-hand best "
+                    f"response, deep stacks): {x:.2g} {how}")
+    return (f"the threshold solver's own figure (best one-round deviation, deep stacks; "
+            f"{eq.figures}): {eq.exploitability:.3g}")
 
 
 def run_tournament(kinds: Sequence[str], *, players: int | None = None, sessions: int = 100,
