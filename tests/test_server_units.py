@@ -20,6 +20,7 @@ from sqlalchemy import inspect
 from gutskit.core.engine import deal, declare, hands_from_deck, new_session, start_event
 from gutskit.core.events import Declaration
 from gutskit.core.rules import Rules
+from gutskit.core.views import SPECTATOR, view
 from gutskit.io.storage import Base, open_store
 from gutskit.server.exports import ledger_csv
 from gutskit.server.fairness import (
@@ -30,7 +31,7 @@ from gutskit.server.fairness import (
     verify_commitment,
 )
 from gutskit.server.protocol import ProtocolError, parse_client_message
-from gutskit.server.rooms import public_view, table_view
+from gutskit.server.rooms import table_view
 from gutskit.server.store import open_room_store
 
 
@@ -115,18 +116,18 @@ def test_protocol_refuses_with_named_fields() -> None:
     assert message.type == "join"
 
 
-def test_public_view_hides_hands_and_sealed_declarations() -> None:
+def test_the_spectators_table_hides_hands_and_sealed_declarations() -> None:
     state = new_session(["Ana", "Ben", "Cleo"], 20, rules=Rules(cards_per_hand=2))
     state, _ = deal(state, hands_from_deck(state, deck_from_seed(bytes([1]) * 32)))
     state, _ = declare(state, 1, Declaration.IN)
-    view = table_view(public_view(state), None)
-    assert view.seat == -1 and view.hand is None and not view.my_turn
-    assert view.declarations == [None, None, None]
-    assert view.declared == [False, True, False]
+    table = table_view(view(state, SPECTATOR), None)
+    assert table.seat == -1 and table.hand is None and not table.my_turn
+    assert table.declarations == [None, None, None]
+    assert table.declared == [False, True, False]
     seq = new_session(["Ana", "Ben", "Cleo"], 20, rules=Rules(declaration="sequential"))
     seq, _ = deal(seq, hands_from_deck(seq, deck_from_seed(bytes([1]) * 32)))
     seq, _ = declare(seq, 1, Declaration.OUT)  # dealer Ana: Ben calls first, in public
-    assert table_view(public_view(seq), None).declarations == [None, "out", None]
+    assert table_view(view(seq, SPECTATOR), None).declarations == [None, "out", None]
 
 
 def test_migrations_build_the_models_schema(db_url: str) -> None:

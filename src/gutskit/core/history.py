@@ -4,6 +4,12 @@ One event is one JSON object with a ``"type"`` (the event class name) and its fi
 are written as space-separated names (``"As Kd Qh"``), declarations and outcomes as their
 names, rules as the house-rule table. A history file is JSON Lines, one event per line.
 
+A viewer's copy of a history (:func:`gutskit.core.views.redacted_history`: what a seat or a
+spectator downloads) holds the same events with what it may not see left out, and three
+*redactions* in place of events it may not read: :class:`DeclarationSealed`,
+:class:`PassSealed`, :class:`PassSeen`. :func:`record_from_dict` and :func:`load_records`
+read both kinds; :func:`load_history` reads full histories only.
+
 >>> from gutskit.core.events import Declared, Declaration
 >>> event_to_dict(Declared(2, Declaration.IN))
 {'type': 'Declared', 'seat': 2, 'declaration': 'in'}
@@ -15,14 +21,15 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeAlias
 
 from pydantic import TypeAdapter, ValidationError
 
-from gutskit.core.cards import CardError, card_name, format_cards, parse_card, parse_cards
+from gutskit.core.cards import Card, CardError, card_name, format_cards, parse_card, parse_cards
 from gutskit.core.errors import GutsError
 from gutskit.core.events import (
     AntesPosted,
@@ -43,11 +50,52 @@ from gutskit.core.events import (
 )
 from gutskit.core.rules import Rules, RulesError, rules_from_mapping
 
+
+@dataclass(frozen=True, slots=True)
+class DeclarationSealed:
+    """A viewer's copy of another seat's :class:`~gutskit.core.events.Declared` under sealed
+    declaration: that seat has declared; what it declared is hidden until
+    :class:`~gutskit.core.events.DeclarationsRevealed`."""
+
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class PassSealed:
+    """A viewer's copy of another seat's :class:`~gutskit.core.events.PassChosen` (Pass the
+    Trash): that seat has chosen the card it passes; which card is hidden."""
+
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class PassSeen:
+    """A viewer's copy of :class:`~gutskit.core.events.CardsPassed` (Pass the Trash): the
+    viewer's share of the exchange, the card ``seat`` passed and the card it received
+    (both ``None`` for a seat not dealt in, and for a spectator, whose ``seat`` is -1)."""
+
+    seat: int
+    passed: Card | None
+    received: Card | None
+
+
+Redaction: TypeAlias = DeclarationSealed | PassSealed | PassSeen
+"""What stands in a viewer's copy of a history for an event it may not read."""
+
+Record: TypeAlias = Event | Redaction
+"""A line of a hand history: an event, or (in a viewer's copy) a redaction."""
+
 EVENT_TYPES: dict[str, type[Any]] = {
     cls.__name__: cls
     for cls in (SessionStarted, AntesPosted, CardsDealt, PassChosen, CardsPassed, Declared,
                 DeclarationsRevealed, RoundResolved, Misdealt, Rebought, SatOut, SessionEnded)
 }
+
+REDACTION_TYPES: dict[str, type[Any]] = {
+    cls.__name__: cls for cls in (DeclarationSealed, PassSealed, PassSeen)}
+
+_CARD_FIELDS = frozenset({"card", "passed", "received"})
+"""Single cards (``None`` = none, for ``passed`` and ``received``)."""
 
 _HAND_FIELDS = frozenset({"ghost", "community"})
 """Optional single hands (``None`` = none)."""
@@ -65,6 +113,17 @@ def _hand_in(text: str | None) -> tuple[int, ...] | None:
     return None if text is None else parse_cards(text)
 
 
+def _card_in(value: object) -> Card | None:
+    """A card name (or, as written by gutskit 0.1's ``PassSeen``, a card code 0-51)."""
+    if value is None:
+        return None
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 52:
+        return value
+    if not isinstance(value, str):
+        raise CardError(f"{value!r} is not a card")
+    return parse_card(value)
+
+
 def _encode(value: Any, name: str) -> Any:
     if isinstance(value, Rules):
         return value.to_dict()
@@ -74,8 +133,8 @@ def _encode(value: Any, name: str) -> Any:
         return [_hand_out(h) for h in value]
     if name in _HAND_FIELDS:
         return _hand_out(value)
-    if name == "card":
-        return card_name(value)
+    if name in _CARD_FIELDS:
+        return None if value is None else card_name(value)
     if name == "passes":
         return [None if c is None else card_name(c) for c in value]
     if name == "declarations":
@@ -96,8 +155,8 @@ def _decode(value: Any, name: str) -> Any:
         return tuple(_hand_in(h) for h in value)
     if name in _HAND_FIELDS:
         return _hand_in(value)
-    if name == "card":
-        return parse_card(value)
+    if name in _CARD_FIELDS:
+        return _card_in(value)
     if name == "passes":
         return tuple(None if c is None else parse_card(c) for c in value)
     if name == "declarations":
@@ -107,8 +166,8 @@ def _decode(value: Any, name: str) -> Any:
     return value
 
 
-def event_to_dict(event: Event) -> dict[str, Any]:
-    """A JSON-ready object for ``event``."""
+def event_to_dict(event: Record) -> dict[str, Any]:
+    """A JSON-ready object for ``event`` (an event or a redaction)."""
     out: dict[str, Any] = {"type": type(event).__name__}
     for field in dataclasses.fields(event):
         out[field.name] = _encode(getattr(event, field.name), field.name)
@@ -123,14 +182,37 @@ def event_from_dict(data: dict[str, Any]) -> Event:
     """
     if not isinstance(data, dict) or data.get("type") not in EVENT_TYPES:
         kind = data.get("type") if isinstance(data, dict) else data
+        if isinstance(kind, str) and kind in REDACTION_TYPES:
+            raise HistoryError(f"{kind!r} is a redaction of a viewer's copy of a history, "
+                               "not an event: this reader needs the full history")
         raise HistoryError(f"unknown hand-history event {kind!r}")
-    cls: Any = EVENT_TYPES[data["type"]]
+    event: Event = _decoded(data, EVENT_TYPES[data["type"]])
+    return event
+
+
+def record_from_dict(data: dict[str, Any]) -> Record:
+    """An event or a redaction, as written by :func:`event_to_dict`.
+
+    >>> record_from_dict({"type": "PassSeen", "seat": 1, "passed": "2c", "received": "As"})
+    PassSeen(seat=1, passed=0, received=51)
+
+    Raises:
+        HistoryError: unknown type, missing or bad field.
+    """
+    kind = data.get("type") if isinstance(data, dict) else None
+    if isinstance(kind, str) and kind in REDACTION_TYPES:
+        record: Redaction = _decoded(data, REDACTION_TYPES[kind])
+        return record
+    return event_from_dict(data)
+
+
+def _decoded(data: dict[str, Any], cls: Any) -> Any:
     try:
         # Fields added by later versions have defaults: older histories leave them out.
         kwargs = {f.name: _decode(data[f.name], f.name) for f in dataclasses.fields(cls)
                   if f.name in data or (f.default is dataclasses.MISSING
                                         and f.default_factory is dataclasses.MISSING)}
-        event: Event = _adapter(cls).validate_python(kwargs)
+        record = _adapter(cls).validate_python(kwargs)
     except ValidationError as error:
         problem = error.errors()[0]
         where = ".".join(str(p) for p in problem["loc"])
@@ -138,7 +220,7 @@ def event_from_dict(data: dict[str, Any]) -> Event:
                            f"(got {problem.get('input')!r})") from None
     except (KeyError, TypeError, ValueError, CardError, RulesError) as error:
         raise HistoryError(f"bad {data['type']} event: {error}") from None
-    return event
+    return record
 
 
 @cache
@@ -148,7 +230,7 @@ def _adapter(cls: Any) -> TypeAdapter[Any]:
     return TypeAdapter(cls)
 
 
-def dump_history(events: Iterable[Event], path: str | Path) -> None:
+def dump_history(events: Iterable[Record], path: str | Path) -> None:
     """Write ``events`` as JSON Lines to ``path``."""
     with Path(path).open("w", encoding="utf-8") as handle:
         for event in events:
@@ -156,13 +238,29 @@ def dump_history(events: Iterable[Event], path: str | Path) -> None:
 
 
 def load_history(path: str | Path) -> list[Event]:
-    """Read a JSON Lines hand history.
+    """Read a full JSON Lines hand history (no redactions: :func:`load_records` reads a
+    viewer's copy).
 
     Raises:
         HistoryError: the file cannot be read or a line is not a valid event (the message
             names the line).
     """
-    events: list[Event] = []
+    return _load(path, event_from_dict)
+
+
+def load_records(path: str | Path) -> list[Record]:
+    """Read any JSON Lines hand history gutskit writes: a full one, or a seat's or a
+    spectator's copy with its redactions (the server's ``history.jsonl``).
+
+    Raises:
+        HistoryError: the file cannot be read or a line is not a valid record (the message
+            names the line).
+    """
+    return _load(path, record_from_dict)
+
+
+def _load(path: str | Path, read: Callable[[Any], Any]) -> list[Any]:
+    events: list[Any] = []
     try:
         lines = Path(path).read_text(encoding="utf-8").splitlines()
     except OSError as error:
@@ -173,7 +271,7 @@ def load_history(path: str | Path) -> list[Event]:
         if not line.strip():
             continue
         try:
-            events.append(event_from_dict(json.loads(line)))
+            events.append(read(json.loads(line)))
         except (json.JSONDecodeError, HistoryError) as error:
             raise HistoryError(f"{path}:{number}: {error}") from None
     return events

@@ -1,80 +1,123 @@
-"""What one seat may know: the per-seat view of a state and of the hand history.
+"""What each viewer may know: the one place that decides it, by allow-list.
 
-A seat sees its own cards (under No Peek not even those until the reveal); the other
-players' cards only when they were shown at a showdown; never the cards of a player who was
-out (or won uncontested); the other declarations only once they are revealed (or as made,
-under sequential declaration); the ghost hand only at the showdown and the community card
-only once it is turned (both in the round's :class:`~gutskit.core.events.RoundResolved`); of the
-passed cards (Pass the Trash) only the one it passed and the one it received. Bots decide
-from a :class:`SeatView` alone, and every front end (terminal, server) sends a player
-nothing but their view.
+A *viewer* (:class:`Viewer`) is a seat, or a spectator: the observer with no private
+information (OpenSpiel's observer types; lichess, where each event says who may see it).
+Every item of information states who may see it, its :class:`Audience`, in one of two
+allow-lists: :data:`VIEW_FIELDS` (each field of the table view, :class:`SeatView`) and
+:data:`RECORD_FIELDS` (each field of each hand-history event). :func:`view` builds any
+viewer's view of a state and :func:`redacted_history` any viewer's copy of a hand history
+from them, a spectator's by the same functions as a seat's. An item missing from the lists
+is hidden: a new field is hidden until it is allowed.
+
+The audiences (RULES.md "Antes, declaration, resolution", "Variants"):
+
+* everyone: the table's public facts, the reveal of the declarations and every round's
+  public result (:class:`~gutskit.core.events.RoundResolved`: the hands shown at a
+  showdown, the ghost hand, the community card once turned); never the cards of a player
+  who was out or won uncontested, which no event shows;
+* the owner: a seat's own cards while they are out (under No Peek not even those until the
+  reveal: the owner sees its hand as the variants show it), the card it chooses to pass;
+* the owner and the receiver: a passed card (Pass the Trash);
+* the declarer: a declaration until the reveal (everyone as it is made under sequential
+  declaration);
+* nobody: the ghost hand and the community card as dealt, face down (everyone sees them
+  in the round's result once they are turned).
+
+Bots decide from a :class:`SeatView` alone, and every front end (terminal, server) sends a
+player nothing but its view and its copy of the history.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import enum
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
+from types import MappingProxyType
+from typing import Any, NamedTuple
 
 from gutskit.core import settlement
 from gutskit.core.cards import Card
 from gutskit.core.engine import GameState, Phase
 from gutskit.core.events import (
+    AntesPosted,
     CardsDealt,
     CardsPassed,
     Declaration,
+    DeclarationsRevealed,
     Declared,
     Event,
     Hand,
+    Misdealt,
     PassChosen,
+    Rebought,
     RoundResolved,
+    SatOut,
+    SessionEnded,
     SessionStarted,
 )
+from gutskit.core.history import DeclarationSealed, PassSealed, PassSeen, Record
 from gutskit.core.rules import Rules
-from gutskit.variants import variants_for
-from gutskit.variants.pass_the_trash import givers as pass_givers
+
+__all__ = ["RECORD_FIELDS", "SPECTATOR", "SPECTATOR_SEAT", "VIEW_FIELDS", "Audience",
+           "DeclarationSealed", "PassSealed", "PassSeen", "SeatView", "Viewer",
+           "joint_views", "known_events", "redacted_history", "view", "view_for", "views",
+           "visible_events"]
 
 
 @dataclass(frozen=True, slots=True)
-class DeclarationSealed:
-    """Another seat has declared; what it declared is hidden until the reveal. Appears only
-    in a seat's redacted history (:func:`visible_events`)."""
+class Viewer:
+    """Who looks at the table: seat ``seat`` (0-based), or a spectator (``seat = None``),
+    who holds no private information."""
 
-    seat: int
+    seat: int | None = None
 
-
-@dataclass(frozen=True, slots=True)
-class PassSealed:
-    """Another seat has chosen the card it passes (Pass the Trash); which card is hidden.
-    Appears only in a seat's redacted history (:func:`visible_events`)."""
-
-    seat: int
+    @property
+    def spectator(self) -> bool:
+        """Whether this viewer is a spectator."""
+        return self.seat is None
 
 
-@dataclass(frozen=True, slots=True)
-class PassSeen:
-    """A seat's share of the exchange of passed cards (Pass the Trash): the card it passed
-    and the card it received (``None`` for a seat not dealt in). Replaces
-    :class:`~gutskit.core.events.CardsPassed` in a seat's redacted history."""
+SPECTATOR = Viewer()
+"""The spectator: sees only what everyone may see."""
 
-    seat: int
-    passed: Card | None
-    received: Card | None
+SPECTATOR_SEAT = -1
+"""The ``seat`` of a spectator's :class:`SeatView` and redactions."""
+
+
+class Audience(enum.Enum):
+    """Who may see an item of information (the owner: the seat the item belongs to, the
+    seat of a per-seat item)."""
+
+    EVERYONE = "everyone"
+    """Every seat and every spectator."""
+    OWNER = "owner"
+    """Only the seat the item belongs to."""
+    RECEIVER = "receiver"
+    """The seat it belongs to and the seat it is passed to (Pass the Trash)."""
+    DECLARER = "declarer"
+    """The seat that declared; everyone when declarations are public as made (sequential
+    declaration)."""
+    NOBODY = "nobody"
+    """Nobody (a later public event shows it, if the rules show it at all)."""
 
 
 class SeatView(NamedTuple):
-    """Everything seat ``seat`` may know now. Per-seat tuples are indexed by seat.
+    """Everything one viewer may know now (:func:`view`). Per-seat tuples are indexed by
+    seat. Who may see each field: :data:`VIEW_FIELDS`.
 
     An immutable record (a named tuple: bots build and read thousands per second).
 
     Attributes:
-        seat: whose view this is.
-        hand: the seat's own cards this round (``None`` when not dealt in; ``()`` while
-            unseen under ``no_peek``); after Pass the Trash, the hand after the exchange.
-        declarations: declarations visible to this seat (own always; others' once revealed,
-            or as made under sequential declaration); ``None`` where unknown.
+        seat: whose view this is (:data:`SPECTATOR_SEAT`, -1, for a spectator).
+        hand: the seat's own cards this round (``None`` when not dealt in and for a
+            spectator; ``()`` while unseen under ``no_peek``); after Pass the Trash, the
+            hand after the exchange.
+        declarations: declarations visible to this viewer (own always; others' once
+            revealed, or as made under sequential declaration); ``None`` where unknown.
         declared: which seats have declared this round (not what they declared).
         dealt_in: which seats hold cards this round.
-        owed: what a loser would pay to match the current pot.
+        owed: what a loser would pay to match the current pot (chips).
         last_result: the last round's public settlement (hands shown only at showdown).
         passed: Pass the Trash: the card this seat passes (once chosen).
         received: Pass the Trash: the card this seat received (after the exchange).
@@ -105,7 +148,8 @@ class SeatView(NamedTuple):
     @property
     def opponents(self) -> int:
         """Other players dealt in this round."""
-        return sum(self.dealt_in) - (1 if self.dealt_in[self.seat] else 0)
+        own = 0 <= self.seat < len(self.dealt_in) and self.dealt_in[self.seat]
+        return sum(self.dealt_in) - (1 if own else 0)
 
     @property
     def my_turn(self) -> bool:
@@ -120,135 +164,366 @@ class SeatView(NamedTuple):
                 and self.passed is None)
 
 
+_E, _OWNER, _RECEIVER, _DECLARER, _NOBODY = (
+    Audience.EVERYONE, Audience.OWNER, Audience.RECEIVER, Audience.DECLARER, Audience.NOBODY)
+
+VIEW_FIELDS: Mapping[str, Audience] = MappingProxyType({
+    "seat": _E, "rules": _E, "names": _E, "stacks": _E, "eliminated": _E, "dealer": _E,
+    "pot": _E, "reserve": _E, "phase": _E, "declared": _E, "dealt_in": _E,
+    "round_number": _E, "game_number": _E, "owed": _E, "last_result": _E,
+    "passes_chosen": _E,
+    "hand": _OWNER,  # as the variants let the owner see it (No Peek: unseen)
+    "declarations": _DECLARER,  # per seat
+    "passed": _OWNER,
+    "received": _RECEIVER,  # the giver's card: the giver and the receiver
+})
+"""Who may see each field of a :class:`SeatView` (a field not listed: nobody)."""
+
+RECORD_FIELDS: dict[type[Any], Mapping[str, Audience]] = {
+    SessionStarted: {"rules": _E, "names": _E, "stacks": _E, "dealer": _E, "pot": _E,
+                     "reserve": _E, "loss_limits": _E},
+    AntesPosted: {"amounts": _E, "refill": _E, "new_game": _E},
+    CardsDealt: {"hands": _OWNER, "ghost": _NOBODY, "community": _NOBODY},
+    PassChosen: {"seat": _E, "card": _OWNER},
+    CardsPassed: {"passes": _RECEIVER},
+    Declared: {"seat": _E, "declaration": _DECLARER},
+    DeclarationsRevealed: {"declarations": _E},
+    RoundResolved: {
+        "outcome": _E, "shown": _E, "winners": _E, "won": _E, "matched": _E,
+        "eliminated": _E, "to_reserve": _E, "pot_after": _E, "next_dealer": _E,
+        "session_over": _E, "community": _E, "ghost": _E, "ghost_won": _E,
+        "high_winners": _E, "low_winners": _E, "high_pot": _E, "low_pot": _E,
+        "ante_payers": _E},
+    Misdealt: {"reason": _E},
+    Rebought: {"seat": _E, "chips": _E},
+    SatOut: {"seat": _E, "reason": _E},
+    SessionEnded: {"reason": _E, "payouts": _E},
+}
+"""Who may see each field of each hand-history event (an event type not listed is
+withheld; a field not listed is hidden). ``RoundResolved`` is the public settlement: the
+engine puts in ``shown`` only what the rules show."""
+
+
+# -- the table's facts that decide an audience ------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Table:
+    """What the audiences depend on under a rule set."""
+
+    open_declarations: bool
+    """Declarations are public as they are made (sequential declaration)."""
+    own_hand: Callable[[Hand], Hand] | None
+    """What the owner sees of its dealt hand before the reveal (``None``: all of it)."""
+
+
+def _unseen(hand: Hand) -> Hand:
+    return ()
+
+
+def _table(rules: Rules | None) -> _Table:
+    if rules is None:  # a slice of a history without its rules: the strict reading
+        return _Table(open_declarations=False, own_hand=None)
+    return _Table(open_declarations=rules.declaration == "sequential",
+                  own_hand=_unseen if rules.no_peek else None)
+
+
+def _givers(hands: Sequence[Hand | None]) -> dict[int, int]:
+    """Pass the Trash: each dealt-in seat -> the dealt-in seat on its right, who passes to
+    it (passing goes to the next dealt-in seat clockwise)."""
+    dealt = [s for s, h in enumerate(hands) if h is not None]
+    return {seat: dealt[i - 1] for i, seat in enumerate(dealt)} if len(dealt) > 1 else {}
+
+
+def _may_see(audience: Audience | None, viewer: Viewer, owner: int | None, table: _Table,
+             receiver: int | None = None) -> bool:
+    """Whether ``viewer`` may see an item of ``owner`` (``None``: nobody's) whose audience
+    is ``audience`` (``None``: not on the allow-list, hidden)."""
+    if audience is _E:
+        return True
+    seat = viewer.seat
+    if audience is _DECLARER:
+        return table.open_declarations or (seat is not None and seat == owner)
+    if seat is None:
+        return False
+    if audience is _OWNER:
+        return seat == owner
+    if audience is _RECEIVER:
+        return seat in (owner, receiver)
+    return False
+
+
+# -- views ----------------------------------------------------------------------------------
+
+
+_FIELDS = SeatView._fields
+_HAND, _DECLS, _PASSED, _RECEIVED = (_FIELDS.index(name) for name in (
+    "hand", "declarations", "passed", "received"))
+_PRIVATE = frozenset({_HAND, _DECLS, _PASSED, _RECEIVED})
+_new_tuple = tuple.__new__
+
+
+def _hidden(name: str) -> Any:
+    """A field's value when hidden: its default, else ``None``."""
+    return SeatView._field_defaults.get(name)
+
+
+class _Plan(NamedTuple):
+    """An allow-list of the view compiled once: the fields from the public state that are
+    hidden from everyone, and the audiences of the private fields."""
+
+    masked: tuple[tuple[int, Any], ...]
+    hand: Audience | None
+    declarations: Audience | None
+    passed: Audience | None
+    received: Audience | None
+
+
+def _compile(fields: Mapping[str, Audience]) -> _Plan:
+    masked = tuple((i, _hidden(name)) for i, name in enumerate(_FIELDS)
+                   if i not in _PRIVATE and fields.get(name) is not _E)
+    return _Plan(masked, fields.get("hand"), fields.get("declarations"),
+                 fields.get("passed"), fields.get("received"))
+
+
+_PLAN = _compile(VIEW_FIELDS)
+
+
+def view(state: GameState, viewer: Viewer, *,
+         allow: Mapping[str, Audience] = VIEW_FIELDS) -> SeatView:
+    """What ``viewer`` may know of ``state``, by the allow-list ``allow``.
+
+    Raises:
+        IndexError: ``viewer`` is a seat that is not at the table.
+    """
+    return views(state, (viewer,), allow=allow)[0]
+
+
+def views(state: GameState, viewers: Iterable[Viewer], *,
+          allow: Mapping[str, Audience] = VIEW_FIELDS) -> list[SeatView]:
+    """:func:`view` of each of ``viewers`` (the work they share is done once).
+
+    Raises:
+        IndexError: a viewer is a seat that is not at the table.
+    """
+    plan = _PLAN if allow is VIEW_FIELDS else _compile(allow)
+    rules = state.rules
+    table = _table(rules)
+    phase = state.phase
+    declaring = phase is Phase.DECLARE
+    showing = declaring or phase is Phase.PASS
+    n = state.n_seats
+    hands = state.hands
+    declarations = state.declarations
+    passes = state.passes
+    nobody: tuple[Declaration | None, ...] = (None,) * n
+    # the public facts, in the fields' order; the private fields start hidden
+    template: list[Any] = [
+        SPECTATOR_SEAT, rules, state.names, state.stacks, state.eliminated, state.dealer,
+        state.pot, state.reserve, phase, None, nobody,
+        tuple([d is not None for d in declarations]), tuple([h is not None for h in hands]),
+        state.round_number, state.game_number, settlement.match_amount(state.pot, rules),
+        state.last_result, None, None,
+        () if passes is None or not showing else tuple([p is not None for p in passes])]
+    for index, value in plan.masked:
+        template[index] = value
+    open_decls = declaring and _may_see(plan.declarations, SPECTATOR, None, table)
+    if open_decls:
+        template[_DECLS] = declarations
+    givers = _givers(hands) if passes is not None and declaring else {}
+    out = []
+    for viewer in viewers:
+        seat = viewer.seat
+        if seat is None:
+            out.append(_new_tuple(SeatView, template))
+            continue
+        if not 0 <= seat < n:
+            raise IndexError(f"seat {seat!r} is not at the table")
+        values = template.copy()
+        values[0] = seat
+        hand = hands[seat] if showing else None
+        if hand is not None and _may_see(plan.hand, viewer, seat, table):
+            values[_HAND] = hand if table.own_hand is None else table.own_hand(hand)
+        if declaring and not open_decls and declarations[seat] is not None and _may_see(
+                plan.declarations, viewer, seat, table):
+            values[_DECLS] = tuple([d if s == seat else None
+                                    for s, d in enumerate(declarations)])
+        if passes is not None and hand is not None:
+            if _may_see(plan.passed, viewer, seat, table):
+                values[_PASSED] = passes[seat]
+            giver = givers.get(seat)
+            if giver is not None and _may_see(plan.received, viewer, giver, table,
+                                              receiver=seat):
+                values[_RECEIVED] = passes[giver]
+        out.append(_new_tuple(SeatView, values))
+    return out
+
+
 def view_for(state: GameState, seat: int) -> SeatView:
-    """The view of ``seat`` (0-based) of ``state``.
+    """The view of seat ``seat`` (0-based) of ``state`` (:func:`view`).
 
     Raises:
         IndexError: ``seat`` is not at the table.
     """
     if not 0 <= seat < state.n_seats:
         raise IndexError(f"seat {seat!r} is not at the table")
-    return _views(state, (seat,))[0]
+    return views(state, (Viewer(seat),))[0]
 
 
 def joint_views(state: GameState) -> dict[int, SeatView]:
     """The views of every seat dealt in, for a simultaneous decision (shares the work)."""
     dealt = state.dealt
-    return dict(zip(dealt, _views(state, dealt), strict=True))
+    return dict(zip(dealt, views(state, [Viewer(s) for s in dealt]), strict=True))
 
 
-def _views(state: GameState, seats: tuple[int, ...]) -> list[SeatView]:
-    if state.passes is not None or state.variants.hides_cards:
-        return _variant_views(state, seats)
-    return _plain_views(state, seats)
+# -- histories ------------------------------------------------------------------------------
 
 
-def _plain_views(state: GameState, seats: tuple[int, ...]) -> list[SeatView]:
-    phase = state.phase
-    declaring = phase is Phase.DECLARE
-    rules = state.rules
-    sealed = state.variants.sealed  # not under sequential declaration (variants/declaration)
-    names = state.names
-    n = len(names)
-    nobody: tuple[Declaration | None, ...] = (None,) * n
-    declarations = state.declarations
-    hands = state.hands
-    declared = tuple([d is not None for d in declarations])
-    dealt_in = tuple([h is not None for h in hands])
-    pot = state.pot
-    owed = settlement.match_amount(pot, rules)
-    stacks, eliminated, dealer = state.stacks, state.eliminated, state.dealer
-    reserve, round_number, game_number = state.reserve, state.round_number, state.game_number
-    last_result = state.last_result
-    views = []
-    for seat in seats:
-        if not declaring:
-            decls = nobody
-        elif sealed:
-            own = declarations[seat]
-            decls = nobody if own is None else tuple(
-                own if s == seat else None for s in range(n))
+def _public_types(allow: Mapping[type[Any], Mapping[str, Audience]]) -> frozenset[type[Any]]:
+    """The event types every field of which everyone may see."""
+    return frozenset(cls for cls, fields in allow.items()
+                     if all(fields.get(f.name) is _E for f in dataclasses.fields(cls)))
+
+
+def _dealt(event: CardsDealt, viewer: Viewer, table: _Table, fields: Mapping[str, Audience]
+           ) -> CardsDealt:
+    """A hand is ``()`` ("dealt, unseen") where hidden, ``None`` (not dealt in) stays."""
+    audience = fields.get("hands")
+    hands: list[Hand | None] = []
+    for seat, hand in enumerate(event.hands):
+        if hand is None or not _may_see(audience, viewer, seat, table):
+            hands.append(None if hand is None else ())
+        elif seat == viewer.seat and table.own_hand is not None:
+            hands.append(table.own_hand(hand))
         else:
-            decls = declarations
-        # tuple.__new__: the named tuple's own __new__ without its Python-level call (the
-        # fields in their declared order, the defaults spelt out)
-        views.append(_new_tuple(SeatView, (
-            seat, rules, names, stacks, eliminated, dealer, pot, reserve, phase,
-            hands[seat] if declaring else None, decls, declared, dealt_in, round_number,
-            game_number, owed, last_result, None, None, ())))
-    return views
+            hands.append(hand)
+
+    def extra(name: str, cards: Hand | None) -> Hand | None:
+        return cards if cards is None or _may_see(fields.get(name), viewer, None, table) \
+            else ()
+
+    return CardsDealt(hands=tuple(hands), ghost=extra("ghost", event.ghost),
+                      community=extra("community", event.community))
 
 
-_new_tuple = tuple.__new__
-if len(SeatView._fields) != 20:  # pragma: no cover - keep _plain_views in step with SeatView
-    raise ImportError("_plain_views builds a SeatView of 20 fields; update it")
+def _exchange(event: CardsPassed, viewer: Viewer, table: _Table,
+              fields: Mapping[str, Audience], hands: Sequence[Hand | None]) -> PassSeen:
+    """The viewer's share of the exchange: the card it passed and the card it received."""
+    seat = viewer.seat
+    if seat is None or not 0 <= seat < len(event.passes):
+        return PassSeen(SPECTATOR_SEAT, None, None)
+    audience = fields.get("passes")
+    giver = _givers(hands).get(seat)
+    receiver = next((r for r, g in _givers(hands).items() if g == seat), None)
+    passed = event.passes[seat] if giver is not None and _may_see(
+        audience, viewer, seat, table, receiver=receiver) else None
+    received = event.passes[giver] if giver is not None and _may_see(
+        audience, viewer, giver, table, receiver=seat) else None
+    if passed is None:
+        received = None
+    return PassSeen(seat, passed, received)
 
 
-def _variant_views(state: GameState, seats: tuple[int, ...]) -> list[SeatView]:
-    """Views under Pass the Trash and the variants that hide cards: the plain view plus the
-    seat's passes, with the own hand as the variant shows it before the reveal (No Peek:
-    unseen, :meth:`gutskit.variants.Variants.view_hand`)."""
-    base = _plain_views(state, seats)
-    game = state.variants
-    showing = state.phase in (Phase.PASS, Phase.DECLARE)
-    passes = state.passes
-    givers = pass_givers(state.hands) if passes is not None else {}
-    exchanged = state.phase is Phase.DECLARE
-    views = []
-    for view in base:
-        seat = view.seat
-        hand = state.hands[seat] if showing else None
-        if hand is not None and state.phase is Phase.DECLARE:
-            hand = game.view_hand(hand)  # No Peek: unseen until the reveal
-        passed = received = None
-        chosen: tuple[bool, ...] = ()
-        if passes is not None and showing and hand is not None:
-            passed = passes[seat]
-            if exchanged and seat in givers:
-                received = passes[givers[seat]]
-            chosen = tuple(p is not None for p in passes)
-        views.append(view._replace(hand=hand, passed=passed, received=received,
-                                   passes_chosen=chosen))
-    return views
+def _redact(event: Event, viewer: Viewer, table: _Table,
+            fields: Mapping[str, Audience], hands: Sequence[Hand | None]) -> Record | None:
+    """``viewer``'s copy of one event that not everyone may read in full (``None``:
+    withheld)."""
+    if isinstance(event, CardsDealt):
+        return _dealt(event, viewer, table, fields)
+    if isinstance(event, Declared):
+        return event if _may_see(fields.get("declaration"), viewer, event.seat, table) \
+            else DeclarationSealed(event.seat)
+    if isinstance(event, PassChosen):
+        return event if _may_see(fields.get("card"), viewer, event.seat, table) \
+            else PassSealed(event.seat)
+    if isinstance(event, CardsPassed):
+        return _exchange(event, viewer, table, fields, hands)
+    # any other event: a hidden field takes its default; without one, the event is withheld
+    owner = getattr(event, "seat", None)
+    changes: dict[str, Any] = {}
+    for field in dataclasses.fields(event):
+        if not _may_see(fields.get(field.name), viewer, owner, table):
+            if field.default is not dataclasses.MISSING:
+                changes[field.name] = field.default
+            elif field.default_factory is not dataclasses.MISSING:
+                changes[field.name] = field.default_factory()
+            else:
+                return None
+    return dataclasses.replace(event, **changes)
 
 
-def visible_events(events: list[Event], seat: int, *, rules: Rules | None = None
-                   ) -> list[Event | DeclarationSealed | PassSealed | PassSeen]:
-    """``seat``'s copy of a hand history: other seats' dealt cards are replaced by ``()``
-    ("dealt, unseen"), and so are the ghost hand and the community card (they are public
-    in the round's :class:`RoundResolved` once shown) and, under ``no_peek``, the seat's own
-    cards; under sealed declaration, other seats' :class:`Declared` events become
-    :class:`DeclarationSealed`; other seats' passed cards become :class:`PassSealed` and
-    the exchange a :class:`PassSeen` with only the card this seat passed and received.
-    Showdown hands stay (they were shown).
+_PUBLIC_TYPES = _public_types(RECORD_FIELDS)
+
+
+def redacted_history(events: Iterable[Event], viewer: Viewer, *, rules: Rules | None = None,
+                     allow: Mapping[type[Any], Mapping[str, Audience]] | None = None
+                     ) -> list[Record]:
+    """``viewer``'s copy of a hand history, by the allow-list ``allow`` (default
+    :data:`RECORD_FIELDS`): other seats' dealt cards are ``()`` ("dealt, unseen"), and so
+    are the ghost hand and the community card (public in the round's
+    :class:`~gutskit.core.events.RoundResolved` once shown) and, under ``no_peek``, the
+    seat's own cards; under sealed declaration, other seats' :class:`Declared` events are
+    :class:`DeclarationSealed`; other seats' passed cards are :class:`PassSealed` and the
+    exchange a :class:`PassSeen` with only the card this seat passed and received (nothing
+    for a spectator). Showdown hands stay (they were shown). An event type not on the
+    list is left out.
 
     ``rules`` redacts a history that does not start with its :class:`SessionStarted` (a
-    slice of a session); otherwise the session's rules are read from that event.
+    slice of a session); otherwise the session's rules are read from that event (without
+    either, declarations are taken as sealed).
     """
+    allow = RECORD_FIELDS if allow is None else allow
+    public = _PUBLIC_TYPES if allow is RECORD_FIELDS else _public_types(allow)
+    table = _table(rules)
     hands: tuple[Hand | None, ...] = ()
-    out: list[Event | DeclarationSealed | PassSealed | PassSeen] = []
+    out: list[Record] = []
     for event in events:
-        if isinstance(event, SessionStarted):
-            rules = event.rules
-        if isinstance(event, CardsDealt):
-            hands = event.hands
-            own = variants_for(rules).view_hand if rules is not None else None
-            out.append(CardsDealt(
-                hands=tuple(h if h is None else () if s != seat else own(h) if own else h
-                            for s, h in enumerate(event.hands)),
-                ghost=None if event.ghost is None else (),
-                community=None if event.community is None else ()))
-        elif (isinstance(event, Declared) and event.seat != seat
-              and (rules is None or variants_for(rules).sealed)):
-            out.append(DeclarationSealed(seat=event.seat))
-        elif isinstance(event, PassChosen) and event.seat != seat:
-            out.append(PassSealed(seat=event.seat))
-        elif isinstance(event, CardsPassed):
-            giver = pass_givers(hands).get(seat)
-            if giver is None or event.passes[seat] is None:
-                out.append(PassSeen(seat, None, None))
-            else:
-                out.append(PassSeen(seat, event.passes[seat], event.passes[giver]))
-        else:
+        kind = type(event)
+        if kind is SessionStarted:
+            assert isinstance(event, SessionStarted)
+            table = _table(event.rules)
+        if kind in public:
             out.append(event)
+        else:
+            fields = allow.get(kind)
+            copy = None if fields is None else _redact(event, viewer, table, fields, hands)
+            if copy is not None:
+                out.append(copy)
+        if kind is CardsDealt:
+            assert isinstance(event, CardsDealt)
+            hands = event.hands
+    return out
+
+
+def visible_events(events: Iterable[Event], seat: int | Viewer, *, rules: Rules | None = None
+                   ) -> list[Record]:
+    """:func:`redacted_history` for seat ``seat`` (a negative seat: the spectator)."""
+    viewer = seat if isinstance(seat, Viewer) else SPECTATOR if seat < 0 else Viewer(seat)
+    return redacted_history(events, viewer, rules=rules)
+
+
+def known_events(records: Iterable[Record]) -> list[Event]:
+    """The events a viewer's copy of a history says, hidden information left unknown:
+    sealed declarations and passes are dropped (the reveal and the exchange follow), a
+    :class:`PassSeen` is the exchange of the cards it names (``None`` for the others),
+    hands not seen stay ``()``. :func:`gutskit.core.engine.evolve` replays the result; a
+    full history comes back unchanged.
+    """
+    out: list[Event] = []
+    hands: tuple[Hand | None, ...] = ()
+    for record in records:
+        if isinstance(record, DeclarationSealed | PassSealed):
+            continue
+        if isinstance(record, PassSeen):
+            passes: list[Card | None] = [None] * len(hands)
+            giver = _givers(hands).get(record.seat)
+            if 0 <= record.seat < len(hands) and record.passed is not None:
+                passes[record.seat] = record.passed
+            if giver is not None and record.received is not None:
+                passes[giver] = record.received
+            out.append(CardsPassed(tuple(passes)))
+            continue
+        if isinstance(record, CardsDealt):
+            hands = record.hands
+        out.append(record)
     return out

@@ -4,9 +4,8 @@ A :class:`Room` owns the room's :class:`~gutskit.core.engine.GameState` and its 
 Every change goes through the engine (the single source of truth) under the room's
 :class:`asyncio.Lock`; the resulting events are written to the database (one transaction)
 *before* any message about them is queued to a client. What a client receives is built
-only from :func:`gutskit.core.views.view_for` /
-:func:`gutskit.core.views.visible_events` for its seat,
-or from the public view (:func:`public_view`) for spectators.
+only by the core for its viewer (:meth:`Room.viewer`: its seat, or the spectator):
+:func:`gutskit.core.views.view` and :func:`gutskit.core.views.redacted_history`.
 
 A restarted server rebuilds every room from the database (:meth:`RoomManager.load`):
 the state is :func:`gutskit.core.engine.replay` of the stored events, so no chip is lost; a
@@ -27,14 +26,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from gutskit.core import engine
+from gutskit.core import engine, views
 from gutskit.core.cards import CardError, card_name, parse_card
 from gutskit.core.engine import GameState, Phase
 from gutskit.core.evaluation import strength_table
 from gutskit.core.events import CardsDealt, Declaration, Event, RoundResolved, SessionStarted
 from gutskit.core.history import event_to_dict
 from gutskit.core.rules import Rules, RulesError, rules_from_mapping
-from gutskit.core.views import SeatView, view_for, visible_events
+from gutskit.core.views import SPECTATOR, SeatView, Viewer, view_for
 from gutskit.io.storage import StorageError
 from gutskit.server import fairness
 from gutskit.server.protocol import (
@@ -85,8 +84,7 @@ from gutskit.server.store import (
 from gutskit.strategy.bots import BOT_NAMES, STYLES, RuleOfThumbBot
 from gutskit.variants.pass_the_trash import silent_pass
 
-__all__ = ["PRESENCE_DELAY", "Client", "Room", "RoomManager", "ServerConfig", "public_view",
-           "table_view"]
+__all__ = ["PRESENCE_DELAY", "Client", "Room", "RoomManager", "ServerConfig", "table_view"]
 
 log = logging.getLogger("gutskit.server")
 
@@ -194,17 +192,6 @@ def clean_name(name: str) -> str:
 def _name_key(name: str) -> str:
     """What two names must differ in: their NFKC form, case-folded."""
     return unicodedata.normalize("NFKC", name).casefold()
-
-
-def public_view(state: GameState) -> SeatView:
-    """What a spectator may know: a seat's view with no hand and, under sealed declaration,
-    no declarations before the reveal (under sequential declaration every call is public as
-    it is made, so seat 0's view shows them all)."""
-    view = view_for(state, 0)
-    decls = view.declarations
-    if state.rules.declaration != "sequential" or state.phase is not Phase.DECLARE:
-        decls = (None,) * state.n_seats
-    return view._replace(seat=-1, hand=None, declarations=decls)
 
 
 def _names(cards: Sequence[int] | None) -> list[str] | None:
@@ -324,30 +311,37 @@ class Room:
             spectators=sum(1 for c in self.clients if c.seat is None),
         )
 
+    def viewer(self, seat: int | None) -> Viewer:
+        """The viewer a connection or a download is: its seat at the table, else (no
+        token, a kicked or unknown seat) the spectator."""
+        if seat is None or self.state is None or not 0 <= seat < self.state.n_seats:
+            return SPECTATOR
+        return Viewer(seat)
+
     def view_of(self, seat: int | None) -> TableView | None:
         """The table as ``seat`` (``None`` = spectator) may see it; ``None`` in the lobby."""
         if self.state is None:
             return None
-        if seat is None or not 0 <= seat < self.state.n_seats:
-            view = public_view(self.state)
-        else:
-            view = view_for(self.state, seat)
-        return table_view(view, self._time_left())
+        return table_view(views.view(self.state, self.viewer(seat)), self._time_left())
 
     def visible(self, events: Sequence[Event], seat: int | None) -> list[dict[str, Any]]:
-        """``events`` as ``seat`` may see them (JSON objects)."""
+        """``events`` (the last ones of the session) as ``seat`` may see them (JSON
+        objects, one per event)."""
         if not self.events:
             return []
-        start = self.events[0]
-        target = -1 if seat is None else seat
-        shown = visible_events([start, *events], target)
-        return [event_to_dict(e) for e in shown[1:]]  # type: ignore[arg-type]
+        first = len(self.events) - len(events)
+        # the round's deal goes first: who passes to whom (Pass the Trash) follows from it
+        dealt = next((e for e in reversed(self.events[:first]) if isinstance(e, CardsDealt)),
+                     None)
+        context: list[Event] = [] if dealt is None else [dealt]
+        shown = views.redacted_history([*context, *events], self.viewer(seat),
+                                       rules=self.settings.rules)
+        return [event_to_dict(e) for e in shown[len(context):]]
 
     def history_for(self, seat: int | None) -> list[dict[str, Any]]:
         """The whole hand history as ``seat`` may see it."""
-        target = -1 if seat is None else seat
-        return [event_to_dict(e)  # type: ignore[arg-type]
-                for e in visible_events(self.events, target)]
+        return [event_to_dict(e)
+                for e in views.redacted_history(self.events, self.viewer(seat))]
 
     def seat_of_token(self, token: str) -> SeatRow | None:
         """The (not kicked) seat whose token is ``token``."""
@@ -732,7 +726,8 @@ class Room:
             deal = self.deals.get(state.round_number)
             if deal is not None and deal.opened is None:
                 # What is shown is what the public (spectator's) copy of the result holds.
-                public = visible_events([self.events[0], resolved], -1)[-1]
+                public = views.redacted_history([resolved], SPECTATOR,
+                                          rules=self.settings.rules)[-1]
                 assert isinstance(public, RoundResolved)
                 shown = fairness.shown_cards(public)
                 secret = fairness.secret_from_seed(bytes.fromhex(deal.seed))
@@ -778,7 +773,7 @@ class Room:
             return {}
         hands: dict[int, tuple[int, ...]] = {}
         number = 0
-        for event in visible_events(self.events, seat):
+        for event in views.redacted_history(self.events, self.viewer(seat)):
             if isinstance(event, CardsDealt):
                 number += 1
                 hand = event.hands[seat] if seat < len(event.hands) else None

@@ -1,0 +1,165 @@
+"""Viewers over a real server (issue 9): for every preset, real rooms driven over WebSocket
+with two seated humans, a bot, a spectator and a second tab of a seated player. Every frame
+each connection received, every HTTP endpoint and download (room info, ledger CSV and JSON,
+history JSON Lines, fairness file, with and without a seat token) and every error message
+is checked against what that connection may know, worked out from the server's stored full
+history after the session (:mod:`viewer_checks`).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from server_support import Player, Server, running_server
+from viewer_checks import Oracle, cards_in
+
+from gutskit.core.cards import card_name
+from gutskit.core.rules import PRESETS
+
+ROUNDS = 3
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    path: Path = tmp_path_factory.mktemp("viewers") / "server.db"
+    with running_server(f"sqlite:///{path}") as running:
+        yield running
+
+
+def act(player: Player, rng: random.Random, done: set[tuple[int, str]]) -> bool:
+    """Take what has arrived and answer the last table view if it asks this seat to pass
+    or to declare; whether anything arrived."""
+    new = player.drain(0)
+    for message in new:
+        action = message.get("action_id") or ""
+        if message["type"] == "error" and action.startswith("d"):
+            # refused (a turn announced too early): try again at the next view
+            done.discard((int(action.split("-")[1]), "declare"))
+    states = [m for m in player.log if m["type"] == "state"]
+    if not states:
+        return bool(new)
+    table = states[-1]["table"]
+    key = (table["round"], table["phase"])
+    if key in done or not table["hand"] and table["phase"] != "declare":
+        return bool(new)
+    if table["phase"] == "pass" and table["passed_card"] is None and table["hand"]:
+        done.add(key)
+        player.send({"type": "pass_card", "round": table["round"],
+                     "action_id": f"p{player.seat}-{table['round']}",
+                     "card": rng.choice(table["hand"])})
+    elif table["phase"] == "declare" and table["my_turn"]:
+        done.add(key)
+        legal = table["legal_declarations"]
+        choice = legal[0] if rng.random() < 0.7 else rng.choice(legal)
+        player.send({"type": "declare", "round": table["round"],
+                     "action_id": f"d{player.seat}-{table['round']}-{len(player.log)}",
+                     "declaration": choice})
+    return bool(new)
+
+
+def play_room(server: Server, name: str, seed: int) -> tuple[str, dict[str, Any]]:
+    """A session of ``ROUNDS`` rounds under preset ``name``; returns the room id and the
+    connections (with the tokens)."""
+    rng = random.Random(seed)
+    created = server.create_room("Ana", rules={"preset": name})
+    room_id = created["room_id"]
+    ana = Player(server, room_id, created["token"])
+    ben = Player(server, room_id)
+    ben.send({"type": "join", "name": "Ben"})
+    seated = ben.expect("seated")
+    ben.seat, ben.token = seated["seat"], seated["token"]
+    ana.send({"type": "add_bot", "style": "loose"})
+    watcher = Player(server, room_id)  # a spectator: no token
+    tab = Player(server, room_id, ben.token)  # Ben's second tab
+    # what a spectator and a second tab try: acting for a seat they do not hold
+    watcher.send({"type": "declare", "round": 1, "action_id": "w", "declaration": "in"})
+    watcher.expect("error")
+    ana.send({"type": "start"})
+    done: dict[int, set[tuple[int, str]]] = {0: set(), 1: set()}
+    for _ in range(20000):
+        moved = False
+        for player in (ana, ben):
+            assert player.seat is not None
+            moved = act(player, rng, done[player.seat]) or moved
+        if not moved:
+            time.sleep(0.003)
+        states = [m["table"] for m in ana.log if m["type"] == "state"]
+        if states and (states[-1]["phase"] == "over" or (
+                states[-1]["round"] >= ROUNDS and states[-1]["phase"] == "deal")):
+            break
+    else:
+        raise AssertionError(f"{name}: the session did not get to round {ROUNDS}")
+    tab.send({"type": "pass_card", "round": 99, "action_id": "t", "card": "As"})
+    if states[-1]["phase"] != "over":
+        ana.send({"type": "end_session"})
+        ana.expect("state", lambda m: m["table"]["phase"] == "over")
+    connections = {"ana": ana, "ben": ben, "tab": tab, "watcher": watcher}
+    time.sleep(0.2)
+    for player in connections.values():
+        player.drain(0.05)
+        player.close()
+    return room_id, {"connections": connections, "tokens": {
+        0: created["token"], 1: ben.token}}
+
+
+def check_frames(oracle: Oracle, player: Player, viewer: int | None, where: str) -> None:
+    known: set[int] = set()
+    for number in range(1, len(oracle.rounds) + 1):
+        known |= oracle.allowed_in_phase(number, viewer, "over")
+    for index, message in enumerate(player.log):
+        at = f"{where} message {index} ({message['type']})"
+        kind = message["type"]
+        if kind == "event":
+            oracle.check_record(message["seq"], message["event"], viewer, at)
+        elif kind in ("state", "welcome") and message.get("table") is not None:
+            oracle.check_table(message["table"], viewer, at)
+        elif kind == "opening":
+            oracle.check_opening(message["round"], message["opened"], at)
+        elif kind == "error":
+            leaked = cards_in(message) - known - cards_in("As")  # it sent "As" itself
+            assert not leaked, f"{at}: {sorted(map(card_name, leaked))}"
+        else:
+            assert not cards_in(message), f"{at}: cards in {message}"
+    raw = "".join(player.raw)
+    assert raw  # frames were received
+
+
+def check_downloads(server: Server, oracle: Oracle, room_id: str,
+                    tokens: dict[int, str]) -> None:
+    base = f"/api/rooms/{room_id}"
+    for path in ("", "/ledger.csv", "/ledger.json"):
+        response = server.get(base + path)
+        assert response.status_code == 200
+        assert not cards_in(response.text), f"{path}: {response.text}"
+    for viewer, query in ((None, ""), *((s, f"?token={t}") for s, t in tokens.items())):
+        response = server.get(f"{base}/history.jsonl{query}")
+        assert response.status_code == 200
+        records = [json.loads(line) for line in response.text.splitlines()]
+        oracle.check_history(records, viewer, f"history.jsonl of {viewer}")
+        record = server.get(f"{base}/fairness.json{query}").json()
+        for entry in record["rounds"]:
+            oracle.check_opening(entry["round"], entry.get("opened") or (),
+                                 f"fairness.json of {viewer}")
+            oracle.check_own_openings(entry["round"], entry.get("own") or (), viewer,
+                                      f"fairness.json of {viewer}")
+    bad = server.get(f"{base}/history.jsonl?token=nope")
+    assert bad.status_code == 403 and not cards_in(bad.text)
+
+
+@pytest.mark.parametrize("name", list(PRESETS))
+def test_no_connection_receives_what_it_may_not_know(server: Server, name: str) -> None:
+    room_id, played = play_room(server, name, seed=len(name))
+    events = server.manager.rooms[room_id].events
+    oracle = Oracle(events)
+    oracle.check_public_results()
+    assert len(oracle.rounds) >= 1, f"{name}: nothing was dealt"
+    viewers = {"ana": 0, "ben": 1, "tab": 1, "watcher": None}
+    for who, player in played["connections"].items():
+        check_frames(oracle, player, viewers[who], f"{name}/{who}")
+    check_downloads(server, oracle, room_id, played["tokens"])
