@@ -61,14 +61,15 @@ from gutskit.core.rules import Rules
 
 __all__ = ["RECORD_FIELDS", "SPECTATOR", "SPECTATOR_SEAT", "VIEW_FIELDS", "Audience",
            "DeclarationSealed", "PassSealed", "PassSeen", "SeatView", "Viewer",
-           "joint_views", "known_events", "redacted_history", "view", "view_for", "views",
+           "joint_views", "known_events", "redacted_history", "seat_viewer", "view", "view_for",
+           "views",
            "visible_events"]
 
 
-@dataclass(frozen=True, slots=True)
-class Viewer:
+class Viewer(NamedTuple):
     """Who looks at the table: seat ``seat`` (0-based), or a spectator (``seat = None``),
-    who holds no private information."""
+    who holds no private information. (A named tuple: bots' views are built thousands of
+    times a second; :func:`seat_viewer` gives the shared instance of a seat.)"""
 
     seat: int | None = None
 
@@ -83,6 +84,13 @@ SPECTATOR = Viewer()
 
 SPECTATOR_SEAT = -1
 """The ``seat`` of a spectator's :class:`SeatView` and redactions."""
+
+_SEAT_VIEWERS = tuple(Viewer(seat) for seat in range(64))
+
+
+def seat_viewer(seat: int) -> Viewer:
+    """The viewer seat ``seat`` is (a shared instance for the usual seats)."""
+    return _SEAT_VIEWERS[seat] if 0 <= seat < len(_SEAT_VIEWERS) else Viewer(seat)
 
 
 class Audience(enum.Enum):
@@ -221,11 +229,23 @@ def _unseen(hand: Hand) -> Hand:
     return ()
 
 
+_STRICT = _Table(open_declarations=False, own_hand=None)
+_TABLES: dict[int, tuple[Rules, _Table]] = {}
+
+
 def _table(rules: Rules | None) -> _Table:
+    """The facts of ``rules`` (remembered by the rule set's identity: states share it)."""
     if rules is None:  # a slice of a history without its rules: the strict reading
-        return _Table(open_declarations=False, own_hand=None)
-    return _Table(open_declarations=rules.declaration == "sequential",
-                  own_hand=_unseen if rules.no_peek else None)
+        return _STRICT
+    known = _TABLES.get(id(rules))
+    if known is not None and known[0] is rules:
+        return known[1]
+    table = _Table(open_declarations=rules.declaration == "sequential",
+                   own_hand=_unseen if rules.no_peek else None)
+    if len(_TABLES) > 256:
+        _TABLES.clear()
+    _TABLES[id(rules)] = (rules, table)
+    return table
 
 
 def _givers(hands: Sequence[Hand | None]) -> dict[int, int]:
@@ -259,6 +279,11 @@ def _may_see(audience: Audience | None, viewer: Viewer, owner: int | None, table
 _FIELDS = SeatView._fields
 _HAND, _DECLS, _PASSED, _RECEIVED = (_FIELDS.index(name) for name in (
     "hand", "declarations", "passed", "received"))
+if _FIELDS != ("seat", "rules", "names", "stacks", "eliminated", "dealer", "pot", "reserve",
+               "phase", "hand", "declarations", "declared", "dealt_in", "round_number",
+               "game_number", "owed", "last_result", "passed", "received",
+               "passes_chosen"):  # pragma: no cover - _build lays them out in this order
+    raise ImportError("SeatView's fields changed: update views._build")
 _PRIVATE = frozenset({_HAND, _DECLS, _PASSED, _RECEIVED})
 _new_tuple = tuple.__new__
 
@@ -307,56 +332,115 @@ def views(state: GameState, viewers: Iterable[Viewer], *,
         IndexError: a viewer is a seat that is not at the table.
     """
     plan = _PLAN if allow is VIEW_FIELDS else _compile(allow)
-    rules = state.rules
+    return _build(state, [v.seat for v in viewers], plan)
+
+
+def _sees_own(audience: Audience | None, table: _Table) -> bool:
+    """Whether a seat may see its own item of ``audience`` (the same for every seat)."""
+    return _may_see(audience, _SEAT_VIEWERS[0], 0, table)
+
+
+_Decided = tuple[_Table, bool, bool, bool]
+_DECISIONS: dict[int, tuple[Rules, _Decided]] = {}
+
+
+def _decisions(plan: _Plan, rules: Rules) -> _Decided:
+    """Under ``rules``: the table's facts, whether everyone sees the declarations as made,
+    whether a seat sees its own hand, whether it sees its own declaration (decided once
+    per rule set for the allow-list :data:`VIEW_FIELDS`: states share their rules)."""
+    if plan is _PLAN:
+        known = _DECISIONS.get(id(rules))
+        if known is not None and known[0] is rules:
+            return known[1]
     table = _table(rules)
+    decided = (table, _may_see(plan.declarations, SPECTATOR, None, table),
+               _sees_own(plan.hand, table), _sees_own(plan.declarations, table))
+    if plan is _PLAN:
+        if len(_DECISIONS) > 256:
+            _DECISIONS.clear()
+        _DECISIONS[id(rules)] = (rules, decided)
+    return decided
+
+
+def _build(state: GameState, seats: Sequence[int | None], plan: _Plan) -> list[SeatView]:
+    """The views of ``seats`` (``None``: the spectator). What the public state gives is
+    computed once; each seat's private fields are added as their audiences allow."""
+    rules = state.rules
     phase = state.phase
     declaring = phase is Phase.DECLARE
     showing = declaring or phase is Phase.PASS
-    n = state.n_seats
+    n = len(state.names)
     hands = state.hands
     declarations = state.declarations
     passes = state.passes
-    nobody: tuple[Declaration | None, ...] = (None,) * n
-    # the public facts, in the fields' order; the private fields start hidden
-    template: list[Any] = [
-        SPECTATOR_SEAT, rules, state.names, state.stacks, state.eliminated, state.dealer,
-        state.pot, state.reserve, phase, None, nobody,
-        tuple([d is not None for d in declarations]), tuple([h is not None for h in hands]),
-        state.round_number, state.game_number, settlement.match_amount(state.pot, rules),
-        state.last_result, None, None,
-        () if passes is None or not showing else tuple([p is not None for p in passes])]
-    for index, value in plan.masked:
-        template[index] = value
-    open_decls = declaring and _may_see(plan.declarations, SPECTATOR, None, table)
-    if open_decls:
-        template[_DECLS] = declarations
-    givers = _givers(hands) if passes is not None and declaring else {}
+    table, open_now, own_hand, own_decl = _decisions(plan, rules)
+    open_decls = declaring and open_now
+    # the public facts (the private fields start hidden)
+    rules_, names, stacks, eliminated, dealer, pot, reserve, phase_ = (
+        rules, state.names, state.stacks, state.eliminated, state.dealer, state.pot,
+        state.reserve, phase)
+    decls = declarations if open_decls else (None,) * n
+    declared = tuple([d is not None for d in declarations])
+    dealt_in = tuple([h is not None for h in hands])
+    round_number, game_number = state.round_number, state.game_number
+    owed, last_result = settlement.match_amount(state.pot, rules), state.last_result
+    chosen = () if passes is None or not showing else tuple([p is not None for p in passes])
+    if plan.masked:  # an allow-list that hides some of them
+        template: list[Any] = [
+            SPECTATOR_SEAT, rules_, names, stacks, eliminated, dealer, pot, reserve, phase_,
+            None, decls, declared, dealt_in, round_number, game_number, owed, last_result,
+            None, None, chosen]
+        for index, value in plan.masked:
+            template[index] = value
+        (_, rules_, names, stacks, eliminated, dealer, pot, reserve, phase_, _, decls,
+         declared, dealt_in, round_number, game_number, owed, last_result, _, _,
+         chosen) = template
+    own_hand = own_hand and showing
+    own_decl = own_decl and declaring and not open_decls
+    transform = table.own_hand
     out = []
-    for viewer in viewers:
-        seat = viewer.seat
+    for seat in seats:
         if seat is None:
-            out.append(_new_tuple(SeatView, template))
+            out.append(_new_tuple(SeatView, (
+                SPECTATOR_SEAT, rules_, names, stacks, eliminated, dealer, pot, reserve,
+                phase_, None, decls, declared, dealt_in, round_number, game_number, owed,
+                last_result, None, None, chosen)))
             continue
         if not 0 <= seat < n:
             raise IndexError(f"seat {seat!r} is not at the table")
-        values = template.copy()
-        values[0] = seat
-        hand = hands[seat] if showing else None
-        if hand is not None and _may_see(plan.hand, viewer, seat, table):
-            values[_HAND] = hand if table.own_hand is None else table.own_hand(hand)
-        if declaring and not open_decls and declarations[seat] is not None and _may_see(
-                plan.declarations, viewer, seat, table):
-            values[_DECLS] = tuple([d if s == seat else None
-                                    for s, d in enumerate(declarations)])
-        if passes is not None and hand is not None:
-            if _may_see(plan.passed, viewer, seat, table):
-                values[_PASSED] = passes[seat]
-            giver = givers.get(seat)
-            if giver is not None and _may_see(plan.received, viewer, giver, table,
-                                              receiver=seat):
-                values[_RECEIVED] = passes[giver]
-        out.append(_new_tuple(SeatView, values))
+        hand = hands[seat] if own_hand else None
+        if hand is not None and transform is not None:
+            hand = transform(hand)
+        mine = decls
+        if own_decl and declarations[seat] is not None:
+            mine = tuple([d if s == seat else None for s, d in enumerate(declarations)])
+        passed = received = None
+        if passes is not None and showing and hands[seat] is not None:
+            passed, received = _passes_seen(state, seat, plan, table)
+        # tuple.__new__: the named tuple's own __new__ without its Python-level call (the
+        # fields in their declared order)
+        out.append(_new_tuple(SeatView, (
+            seat, rules_, names, stacks, eliminated, dealer, pot, reserve, phase_, hand, mine,
+            declared, dealt_in, round_number, game_number, owed, last_result, passed,
+            received, chosen)))
     return out
+
+
+def _passes_seen(state: GameState, seat: int, plan: _Plan, table: _Table
+                 ) -> tuple[Card | None, Card | None]:
+    """Pass the Trash: the card ``seat`` passes and, after the exchange, the card it
+    received, as their audiences allow."""
+    passes = state.passes
+    assert passes is not None
+    viewer = seat_viewer(seat)
+    passed = passes[seat] if _may_see(plan.passed, viewer, seat, table) else None
+    received = None
+    if state.phase is Phase.DECLARE:
+        giver = _givers(state.hands).get(seat)
+        if giver is not None and _may_see(plan.received, viewer, giver, table,
+                                          receiver=seat):
+            received = passes[giver]
+    return passed, received
 
 
 def view_for(state: GameState, seat: int) -> SeatView:
@@ -367,13 +451,13 @@ def view_for(state: GameState, seat: int) -> SeatView:
     """
     if not 0 <= seat < state.n_seats:
         raise IndexError(f"seat {seat!r} is not at the table")
-    return views(state, (Viewer(seat),))[0]
+    return _build(state, (seat,), _PLAN)[0]
 
 
 def joint_views(state: GameState) -> dict[int, SeatView]:
     """The views of every seat dealt in, for a simultaneous decision (shares the work)."""
     dealt = state.dealt
-    return dict(zip(dealt, views(state, [Viewer(s) for s in dealt]), strict=True))
+    return dict(zip(dealt, _build(state, dealt, _PLAN), strict=True))
 
 
 # -- histories ------------------------------------------------------------------------------
@@ -498,7 +582,7 @@ def redacted_history(events: Iterable[Event], viewer: Viewer, *, rules: Rules | 
 def visible_events(events: Iterable[Event], seat: int | Viewer, *, rules: Rules | None = None
                    ) -> list[Record]:
     """:func:`redacted_history` for seat ``seat`` (a negative seat: the spectator)."""
-    viewer = seat if isinstance(seat, Viewer) else SPECTATOR if seat < 0 else Viewer(seat)
+    viewer = seat if isinstance(seat, Viewer) else SPECTATOR if seat < 0 else seat_viewer(seat)
     return redacted_history(events, viewer, rules=rules)
 
 
