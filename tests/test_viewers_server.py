@@ -46,7 +46,7 @@ def act(player: Player, rng: random.Random, done: set[tuple[int, str]]) -> bool:
         return bool(new)
     table = states[-1]["table"]
     key = (table["round"], table["phase"])
-    if key in done or not table["hand"] and table["phase"] != "declare":
+    if key in done or (not table["hand"] and table["phase"] != "declare"):
         return bool(new)
     if table["phase"] == "pass" and table["passed_card"] is None and table["hand"]:
         done.add(key)

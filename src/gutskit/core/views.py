@@ -58,6 +58,8 @@ from gutskit.core.events import (
 )
 from gutskit.core.history import DeclarationSealed, PassSealed, PassSeen, Record
 from gutskit.core.rules import Rules
+from gutskit.variants import variants_for
+from gutskit.variants.pass_the_trash import givers as _givers
 
 __all__ = ["RECORD_FIELDS", "SPECTATOR", "SPECTATOR_SEAT", "VIEW_FIELDS", "Audience",
            "DeclarationSealed", "PassSealed", "PassSeen", "SeatView", "Viewer",
@@ -225,10 +227,6 @@ class _Table:
     """What the owner sees of its dealt hand before the reveal (``None``: all of it)."""
 
 
-def _unseen(hand: Hand) -> Hand:
-    return ()
-
-
 _STRICT = _Table(open_declarations=False, own_hand=None)
 _TABLES: dict[int, tuple[Rules, _Table]] = {}
 
@@ -240,19 +238,13 @@ def _table(rules: Rules | None) -> _Table:
     known = _TABLES.get(id(rules))
     if known is not None and known[0] is rules:
         return known[1]
-    table = _Table(open_declarations=rules.declaration == "sequential",
-                   own_hand=_unseen if rules.no_peek else None)
+    game = variants_for(rules)  # the variants decide (sequential declaration, No Peek)
+    table = _Table(open_declarations=not game.sealed,
+                   own_hand=game.view_hand if game.hides_cards else None)
     if len(_TABLES) > 256:
         _TABLES.clear()
     _TABLES[id(rules)] = (rules, table)
     return table
-
-
-def _givers(hands: Sequence[Hand | None]) -> dict[int, int]:
-    """Pass the Trash: each dealt-in seat -> the dealt-in seat on its right, who passes to
-    it (passing goes to the next dealt-in seat clockwise)."""
-    dealt = [s for s, h in enumerate(hands) if h is not None]
-    return {seat: dealt[i - 1] for i, seat in enumerate(dealt)} if len(dealt) > 1 else {}
 
 
 def _may_see(audience: Audience | None, viewer: Viewer, owner: int | None, table: _Table,
