@@ -57,7 +57,7 @@ def build_session() -> tuple[dict[str, Any], list[dict[str, Any]]]:
     assert state.stacks == (21, 15, 24)
     fairness = {"room_id": "r", "algorithm": "gutskit-deck-v1", "session_over": True,
                 "rounds": rounds}
-    return fairness, [event_to_dict(e) for e in visible_events(events, 0)]  # type: ignore[arg-type]
+    return fairness, [event_to_dict(e) for e in visible_events(events, 0)]
 
 
 def run(tmp_path: Path, fairness: Any, history: list[dict[str, Any]] | None = None,

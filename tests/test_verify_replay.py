@@ -83,7 +83,7 @@ def build_session(seat: int = 0) -> tuple[dict[str, Any], list[dict[str, Any]],
     assert state.stacks == (15, 21, 24)
     fairness = {"room_id": "r", "algorithm": ALGORITHM_V2, "session_over": True,
                 "seat": seat, "rounds": rounds}
-    mine = [event_to_dict(e) for e in visible_events(events, seat)]  # type: ignore[arg-type]
+    mine = [event_to_dict(e) for e in visible_events(events, seat)]
     return fairness, mine, events
 
 
@@ -134,7 +134,7 @@ def test_a_spectator_history_verifies(tmp_path: Path) -> None:
     fairness, _, events = build_session()
     for record in fairness["rounds"]:
         record.pop("own", None)
-    spectator = [event_to_dict(e) for e in visible_events(events, -1)]  # type: ignore[arg-type]
+    spectator = [event_to_dict(e) for e in visible_events(events, -1)]
     code, out, err = run(tmp_path, fairness, spectator)
     assert (code, err) == (0, "")
     assert out.splitlines()[0] == ("round 1: ok (6 cards opened, 2 client seed(s), 6 cards "
@@ -308,7 +308,7 @@ def test_several_sessions_and_pass_the_trash_replay(tmp_path: Path) -> None:
     assert (code, err) == (0, ""), err
     assert "session 2, round 1: replays through the engine" in out
     # Ben's copy (passes redacted) replays too.
-    bens = [event_to_dict(e) for e in visible_events(second, 1)]  # type: ignore[arg-type]
+    bens = [event_to_dict(e) for e in visible_events(second, 1)]
     code, out, err = run(tmp_path, None, bens)
     assert (code, err) == (0, ""), err
     # A changed winner in the second session is named with its session.
