@@ -47,6 +47,11 @@ def _rules(preset_name: str | None, rule: list[str] | None, hand_text: str | Non
     size = cards
     if size is None and hand_text is not None and not overridden and preset_name is None:
         size = len(hand_text.replace(",", " ").split())
+    if cards is not None and overridden and cards != rules.cards_per_hand:
+        from gutskit.core.rules import RulesError
+
+        raise RulesError(f"--cards {cards} contradicts --rule cards_per_hand="
+                         f"{rules.cards_per_hand}: give one of them")
     if size in (2, 3) and size != rules.cards_per_hand:
         rules = rules.replace(cards_per_hand=size)
     return rules
@@ -184,8 +189,10 @@ _TABLE_FOOTER = ("† threshold model: in rate, value and exploitability (best o
 
 
 def solve(
-    cards: Annotated[int, typer.Option("--cards", "-c", min=2, max=3,
-                                       help="2 or 3 cards per hand.")] = 3,
+    cards: Annotated[int | None, typer.Option(
+        "--cards", "-c", min=2, max=3,
+        help="2 or 3 cards per hand [default: the rules' cards_per_hand, 3 unless a preset "
+             "or --rule says otherwise].")] = None,
     players: PlayersOpt = 5,
     table: Annotated[bool, typer.Option(
         "--table", help="Solve every table: 2 and 3 cards, 2..10 players.")] = False,
@@ -230,6 +237,7 @@ def solve(
     )
 
     rules = _rules(preset_name, rule, None, cards)
+    cards = rules.cards_per_hand
     chosen = _model(model)
     if plot is not None and not table:
         raise SolverError("--plot needs --table")

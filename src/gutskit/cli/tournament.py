@@ -85,12 +85,19 @@ def tournament(
     rules = resolve_rules(preset_name, rules_file, rule)
     check_output_path(plot, "plot file", (".png", ".svg", ".pdf"))
     check_output_path(history, "history file")
+    for path in (plot, history):  # every output can be written before any is
+        _probe_writable(path)
     log: list[Event] | None = [] if history is not None else None
     result = run_tournament(bots.split(","), players=players, sessions=sessions,
                             rounds=rounds, seed=seed, rules=rules, chips=chips,
                             exploitability=exploitability, history=log)
     if history is not None and log is not None:
-        dump_history(log, history)
+        try:
+            dump_history(log, history)
+        except OSError as error:  # e.g. a full disk: the message names the file
+            if error.filename is None:
+                error.filename = str(history)
+            raise
     if plot is not None:
         from gutskit.io.plots import bankroll_plot
 
@@ -131,6 +138,22 @@ def tournament(
         out.print(f"Bankroll plot saved to {plot}")
     if history is not None:
         out.print(f"Hand histories saved to {history}")
+
+
+def _probe_writable(path: Path | None) -> None:
+    """Open ``path`` for appending (its contents are left as they are; a file the probe
+    created is removed again).
+
+    Raises:
+        OSError: ``path`` cannot be written (the error names it).
+    """
+    if path is None:
+        return
+    existed = path.exists()
+    with path.open("a"):
+        pass
+    if not existed:
+        path.unlink(missing_ok=True)
 
 
 def register(app: typer.Typer) -> None:

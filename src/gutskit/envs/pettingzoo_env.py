@@ -32,6 +32,7 @@ Requires the ``research`` extra (PettingZoo, Gymnasium).
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 import numpy as np
@@ -50,7 +51,7 @@ from gutskit.core.engine import (
     pass_all,
 )
 from gutskit.core.events import Declaration
-from gutskit.core.rules import Rules
+from gutskit.core.rules import Rules, rules_from_mapping
 from gutskit.core.views import view_for
 from gutskit.envs.encoding import encode_view, observation_size
 
@@ -73,11 +74,14 @@ class GutsParallelEnv(ParallelEnv):  # type: ignore[misc]
 
     Args:
         players: number of seats (2-10).
-        rules: house rules (default: :class:`gutskit.core.rules.Rules`).
+        rules: house rules: a :class:`gutskit.core.rules.Rules`, or a mapping of house-rule
+            names to values (e.g. ``{"declaration": "sequential"}``, read with
+            :func:`gutskit.core.rules.rules_from_mapping`; default: the default rules).
         stack: every seat's buy-in (chips).
         max_rounds: rounds per episode at most (the episode is truncated after it).
 
     Raises:
+        RulesError: ``rules`` is a mapping with an unknown key or a bad value.
         UnsupportedEnvRules: ``rules.declaration == "sequential"`` or ``rules.rebuys``
             (a seat that left could not come back).
         ValueError: a bad number of players or stack (from the engine, quoting it).
@@ -86,8 +90,11 @@ class GutsParallelEnv(ParallelEnv):  # type: ignore[misc]
     metadata: ClassVar[dict[str, Any]] = {"name": "gutskit_guts_v0", "render_modes": ["ansi"],
                                           "is_parallelizable": True}
 
-    def __init__(self, players: int = 3, *, rules: Rules | None = None, stack: int = 100,
-                 max_rounds: int = 50, render_mode: str | None = None) -> None:
+    def __init__(self, players: int = 3, *, rules: Rules | Mapping[str, Any] | None = None,
+                 stack: int = 100, max_rounds: int = 50,
+                 render_mode: str | None = None) -> None:
+        if rules is not None and not isinstance(rules, Rules):
+            rules = rules_from_mapping(rules)
         self.rules = rules or Rules()
         if self.rules.declaration == "sequential":
             raise UnsupportedEnvRules(
