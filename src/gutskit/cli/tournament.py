@@ -33,7 +33,9 @@ EPILOG = ("Examples:\n\n"
           "--sessions 200 --rounds 200 --seed 7 --plot bankroll.png\n\n"
           "    guts tournament --bots equilibrium,threshold:0.3 --players 6 --json\n\n"
           "    guts tournament --sessions 20 --history games.jsonl && guts analyze "
-          "--history games.jsonl")
+          "--history games.jsonl\n\n"
+          "    guts tournament --sessions 1000 --processes 2\n\n"
+          "    guts tournament --sessions 10000 --cluster tcp://scheduler:8786")
 
 
 def tournament(
@@ -65,6 +67,13 @@ def tournament(
     history: Annotated[Path | None, typer.Option(
         "--history", metavar="FILE",
         help="Save every session's hand history (JSON Lines) for 'guts analyze'.")] = None,
+    processes: Annotated[int, typer.Option(
+        "--processes", "-P", min=1,
+        help="Play the sessions in N local processes (same results as 1).")] = 1,
+    cluster: Annotated[str | None, typer.Option(
+        "--cluster", metavar="ADDRESS",
+        help="Play the sessions on a Dask distributed cluster (scheduler address, e.g. "
+             "tcp://host:8786; same results as 1 process).")] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Play bots against each other and report chips per round with 95% confidence
@@ -90,7 +99,8 @@ def tournament(
     log: list[Event] | None = [] if history is not None else None
     result = run_tournament(bots.split(","), players=players, sessions=sessions,
                             rounds=rounds, seed=seed, rules=rules, chips=chips,
-                            exploitability=exploitability, history=log)
+                            exploitability=exploitability, history=log,
+                            processes=processes, cluster=cluster)
     if history is not None and log is not None:
         try:
             dump_history(log, history)

@@ -64,9 +64,12 @@ __all__ = [
     "CI_METHOD",
     "BotResult",
     "Exploitability",
+    "SessionRecord",
+    "SessionSpec",
     "TournamentError",
     "TournamentResult",
     "best_response",
+    "play_sessions",
     "run_tournament",
     "t_interval",
 ]
@@ -208,6 +211,95 @@ def _declare_round(state: GameState, bots: Sequence[Strategy], rng: random.Rando
     return state
 
 
+@dataclass(frozen=True)
+class SessionSpec:
+    """What every session of a tournament shares (sent once to each worker process).
+
+    Attributes:
+        lineup: bot kind per seat in session 0; session ``s`` rotates it by ``s`` seats.
+        slot_names: the players' names, following their slots.
+        rules, chips, rounds, seed: as :func:`run_tournament`.
+        history: keep each session's events.
+    """
+
+    lineup: tuple[str, ...]
+    slot_names: tuple[str, ...]
+    rules: Rules
+    chips: int
+    rounds: int
+    seed: int
+    history: bool
+
+
+@dataclass(frozen=True)
+class SessionRecord:
+    """One session's outcome, per seat of its own seating.
+
+    Attributes:
+        seating: bot kind per seat.
+        net: net chips per seat after the end-of-session share.
+        played: rounds played.
+        curve: ``(rounds, seats)`` cumulative net chips after each round.
+        dealt, ins: rounds each seat was dealt in, and declared in.
+        events: its hand history (empty unless :attr:`SessionSpec.history`).
+    """
+
+    seating: tuple[str, ...]
+    net: tuple[int, ...]
+    played: int
+    curve: npt.NDArray[np.float64]
+    dealt: tuple[int, ...]
+    ins: tuple[int, ...]
+    events: tuple[Event, ...]
+
+
+def play_sessions(spec: SessionSpec, first: int, count: int) -> list[SessionRecord]:
+    """Play sessions ``first .. first + count - 1`` of a tournament. Session ``s`` depends
+    only on ``spec`` and ``s`` (its seating and its ``random.Random`` seeded from
+    ``(seed, s)``), so any split of the sessions into calls, processes or machines gives
+    the same records."""
+    return [_play_session(spec, s) for s in range(first, first + count)]
+
+
+def _play_session(spec: SessionSpec, s: int) -> SessionRecord:
+    lineup, rules, chips, rounds, seed = (spec.lineup, spec.rules, spec.chips, spec.rounds,
+                                          spec.seed)
+    n = len(lineup)
+    history: list[Event] | None = [] if spec.history else None
+    seating = [lineup[(i + s) % n] for i in range(n)]
+    bots = [make_bot(kind) for kind in seating]
+    rng = random.Random(f"gutskit-tournament:{seed}:{s}")
+    start = start_event([spec.slot_names[(i + s) % n] for i in range(n)], chips,
+                        rules=rules, dealer=rng.randrange(n))
+    state = evolve(None, start)
+    if history is not None:
+        history.append(start)
+    ins = [0] * n
+    dealt_seat = [0] * n
+    curve = np.zeros((rounds, n))
+    played = 0
+    for r in range(rounds):
+        if state.phase is Phase.OVER or len(state.seats_in_play) < 2:
+            curve[r:] = np.array(state.stacks) - chips
+            break
+        state, events = deal_from_rng(state, rng)
+        if history is not None:
+            history.extend(events)
+        for seat in state.dealt:
+            dealt_seat[seat] += 1
+        state = _declare_round(state, bots, rng, ins, history)
+        played += 1
+        curve[r] = np.array(state.stacks) - chips
+    state, events = end_session(state)
+    if history is not None:
+        history.extend(events)
+    net = np.array(state.stacks) - chips
+    curve[-1] = net
+    return SessionRecord(seating=tuple(seating), net=tuple(int(x) for x in net),
+                         played=played, curve=curve, dealt=tuple(dealt_seat),
+                         ins=tuple(ins), events=tuple(history or ()))
+
+
 def _policy_value(rules: Rules, responder: FastPolicy, others: FastPolicy, players: int, *,
                   tables: int, rounds: int, chips: int, seed: int) -> npt.NDArray[np.float64]:
     """Per-table chips per round of seat 0 playing ``responder`` against copies of
@@ -310,7 +402,8 @@ def run_tournament(kinds: Sequence[str], *, players: int | None = None, sessions
                    rounds: int = 200, seed: int = 0, rules: Rules | None = None,
                    chips: int = 10_000, exploitability: bool = True,
                    progress: Callable[[int], None] | None = None,
-                   history: list[Event] | None = None) -> TournamentResult:
+                   history: list[Event] | None = None, processes: int = 1,
+                   cluster: str | None = None) -> TournamentResult:
     """Play the tournament (see the module docstring).
 
     Args:
@@ -325,9 +418,14 @@ def run_tournament(kinds: Sequence[str], *, players: int | None = None, sessions
         progress: called with the number of sessions done.
         history: when given, every session's hand history is appended to it (events,
             sessions back to back; :func:`gutskit.core.history.dump_history` writes them).
+        processes: local worker processes for the sessions (1: this process).
+        cluster: the address of a Dask distributed scheduler (``tcp://host:8786``) to play
+            the sessions on instead (:mod:`gutskit.strategy.parallel`). The result is the
+            same on 1 process, N processes and a cluster.
 
     Raises:
-        TournamentError: bad settings or an unknown bot kind.
+        TournamentError: bad settings, an unknown bot kind, or a cluster that cannot be
+            reached or used.
     """
     from gutskit.strategy.strategies import UnknownBotError
 
@@ -358,50 +456,31 @@ def run_tournament(kinds: Sequence[str], *, players: int | None = None, sessions
     distinct = list(dict.fromkeys(lineup))
     slot_names = [kind if lineup.count(kind) == 1 else f"{kind}-{lineup[:j + 1].count(kind)}"
                   for j, kind in enumerate(lineup)]  # a player's name follows its slot
+    spec = SessionSpec(lineup=lineup, slot_names=tuple(slot_names), rules=rules,
+                       chips=chips, rounds=rounds, seed=seed, history=history is not None)
+    from gutskit.strategy.parallel import ParallelError, run_chunks
+
+    try:
+        records = run_chunks(play_sessions, spec, sessions, processes=processes,
+                             cluster=cluster, progress=progress)
+    except ParallelError as error:
+        raise TournamentError(str(error)) from None
     per_session: dict[str, list[float]] = {k: [] for k in distinct}
     curves: dict[str, list[npt.NDArray[np.float64]]] = {k: [] for k in distinct}
     dealt = dict.fromkeys(distinct, 0)
     ins_by = dict.fromkeys(distinct, 0)
     total_rounds = 0
-    for s in range(sessions):
-        seating = [lineup[(i + s) % n] for i in range(n)]
-        bots = [make_bot(kind) for kind in seating]
-        rng = random.Random(f"gutskit-tournament:{seed}:{s}")
-        start = start_event([slot_names[(i + s) % n] for i in range(n)], chips,
-                            rules=rules, dealer=rng.randrange(n))
-        state = evolve(None, start)
+    for record in records:
         if history is not None:
-            history.append(start)
-        ins = [0] * n
-        dealt_seat = [0] * n
-        curve = np.zeros((rounds, n))
-        played = 0
-        for r in range(rounds):
-            if state.phase is Phase.OVER or len(state.seats_in_play) < 2:
-                curve[r:] = np.array(state.stacks) - chips
-                break
-            state, events = deal_from_rng(state, rng)
-            if history is not None:
-                history.extend(events)
-            for seat in state.dealt:
-                dealt_seat[seat] += 1
-            state = _declare_round(state, bots, rng, ins, history)
-            played += 1
-            curve[r] = np.array(state.stacks) - chips
-        state, events = end_session(state)
-        if history is not None:
-            history.extend(events)
-        total_rounds += played
-        net = np.array(state.stacks) - chips
-        curve[-1] = net
+            history.extend(record.events)
+        total_rounds += record.played
+        net = np.array(record.net)
         for kind in distinct:
-            seats = [i for i in range(n) if seating[i] == kind]
-            per_session[kind].append(float(net[seats].mean()) / max(played, 1))
-            curves[kind].append(curve[:, seats].mean(axis=1))
-            dealt[kind] += sum(dealt_seat[i] for i in seats)
-            ins_by[kind] += sum(ins[i] for i in seats)
-        if progress is not None:
-            progress(s + 1)
+            seats = [i for i in range(n) if record.seating[i] == kind]
+            per_session[kind].append(float(net[seats].mean()) / max(record.played, 1))
+            curves[kind].append(record.curve[:, seats].mean(axis=1))
+            dealt[kind] += sum(record.dealt[i] for i in seats)
+            ins_by[kind] += sum(record.ins[i] for i in seats)
     results = []
     for index, kind in enumerate(distinct):
         mean, low, high = t_interval(per_session[kind])
