@@ -163,7 +163,7 @@ def run(first_table: Any, n_tables: Any, rounds: Any, buy: Any, dealer: Any,
         for step in range(rounds):
             count = 0
             for s in range(n):
-                inplay[s] = (not elim[s]) and st[s] > 0
+                inplay[s] = (not elim[s]) & (st[s] > 0)
                 count += inplay[s]
             if count < 2:
                 over = True
@@ -227,7 +227,7 @@ def run(first_table: Any, n_tables: Any, rounds: Any, buy: Any, dealer: Any,
             n_unc += unc
             n_win = 0
             for s in range(n):
-                winner[s] = inn[s] and rank[s] == best
+                winner[s] = inn[s] & (rank[s] == best)
                 n_win += winner[s]
             n_win = max(n_win, 1)
             share = pot if n_win == 1 else pot // n_win
@@ -276,7 +276,7 @@ def run(first_table: Any, n_tables: Any, rounds: Any, buy: Any, dealer: Any,
             # seat clockwise still in play (engine._next_dealer)
             left = 0
             for s in range(n):
-                left += (not elim[s]) and st[s] > 0
+                left += (not elim[s]) & (st[s] > 0)
             dealer_stays = void and (not elim[dealer_seat]) and st[dealer_seat] > 0
             if not dealer_stays:
                 for i in range(1, n + 1):
