@@ -600,7 +600,7 @@ def odds(hand: Sequence[Card], *, players: int, rules: Rules | None = None,
     game = None
     note = ""
     if pot is not None:
-        from gutskit.strategy.solver import SolverError, game_model
+        from gutskit.strategy.model import SolverError, game_model
 
         try:
             game = game_model(players, rules, "recursive", pot)

@@ -80,14 +80,14 @@ from dataclasses import dataclass, field
 from functools import cache
 from math import comb
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from gutskit.core.errors import GutsError
 from gutskit.core.evaluation import evaluate
 from gutskit.core.rules import Rules
+from gutskit.strategy.model import MODELS, GameModel, Model, SolverError, game_model
 from gutskit.strategy.odds import ClassProbabilities, KeyStrategy, class_probabilities
 from gutskit.strategy.tables import HandTable, hand_table
 
@@ -107,14 +107,8 @@ __all__ = [
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
-Model = Literal["one_round", "recursive"]
-MODELS: tuple[Model, ...] = ("one_round", "recursive")
 
 BISECTION_STEPS = 45
-
-
-class SolverError(GutsError):
-    """Settings the solver does not model, or bad arguments; the message names them."""
 
 
 def continuous_threshold(players: int) -> float:
@@ -129,51 +123,6 @@ def continuous_threshold(players: int) -> float:
     if players < 2:
         raise SolverError(f"players must be at least 2, not {players!r}")
     return float(2.0 ** (-1.0 / (players - 1)))
-
-
-@dataclass(frozen=True)
-class GameModel:
-    """The parts of the rules the payoffs depend on, in units of the pot."""
-
-    players: int
-    model: Model
-    all_out: str
-    losers_pay: str
-    ghost: bool
-    match: float  # what a loser matches, as a fraction of the pot (pot cap)
-    ante: float  # the ante as a fraction of the pot
-
-
-def game_model(players: int, rules: Rules, model: Model, pot: int) -> GameModel:
-    """The payoff-relevant part of ``rules`` for ``players`` at pot ``pot`` (chips).
-
-    Raises:
-        SolverError: a setting the solver does not model, or bad arguments.
-    """
-    if model not in MODELS:
-        raise SolverError(f"model must be 'one_round' or 'recursive', not {model!r}")
-    if not isinstance(players, int) or not 2 <= players <= 10:
-        raise SolverError(f"players must be 2..10, not {players!r}")
-    if not isinstance(pot, int) or pot < 1:
-        raise SolverError(f"pot must be a positive number of chips, not {pot!r}")
-    if rules.declaration == "sequential":
-        raise SolverError("declaration = 'sequential' is not modelled (the solver models "
-                          "simultaneous declaration)")
-    for name in ("community_card", "pass_the_trash", "hi_lo", "no_peek"):
-        if getattr(rules, name, False):
-            raise SolverError(f"{name} is not modelled by the solver")
-    if rules.pot_cap is not None and rules.pot_cap_mode == "reserve":
-        raise SolverError("pot_cap_mode = 'reserve' is not modelled (use 'match')")
-    losers_pay = str(getattr(rules, "losers_pay", "all"))
-    ghost = bool(getattr(rules, "ghost_hand", False))
-    if ghost and losers_pay == "worst":
-        raise SolverError("ghost_hand with losers_pay = 'worst' is not modelled")
-    if ghost and (players + 1) * rules.cards_per_hand > 52:
-        raise SolverError(f"{players} players and a ghost hand need more than 52 cards")
-    match = 1.0 if rules.pot_cap is None else min(pot, rules.pot_cap) / pot
-    return GameModel(players=players, model=model, all_out=rules.all_out,
-                 losers_pay=losers_pay, ghost=ghost, match=match,
-                 ante=rules.ante / pot)
 
 
 def _binomial_share(tie: FloatArray, rest: FloatArray, n: int) -> FloatArray:
