@@ -3,12 +3,19 @@ threshold hand's cards, output paths checked first, corrupt hand histories refus
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from test_cli import assert_user_error, guts
+from typer.testing import Result
 
+from gutskit.core.events import CardsDealt
+from gutskit.core.history import event_from_dict, event_to_dict
 from gutskit.core.rules import Rules, RulesError
+from gutskit.core.views import Viewer, redacted_history
 from gutskit.envs.pettingzoo_env import GutsParallelEnv, UnsupportedEnvRules
 
 
@@ -27,8 +34,6 @@ def test_parallel_env_takes_rules_as_a_mapping() -> None:
 
 
 def test_solve_cards_follow_the_rule_when_not_given() -> None:
-    import json
-
     data = json.loads(guts("solve", "--players", "2", "--rule", "cards_per_hand=2",
                            "--json").stdout)
     agreed = json.loads(guts("solve", "--cards", "2", "--players", "2", "--rule",
@@ -53,3 +58,77 @@ def test_tournament_full_disk_names_the_history_file() -> None:
     result = guts("tournament", "--sessions", "1", "--rounds", "2", "--no-exploitability",
                   "--history", "/dev/full")
     assert_user_error(result, "/dev/full", "No space left on device")
+
+
+def _history(tmp_path: Path) -> list[str]:
+    path = tmp_path / "F.jsonl"
+    guts("tournament", "--sessions", "2", "--rounds", "20", "--seed", "1", "--history",
+         str(path), "--no-exploitability")
+    return path.read_text().splitlines()
+
+
+def _analyze(tmp_path: Path, lines: list[str]) -> Result:
+    path = tmp_path / "bad.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    return guts("analyze", "--history", str(path), "--json")
+
+
+def _edit(lines: list[str], index: int, change: Callable[[dict[str, Any]], None]) -> list[str]:
+    data = json.loads(lines[index])
+    change(data)
+    return [*lines[:index], json.dumps(data), *lines[index + 1:]]
+
+
+def test_analyze_refuses_corrupt_histories(tmp_path: Path) -> None:
+    lines = _history(tmp_path)
+    assert json.loads(_analyze(tmp_path, lines).stdout)["rounds"] == 40
+    # lines 2-3 (the first antes and deal) deleted: the first result creates chips
+    assert_user_error(_analyze(tmp_path, [lines[0], *lines[3:]]),
+                      "session 1, before the first deal", "RoundResolved",
+                      "chips not conserved")
+    deal = [i for i, line in enumerate(lines) if '"CardsDealt"' in line][4]
+    hands = json.loads(lines[deal])["hands"]
+    first, second = hands[0].split(), hands[1].split()
+
+    def two_cards(d: dict[str, Any]) -> None:
+        d["hands"][0] = " ".join(first[:2])
+
+    assert_user_error(_analyze(tmp_path, _edit(lines, deal, two_cards)),
+                      "session 1, round 5", f"({first[0]} {first[1]}) has 2 cards, expected 3")
+
+    def twice(d: dict[str, Any]) -> None:
+        d["hands"][1] = " ".join([first[0], *second[1:]])
+
+    assert_user_error(_analyze(tmp_path, _edit(lines, deal, twice)),
+                      "session 1, round 5", f"card {first[0]} is dealt to both")
+    reveal = deal + 1
+    assert json.loads(lines[reveal])["declarations"] == ["out", "out", "out", "in"]
+
+    def flip(d: dict[str, Any]) -> None:
+        d["declarations"][0] = "in"
+
+    # the recorded result (seat 3 wins the 4-chip pot uncontested) no longer follows
+    assert_user_error(_analyze(tmp_path, _edit(lines, reveal, flip)),
+                      "session 1, round 5", "differs from the engine's settlement",
+                      "recorded: uncontested, pot won [0, 0, 0, 4]")
+    # the second session is named as such
+    second_start = [i for i, line in enumerate(lines) if '"SessionStarted"' in line][1]
+    deal2 = next(i for i in range(second_start, len(lines)) if '"CardsDealt"' in lines[i])
+    hands2 = json.loads(lines[deal2])["hands"]
+
+    def twice2(d: dict[str, Any]) -> None:
+        d["hands"][1] = " ".join([hands2[0].split()[0], *hands2[1].split()[1:]])
+
+    assert_user_error(_analyze(tmp_path, _edit(lines, deal2, twice2)), "session 2, round 1")
+
+
+def test_analyze_accepts_a_seats_redacted_copy(tmp_path: Path) -> None:
+    lines = _history(tmp_path)
+    full = [event_from_dict(json.loads(line)) for line in lines]
+    copy = redacted_history(full, Viewer(0))
+    assert any(isinstance(e, CardsDealt) and () in e.hands for e in copy)
+    path = tmp_path / "seat0.jsonl"
+    path.write_text("".join(json.dumps(event_to_dict(r)) + "\n" for r in copy))
+    result = guts("analyze", "--history", str(path), "--json")
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout)["rounds"] == 40

@@ -56,13 +56,22 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from gutskit.core.engine import GameState, evolve
+from gutskit.core.engine import (
+    ConservationError,
+    GameState,
+    IllegalActionError,
+    Phase,
+    can_deal,
+    declare_all,
+    evolve,
+)
 from gutskit.core.errors import GutsError
 from gutskit.core.evaluation import evaluate
 from gutskit.core.events import (
     IN_DECLARATIONS,
     AntesPosted,
     CardsDealt,
+    CardsPassed,
     DeclarationsRevealed,
     Event,
     Misdealt,
@@ -188,21 +197,99 @@ def load_sessions(*, history: str | Path | None = None, db: str | None = None
     return sessions
 
 
-def rounds_of(sessions: Sequence[Sequence[Event]]) -> list[RoundRecord]:
-    """Every resolved round of ``sessions``, rebuilt with :func:`gutskit.core.engine.evolve`.
+class _Checker:
+    """Checks a session's events against the engine as they are replayed: every deal with
+    :func:`gutskit.core.engine.can_deal` (seats in play, hand sizes, no card twice), and
+    every round whose hands are all known re-settled with
+    :func:`gutskit.core.engine.declare_all` from the revealed declarations (the recorded
+    result must be the engine's). A redacted copy's unknown hands (``()``) and passes are
+    not checked."""
+
+    def __init__(self) -> None:
+        self.before_declare: GameState | None = None
+        self.expected: RoundResolved | None = None
+
+    def before(self, state: GameState | None, event: Event) -> str | None:
+        """The problem with applying ``event`` to ``state`` (``None``: none found)."""
+        if state is None:
+            return None
+        if isinstance(event, CardsDealt):
+            self.expected = None
+            return can_deal(state, event.hands, ghost=event.ghost, community=event.community)
+        if isinstance(event, DeclarationsRevealed):
+            self.expected = None
+            start = self.before_declare
+            if start is None or any(h == () for h in start.hands):
+                return None
+            calls = {s: d for s, d in enumerate(event.declarations) if d is not None}
+            produced = declare_all(start, calls)[1]
+            if produced[0] != event:
+                return "the revealed declarations are not those declared"
+            self.expected = next(e for e in produced if isinstance(e, RoundResolved))
+        elif isinstance(event, RoundResolved) and self.expected is not None:
+            expected, self.expected = self.expected, None
+            if event != expected:
+                return (f"the recorded result differs from the engine's settlement of the "
+                        f"declarations (recorded: {event.outcome.value}, pot won "
+                        f"{list(event.won)}, matched {list(event.matched)}; the engine: "
+                        f"{expected.outcome.value}, {list(expected.won)}, "
+                        f"{list(expected.matched)})")
+        return None
+
+    def after(self, state: GameState, event: Event) -> None:
+        if isinstance(event, CardsDealt | CardsPassed):
+            known = not (isinstance(event, CardsPassed) and None in [
+                p for p, h in zip(event.passes, state.hands, strict=False) if h is not None])
+            self.before_declare = state if known and state.phase is Phase.DECLARE else None
+        elif isinstance(event, DeclarationsRevealed | Misdealt | RoundResolved):
+            self.before_declare = None
+
+
+def _replayed(index: int, events: Sequence[Event]) -> Iterable[tuple[GameState, Event]]:
+    """Each event of session ``index`` with the state after it, checked by
+    :class:`_Checker`.
 
     Raises:
-        IllegalActionError, ConservationError: a corrupt history.
+        AnalysisError: the engine refuses an event (one line naming the session and the
+            round).
+    """
+    state: GameState | None = None
+    checker = _Checker()
+    for number, event in enumerate(events, 1):
+        try:
+            problem = checker.before(state, event)
+            if problem is None:
+                state = evolve(state, event)
+                checker.after(state, event)
+        except (IllegalActionError, ConservationError) as error:
+            problem = str(error)
+        if problem is not None:
+            dealt = 0 if state is None else state.round_number
+            dealt += isinstance(event, CardsDealt)
+            where = f"round {dealt}" if dealt else "before the first deal"
+            raise AnalysisError(f"session {index + 1}, {where} (event {number}, "
+                                f"{type(event).__name__}): {problem}")
+        assert state is not None
+        yield state, event
+
+
+def rounds_of(sessions: Sequence[Sequence[Event]]) -> list[RoundRecord]:
+    """Every resolved round of ``sessions``, rebuilt with :func:`gutskit.core.engine.evolve`
+    and checked against the engine (:class:`_Checker`).
+
+    Raises:
+        AnalysisError: a corrupt history: an event the engine refuses or that breaks chip
+            conservation, a card dealt twice, a hand of the wrong size, a result that is not
+            the engine's settlement of the declarations (the message names the session,
+            counted from 1, and the round).
     """
     records: list[RoundRecord] = []
     for index, events in enumerate(sessions):
-        state: GameState | None = None
         antes: tuple[int, ...] = ()
         game_round = 0
         matched = 0
         pending: dict[str, Any] | None = None
-        for event in events:
-            state = evolve(state, event)
+        for state, event in _replayed(index, events):
             if isinstance(event, AntesPosted):
                 antes = event.amounts
                 if event.new_game:
