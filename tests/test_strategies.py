@@ -13,6 +13,7 @@ from gutskit.core.events import Declaration
 from gutskit.core.rules import DEFAULT_RULES, Rules
 from gutskit.core.views import SeatView, joint_views, view_for
 from gutskit.strategy.bots import RandomBot, RuleOfThumbBot, Strategy
+from gutskit.strategy.certify import load_strategy
 from gutskit.strategy.solver import equilibrium
 from gutskit.strategy.strategies import (
     EquilibriumBot,
@@ -49,7 +50,8 @@ def test_threshold_bot_uses_the_table_percentile() -> None:
 
 
 def test_equilibrium_bot_plays_the_solver_threshold() -> None:
-    eq = equilibrium(cards_per_hand=3, players=3)
+    # four players: beyond the stored exact cells, so the threshold solution
+    eq = equilibrium(cards_per_hand=3, players=4)
     table = hand_table(Rules().ranking)
     above = int(np.flatnonzero(table.keys > eq.threshold_key)[0])
     below = int(np.flatnonzero(table.keys < eq.threshold_key)[-1])
@@ -58,20 +60,85 @@ def test_equilibrium_bot_plays_the_solver_threshold() -> None:
     fmt = " ".join
     from gutskit.core.cards import card_name
 
-    def deal3(i: int) -> tuple[str, str, str]:
+    def deal3(i: int) -> tuple[str, str, str, str]:
         mine = [int(c) for c in table.cards[i]]
         rest = [c for c in range(52) if c not in mine]
         return (fmt(card_name(c) for c in mine), fmt(card_name(c) for c in rest[:3]),
-                fmt(card_name(c) for c in rest[3:6]))
+                fmt(card_name(c) for c in rest[3:6]), fmt(card_name(c) for c in rest[6:9]))
 
     strong = _view(deal3(above))
     weak = _view(deal3(below))
     assert bot.in_probability(strong) == 1.0 and bot.declare(strong, rng) is IN
     assert bot.in_probability(weak) == 0.0 and bot.declare(weak, rng) is OUT
-    policy = fast_policy(bot, Rules(), 3)
+    policy = fast_policy(bot, Rules(), 4)
     assert policy is not None
     assert policy.in_prob[0, table.rank[above]] == 1.0
     assert policy.in_prob[0, table.rank[below]] == 0.0
+
+
+TWO = Rules(cards_per_hand=2)
+
+
+def test_equilibrium_bot_plays_the_stored_per_hand_strategy() -> None:
+    # One round, heads-up (certify's exact cell, 2-card): J♠ 6♥ is below the threshold
+    # (jack-seven high) yet goes in (the J♠ blocks J♠-7..J♠-T); T♥ 7♠ stays out.
+    cell = load_strategy(2, 2, "one_round")
+    assert cell.in_probability(parse_cards("Js 6h")) == 1.0
+    assert cell.in_probability(parse_cards("Th 7s")) == 0.0
+    eq = equilibrium(cards_per_hand=2, players=2, model="one_round")
+    table = hand_table(TWO.ranking)
+    key = int(table.code_to_key[parse_cards("Js")[0] * 52 + parse_cards("6h")[0]])
+    assert eq.in_probability(key) == 0.0  # the threshold would stay out
+    bot = EquilibriumBot(model="one_round")
+    for seed in range(20):
+        rng = random.Random(seed)
+        assert bot.declare(_view(("Js 6h", "2c 3d"), TWO), rng) is IN
+        assert bot.declare(_view(("Th 7s", "2c 3d"), TWO), rng) is OUT
+    # Recursive, three players: K♥ 4♥ is above the threshold (king-four high) and stays out.
+    three = load_strategy(2, 3, "recursive")
+    assert three.in_probability(parse_cards("Kh 4h")) == 0.0
+    view = _view(("Kh 4h", "2c 3d", "5c 6d"), TWO)
+    assert EquilibriumBot().in_probability(view) == 0.0
+    assert all(EquilibriumBot().declare(view, random.Random(s)) is OUT for s in range(20))
+
+
+@pytest.mark.parametrize(("hands", "stored"), [
+    (("Js 5h", "2c 3d"), 0.5),  # heads-up recursive: J♠ 5♥ mixes 1/2
+    (("Ks 3d", "2c 4c", "5c 6d"), 0.8416565164434409),  # three players: K♠ 3♦
+])
+def test_equilibrium_bot_mixes_with_the_stored_probability(hands: tuple[str, ...],
+                                                            stored: float) -> None:
+    view = _view(hands, TWO)
+    cell = load_strategy(2, len(hands), "recursive")
+    p = cell.in_probability(parse_cards(hands[0]))
+    assert p == pytest.approx(stored, abs=1e-12)
+    bot = EquilibriumBot()
+    assert bot.in_probability(view) == p
+    n = 4000
+    rng = random.Random(7)
+    calls = [bot.declare(view, rng) for _ in range(n)]
+    freq = sum(c is IN for c in calls) / n
+    se = (p * (1 - p) / n) ** 0.5  # binomial standard error: 0.0079 and 0.0058
+    assert abs(freq - p) <= 4 * se
+    # deterministic under a seed
+    again = random.Random(7)
+    assert [bot.declare(view, again) for _ in range(n)] == calls
+
+
+def test_fast_policy_refuses_a_per_hand_equilibrium() -> None:
+    # Per-hand strategies differ within a rank (K♠ 3♦ mixes at 0.84, K♥ 3♦ does not),
+    # which a FastPolicy by rank cannot express: fast_policy says None, explicitly.
+    cell = load_strategy(2, 3, "recursive")
+    probs = {cell.in_probability(parse_cards(h)) for h in ("Ks 3d", "Kh 3d")}
+    assert len(probs) == 2
+    bot = EquilibriumBot()
+    assert fast_policy(bot, TWO, 2) is None
+    assert fast_policy(bot, TWO, 3) is None
+    assert fast_policy(bot, Rules(), 3) is None
+    four = fast_policy(bot, TWO, 4)  # beyond the stored exact cells: the threshold
+    assert four is not None and four.in_prob.shape == (1, hand_table(TWO.ranking).n_ranks)
+    # rules the certified cells do not cover (a pot cap) still fall back as before
+    assert fast_policy(bot, Rules(cards_per_hand=2, pot_cap=50), 2) is None
 
 
 def _exploitative_in_rate(opponent_percentile: float, players: int, rounds: int = 300

@@ -65,12 +65,10 @@ from functools import cache
 from importlib import resources
 from math import comb
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import numpy.typing as npt
-import scipy.sparse as sp
-from scipy.optimize import Bounds, LinearConstraint, linprog, milp
 
 from gutskit.core.cards import Card, card_name, parse_cards
 from gutskit.core.evaluation import Ranking, evaluate
@@ -96,9 +94,13 @@ __all__ = [
     "sampled_value",
     "solve_exact",
     "solve_strategy",
+    "stored_strategy",
     "summarize",
     "symmetrize",
 ]
+
+if TYPE_CHECKING:  # scipy is imported by the solvers only: loading a stored cell needs none
+    import scipy.sparse as sp
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -177,6 +179,8 @@ class _Kernel:
 
 @cache
 def _kernel(ranking: Ranking) -> _Kernel:
+    import scipy.sparse as sp
+
     table = hand_table(ranking)
     cards = table.cards.astype(np.int64)
     n, k = cards.shape
@@ -445,6 +449,8 @@ def _zero_sum_lp(f: FloatArray, free: IntArray, ranking: Ranking) -> FloatArray:
     """Heads-up recursive: maximise the payoff guaranteed against every reply, with the
     hands outside ``free`` fixed at ``f`` (0 or 1) and the replies of those hands fixed to
     the same decision. Variables: sigma on ``free`` and t_g <= min(0, c_g) for g in free."""
+    from scipy.optimize import linprog
+
     kern = _kernel(ranking)
     k = ranking.cards_per_hand
     m = float(comb(52 - k, k))
@@ -476,6 +482,8 @@ def heads_up_in_rate_range(ranking: Ranking) -> tuple[float, float]:
     Raises:
         CertifyError: three-card ranking, or an LP failure.
     """
+    from scipy.optimize import linprog
+
     if ranking.cards_per_hand != 2:
         raise CertifyError("the in-rate range is computed for two-card Guts only")
     kern = _kernel(ranking)
@@ -506,6 +514,9 @@ def _box_lcp(q: FloatArray, jac: FloatArray) -> FloatArray:
     Raises:
         CertifyError: no solution found.
     """
+    import scipy.sparse as sp
+    from scipy.optimize import Bounds, LinearConstraint, milp
+
     n = len(q)
     big = float(np.abs(q).max() + np.abs(jac).sum(axis=1).max() + 1.0)
     eye = sp.eye(n, format="csr")
@@ -1042,7 +1053,7 @@ _DEFAULT_RANKING = {k: rules.ranking for k, rules in _DEFAULT_RULES.items()}
 @cache
 def _load(cards: int, players: int, model: Model, ranking: Ranking) -> PerHandStrategy:
     if ranking == _DEFAULT_RANKING[cards]:
-        stored = _stored(cards, players, model)
+        stored = _stored_cached(cards, players, model)
         if stored is not None:
             return stored
     rules = _DEFAULT_RULES[cards].replace(ace_low_straight=ranking.ace_low_straight,
@@ -1070,6 +1081,37 @@ def load_strategy(cards: int, players: int, model: Model = "recursive",
     certified_rules(base, players, model)
     return _load(cards, players, model, base.ranking)
 
+
+
+def stored_strategy(cards: int, players: int, model: str = "recursive",
+                    rules: Rules | None = None) -> PerHandStrategy | None:
+    """The stored per-hand equilibrium of a cell when it is certified **exact** and applies
+    to ``rules``; ``None`` otherwise. Never solves: this is what the bots and the coach
+    play (:class:`gutskit.strategy.strategies.EquilibriumBot`,
+    :func:`gutskit.strategy.coach.equilibrium_strategy`), where a solve of seconds or
+    minutes would stall a table.
+
+    It applies when ``rules`` are certified (:func:`certified_rules`; ``sequential``
+    declaration is the caller's to map to ``simultaneous``) with the default ranking
+    (``ace_low_straight = True``, ``suit_tiebreak = high_card``): the stored exact cells are
+    2 and 3 cards with 2 and 3 players, both models (``src/gutskit/strategy/data``).
+    """
+    if cards not in _DEFAULT_RULES or model not in MODELS:
+        return None
+    try:
+        base = _rules_for(cards, rules)
+        certified_rules(base, players, model)
+    except (CertifyError, SolverError, ValueError):
+        return None
+    if base.ranking != _DEFAULT_RANKING[cards]:
+        return None
+    cell = _stored_cached(cards, players, model)
+    return cell if cell is not None and cell.certified == "exact" else None
+
+
+@cache
+def _stored_cached(cards: int, players: int, model: str) -> PerHandStrategy | None:
+    return _stored(cards, players, model)
 
 
 CELLS: tuple[tuple[int, int], ...] = tuple((k, n) for k in (2, 3) for n in range(2, 11))

@@ -4,12 +4,13 @@
 only the seat's own :class:`~gutskit.core.views.SeatView` (its cards, the pot, how many
 players are dealt in) and answers:
 
-* **what the equilibrium does with this hand**: its in-probability. Where the certified
-  per-hand solver (:func:`gutskit.strategy.certify.load_strategy`) solves the cell exactly
-  (heads-up; 2-card with three players: the cells :func:`~gutskit.strategy.certify.solve_strategy`
-  solves exactly) and certifies the rules, the per-hand strategy; otherwise the symmetric
-  threshold equilibrium of :func:`gutskit.strategy.solver.equilibrium` (which is also what
-  the certified module plays per hand beyond exact reach);
+* **what the equilibrium does with this hand**: its in-probability. Where a stored
+  per-hand solution certified exact applies (:func:`gutskit.strategy.certify.stored_strategy`:
+  2 and 3 cards with 2 and 3 players, certified rules, the default ranking; nothing is
+  solved on the spot), the per-hand strategy; otherwise the symmetric threshold equilibrium
+  of :func:`gutskit.strategy.solver.equilibrium` (which is also what the certified module
+  plays per hand beyond exact reach). :class:`gutskit.strategy.strategies.EquilibriumBot`
+  plays the same;
 * **the EV of in vs out**: chips that going in gains over staying out at this pot when
   everyone else plays that strategy, in the recursive game (the pot carries on; RULES.md
   "Strategy notes"), from :func:`gutskit.strategy.odds.odds`: exact joint card removal
@@ -72,17 +73,12 @@ def equilibrium_strategy(cards_per_hand: int, players: int, rules: Rules, pot: i
     from gutskit.strategy.solver import equilibrium
 
     rules = _solver_rules(rules)
-    if players == 2 or (players == 3 and cards_per_hand == 2):
-        from gutskit.strategy.certify import CertifyError, load_strategy
+    from gutskit.strategy.certify import stored_strategy
 
-        try:
-            cell = load_strategy(cards_per_hand, players, model,  # type: ignore[arg-type]
-                                 rules)
-        except CertifyError:
-            cell = None
-        if cell is not None:
-            return (_PerHand(np.asarray(cell.probabilities)),
-                    f"certified per-hand equilibrium ({cell.certified})")
+    cell = stored_strategy(cards_per_hand, players, model, rules)
+    if cell is not None:
+        return (_PerHand(np.asarray(cell.probabilities)),
+                f"certified per-hand equilibrium ({cell.certified})")
     pot_dependent = (rules.pot_cap is not None or rules.all_out == "best_pays_antes"
                      or rules.losers_pay != "all")
     eq = equilibrium(cards_per_hand=cards_per_hand, players=players, rules=rules,

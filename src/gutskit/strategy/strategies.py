@@ -5,8 +5,10 @@ Declaration``) and see nothing but their :class:`~gutskit.core.views.SeatView`.
 
 * :class:`ThresholdBot`: in exactly with hands at or above a percentile
   (:mod:`gutskit.strategy.tables`: the fraction of all hands a hand beats, ties half).
-* :class:`EquilibriumBot`: plays the symmetric equilibrium of :mod:`gutskit.strategy.solver` for the
-  number of players dealt in (in above the threshold key, mixing at it).
+* :class:`EquilibriumBot`: plays the symmetric equilibrium for the number of players dealt
+  in: the stored certified per-hand strategy where one applies
+  (:func:`gutskit.strategy.certify.stored_strategy`), else the threshold of
+  :mod:`gutskit.strategy.solver` (in above the threshold key, mixing at it).
 * :class:`ExploitativeBot`: learns each opponent's in-rate (by pot size) and lowest shown
   hands from what its views show -- the last round's public result tells who was in (a
   showdown shows the hands of everyone in; an uncontested win shows who was alone in; a void
@@ -35,6 +37,7 @@ from gutskit.strategy.bots import RandomBot, RuleOfThumbBot, Strategy
 if TYPE_CHECKING:  # numpy is imported where it is used: building a bot loads none of it
     import numpy as np
 
+    from gutskit.strategy.certify import PerHandStrategy
     from gutskit.strategy.fast import FastPolicy
     from gutskit.strategy.tables import HandTable
 
@@ -102,11 +105,27 @@ def _pot_dependent(rules: Rules) -> bool:
             or getattr(rules, "losers_pay", "all") != "all")
 
 
+def _stored_cell(rules: Rules, players: int, model: str) -> PerHandStrategy | None:
+    """The stored exact per-hand cell the equilibrium bot plays, if any (solver rules)."""
+    if rules.cards_per_hand not in (2, 3) or players > 3:
+        return None  # no stored exact cell: skip importing the certified module
+    from gutskit.strategy.certify import stored_strategy
+
+    return stored_strategy(rules.cards_per_hand, players, model, rules)
+
+
 @dataclass
 class EquilibriumBot:
-    """Plays the symmetric equilibrium of :func:`gutskit.strategy.solver.equilibrium` for the
-    number of players dealt in this round: in above the threshold key, in with the
-    solver's mixing probability at it, out below.
+    """Plays the symmetric equilibrium for the number of players dealt in this round.
+
+    Where a stored per-hand solution certified exact applies
+    (:func:`gutskit.strategy.certify.stored_strategy`: 2 or 3 cards, 2 or 3 players dealt
+    in, certified rules with the default ranking), it plays that per-hand strategy: in with
+    the hand's own in-probability (blockers and suits included; issue 12). Elsewhere, the
+    threshold equilibrium of :func:`gutskit.strategy.solver.equilibrium`: in above the
+    threshold key, in with the solver's mixing probability at it, out below. Nothing is
+    solved on the spot beyond the threshold solver; the coach
+    (:func:`gutskit.strategy.coach.equilibrium_strategy`) makes the same choice.
 
     Args:
         model: ``"recursive"`` (default, the pot carries on) or ``"one_round"``.
@@ -120,12 +139,16 @@ class EquilibriumBot:
     name: str = "equilibrium"
 
     def in_probability(self, view: SeatView) -> float:
-        """The equilibrium's probability of *in* with this view's hand."""
+        """The equilibrium's probability of *in* with this view's hand (the stored per-hand
+        strategy where it applies, else the threshold solution)."""
         from gutskit.strategy.solver import equilibrium
 
         assert view.hand is not None
         rules = _solver_rules(view.rules)
         players = max(2, sum(view.dealt_in))
+        cell = _stored_cell(rules, players, self.model)
+        if cell is not None:
+            return cell.in_probability(view.hand)
         pot = view.pot if _pot_dependent(rules) else None
         eq = equilibrium(cards_per_hand=rules.cards_per_hand, players=players, rules=rules,
                          model=self.model,  # type: ignore[arg-type]
@@ -402,7 +425,9 @@ def fast_policy(bot: Strategy, rules: Rules, players: int) -> FastPolicy | None:
     """``bot`` as a :class:`~gutskit.strategy.fast.FastPolicy` at a table of ``players`` players
     who are all dealt in, or ``None`` when the bot adapts (:class:`ExploitativeBot`), is
     unknown, or is the equilibrium bot under rules where the equilibrium depends on the pot
-    (a pot cap, ``best_pays_antes``, ``losers_pay = worst``).
+    (a pot cap, ``best_pays_antes``, ``losers_pay = worst``) or where it plays a stored
+    per-hand strategy (2 or 3 players: hands of one rank differ by their suits, which a
+    :class:`~gutskit.strategy.fast.FastPolicy` by rank cannot express).
 
     :class:`~gutskit.strategy.bots.RuleOfThumbBot` depends on the pot: its cut-offs are found at
     every pot up to ``4096 x players x ante`` (step changes by bisection, sampled every 64
@@ -424,6 +449,8 @@ def fast_policy(bot: Strategy, rules: Rules, players: int) -> FastPolicy | None:
         srules = _solver_rules(rules)
         if _pot_dependent(srules):
             return None  # a threshold per pot size: no fixed table
+        if _stored_cell(srules, players, bot.model) is not None:
+            return None  # a per-hand strategy: not a function of the hand's rank
         eq = equilibrium(cards_per_hand=rules.cards_per_hand, players=players, rules=srules,
                          model=bot.model)  # type: ignore[arg-type]
         probs = np.array([eq.in_probability(int(k)) for k in table.rank_keys])
