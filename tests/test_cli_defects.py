@@ -278,7 +278,9 @@ def test_tournament_of_one_session_says_session_and_labels_its_footnotes() -> No
     assert "1 session x 5 rounds" in text
     assert "1 sessions" not in text
     assert "Exploitability of exploitative: adaptive bot" in text
-    assert "Exploitability of equilibrium: best threshold response" in text
+    # three players: the equilibrium bot plays certify's stored exact per-hand cell
+    assert ("Exploitability of equilibrium: certified per-hand equilibrium, best per-hand "
+            "deviation computed exactly") in text
     assert "Exploitability of rule-of-thumb: best threshold response" in text
     assert "Exploitability: " not in text
 

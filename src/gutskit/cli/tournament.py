@@ -131,8 +131,9 @@ def tournament(
         if ex.chips_per_round is None:
             exploit = ("n/a", "", "")
         else:
-            exploit = (f"{ex.chips_per_round:.3f}", f"{ex.standard_error or 0:.3f}",
-                       f"{ex.best_response:.2f}")
+            exploit = (f"{ex.chips_per_round:.3f}",
+                       "exact" if ex.standard_error is None else f"{ex.standard_error:.3f}",
+                       "-" if ex.best_response is None else f"{ex.best_response:.2f}")
         table.add_row(r.kind, str(r.seats), f"{r.chips_per_round:+.3f}",
                       f"[{r.ci_low:+.2f}, {r.ci_high:+.2f}]", f"{r.in_rate:.3f}", *exploit)
     out.print(table)

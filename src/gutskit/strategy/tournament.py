@@ -21,7 +21,10 @@ strategies (percentiles 0, 0.1, ..., 0.9, then +-0.01, 0.03, 0.05 around the bes
 evaluated on the same deals (common random numbers) and measured against the bot playing
 itself on those deals (0 in expectation by symmetry): so it is a lower bound on the true
 exploitability, up to the reported standard error. Adaptive bots (the exploitative bot)
-have no fixed strategy to best-respond to: ``None``.
+have no fixed strategy to best-respond to: ``None``. The equilibrium bot with 2 or 3 players
+plays a stored per-hand strategy (:func:`gutskit.strategy.certify.stored_strategy`), which
+the simulator's per-rank policies cannot express: its exploitability is then the certified
+exact one (best per-hand deviation, deep stacks; no standard error, no threshold).
 """
 
 from __future__ import annotations
@@ -56,6 +59,7 @@ from gutskit.strategy.strategies import (
     EquilibriumBot,
     ExploitativeBot,
     _solver_rules,
+    _stored_cell,
     fast_policy,
     make_bot,
 )
@@ -357,6 +361,13 @@ def _exploitability(kind: str, rules: Rules, players: int, seed: int, enabled: b
         check_supported(rules)
     except UnsupportedRulesError as error:
         return Exploitability(None, None, None, str(error))
+    if isinstance(bot, EquilibriumBot):
+        cell = _stored_cell(_solver_rules(rules), players, bot.model)
+        if cell is not None:  # a per-hand strategy: certify's exact best per-hand deviation
+            return Exploitability(cell.exploitability * rules.ante, None, None,
+                                  f"certified per-hand equilibrium, best per-hand deviation "
+                                  f"computed exactly (strategy.certify: deep stacks, "
+                                  f"{cell.model} model), not simulated")
     policy = fast_policy(bot, rules, players)
     if policy is None:
         return Exploitability(None, None, None, "no fixed fast-simulator policy for this bot "
