@@ -52,6 +52,10 @@ from gutskit.core.events import (
     Rebought,
     RoundResolved,
     SatOut,
+    SeatAway,
+    SeatBack,
+    SeatLeft,
+    SeatRemoved,
     SessionEnded,
     SessionStarted,
 )
@@ -149,6 +153,10 @@ class GameState:
         rebuys_used: rebuys each seat has made.
         loss_limits: each seat's personal loss limit (``None`` = none).
         sat_out: seats sat out at their loss limit (also marked ``eliminated``).
+        away: seats away (:class:`SeatAway`): dealt out until they come back; ``()`` while
+            nobody ever was.
+        left: seats that left or were removed (:class:`SeatLeft`, :class:`SeatRemoved`;
+            also marked ``eliminated``); ``()`` while nobody ever did.
     """
 
     rules: Rules
@@ -178,6 +186,8 @@ class GameState:
     rebuys_used: tuple[int, ...] = ()
     loss_limits: tuple[int | None, ...] | None = None
     sat_out: tuple[bool, ...] = ()
+    away: tuple[bool, ...] = ()
+    left: tuple[bool, ...] = ()
 
     @property
     def n_seats(self) -> int:
@@ -185,13 +195,18 @@ class GameState:
         return len(self.names)
 
     def in_play(self, seat: int) -> bool:
-        """Whether ``seat`` can be dealt in: not eliminated and has chips."""
-        return not self.eliminated[seat] and self.stacks[seat] > 0
+        """Whether ``seat`` can be dealt in: not eliminated (or gone), not away, has chips."""
+        return (not self.eliminated[seat] and self.stacks[seat] > 0
+                and not (self.away and self.away[seat]))
 
     @property
     def seats_in_play(self) -> tuple[int, ...]:
         """Seats that can be dealt in, in seat order."""
         eliminated = self.eliminated
+        if self.away:
+            away = self.away
+            return tuple([s for s, stack in enumerate(self.stacks)
+                          if stack > 0 and not eliminated[s] and not away[s]])
         return tuple([s for s, stack in enumerate(self.stacks)
                       if stack > 0 and not eliminated[s]])
 
@@ -392,6 +407,25 @@ def _on_sat_out(state: GameState, event: SatOut) -> GameState:
                  sat_out=_set(state.sat_out, event.seat, True))
 
 
+def _on_away(state: GameState, event: SeatAway) -> GameState:
+    away = state.away or (False,) * state.n_seats
+    return _with(state, away=_set(away, event.seat, True))
+
+
+def _on_back(state: GameState, event: SeatBack) -> GameState:
+    if not (state.away and state.away[event.seat]):
+        raise IllegalActionError(f"seat {event.seat} is not away")
+    return _with(state, away=_set(state.away, event.seat, False))
+
+
+def _on_left(state: GameState, event: SeatLeft | SeatRemoved) -> GameState:
+    if state.phase is Phase.OVER:
+        raise IllegalActionError("the session is over")
+    left = state.left or (False,) * state.n_seats
+    return _with(state, left=_set(left, event.seat, True),
+                 eliminated=_set(state.eliminated, event.seat, True))
+
+
 def _on_ended(state: GameState, event: SessionEnded) -> GameState:
     stacks = tuple(s + p for s, p in zip(state.stacks, event.payouts, strict=True))
     return _with(state, stacks=stacks, pot=0, reserve=0, phase=Phase.OVER,
@@ -409,6 +443,10 @@ _HANDLERS: dict[type, Callable[[GameState, Any], GameState]] = {
     Misdealt: _on_misdealt,
     Rebought: _on_rebought,
     SatOut: _on_sat_out,
+    SeatAway: _on_away,
+    SeatBack: _on_back,
+    SeatLeft: _on_left,
+    SeatRemoved: _on_left,
     SessionEnded: _on_ended,
 }
 """How each event changes the state (:func:`evolve` dispatches on the event's type)."""
@@ -574,8 +612,11 @@ def _deal_order(state: GameState) -> list[int]:
     stacks = state.stacks
     eliminated = state.eliminated
     dealer = state.dealer
-    return [s for s in [(dealer + i) % n_seats for i in range(1, n_seats + 1)]
-            if stacks[s] > 0 and not eliminated[s]]
+    order = [s for s in [(dealer + i) % n_seats for i in range(1, n_seats + 1)]
+             if stacks[s] > 0 and not eliminated[s]]
+    if state.away:
+        return [s for s in order if not state.away[s]]
+    return order
 
 
 def _hands(state: GameState, order: list[int], deck: Sequence[Card]
@@ -650,7 +691,8 @@ def can_deal(state: GameState, hands: Sequence[Hand | None] | None = None, *,
                 return f"{name!r} is in play but has no hand"
             continue
         if not state.in_play(seat):
-            why = "eliminated" if state.eliminated[seat] else "out of chips"
+            why = ("eliminated" if state.eliminated[seat] else "away"
+                   if state.away and state.away[seat] else "out of chips")
             return f"{name!r} cannot be dealt in: {why}"
         if len(hand) not in (0, k):  # () = dealt, cards not recorded (a real table)
             return (f"hand of {name!r} ({format_cards(hand)}) has {len(hand)} card"
@@ -734,6 +776,8 @@ def _deal(state: GameState, hands: tuple[Hand | None, ...], ghost: Hand | None =
         ante_amount = settlement.ante_amount
         amounts = tuple([ante_amount(stack, rules) if stack > 0 and not eliminated[s]
                          else 0 for s, stack in enumerate(state.stacks)])
+        if state.away:
+            amounts = tuple(0 if state.away[s] else a for s, a in enumerate(amounts))
         game = state.variants
         if not game.plain:
             amounts = game.antes(state, amounts)
@@ -886,7 +930,8 @@ def can_rebuy(state: GameState, seat: int, chips: int) -> str | None:
         return f"seat {seat!r} is not at the table"
     name = state.names[seat]
     if state.eliminated[seat]:
-        why = "sat out" if state.sat_out[seat] else "eliminated"
+        why = ("gone from the table" if state.left and state.left[seat]
+               else "sat out" if state.sat_out[seat] else "eliminated")
         return f"{name!r} is {why} for the rest of the session"
     if rules.max_rebuys is not None and state.rebuys_used[seat] >= rules.max_rebuys:
         used = ("the one rebuy" if rules.max_rebuys == 1

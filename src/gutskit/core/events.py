@@ -135,6 +135,40 @@ class SatOut:
 
 
 @dataclass(frozen=True, slots=True)
+class SeatAway:
+    """``seat`` sits out for a while (away): it keeps its seat and its chips, is dealt out
+    from the next deal (no ante, no cards) and comes back with :class:`SeatBack`
+    (:mod:`gutskit.core.table`)."""
+
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class SeatBack:
+    """``seat``, away, is back: it is dealt in again from the next deal."""
+
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class SeatLeft:
+    """``seat`` left the table for good: never dealt in again, no share of what is left in
+    the pot; its chips stay in the ledger. A decision still open this round is made for it
+    (:func:`gutskit.core.table.default_action`)."""
+
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class SeatRemoved:
+    """``seat`` was removed from the table for good (the host kicked it); as
+    :class:`SeatLeft` otherwise. ``reason`` says why."""
+
+    seat: int
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
 class Declared:
     """One seat's declaration. Sealed until :class:`DeclarationsRevealed` unless the
     declaration is sequential."""
@@ -210,5 +244,6 @@ class SessionEnded:
 Event: TypeAlias = (
     SessionStarted | AntesPosted | CardsDealt | PassChosen | CardsPassed | Declared
     | DeclarationsRevealed | RoundResolved | Misdealt | Rebought | SatOut | SessionEnded
+    | SeatAway | SeatBack | SeatLeft | SeatRemoved
 )
 """Any hand-history event."""

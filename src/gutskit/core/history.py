@@ -45,6 +45,10 @@ from gutskit.core.events import (
     Rebought,
     RoundResolved,
     SatOut,
+    SeatAway,
+    SeatBack,
+    SeatLeft,
+    SeatRemoved,
     SessionEnded,
     SessionStarted,
 )
@@ -88,7 +92,8 @@ Record: TypeAlias = Event | Redaction
 EVENT_TYPES: dict[str, type[Any]] = {
     cls.__name__: cls
     for cls in (SessionStarted, AntesPosted, CardsDealt, PassChosen, CardsPassed, Declared,
-                DeclarationsRevealed, RoundResolved, Misdealt, Rebought, SatOut, SessionEnded)
+                DeclarationsRevealed, RoundResolved, Misdealt, Rebought, SatOut, SessionEnded,
+                SeatAway, SeatBack, SeatLeft, SeatRemoved)
 }
 
 REDACTION_TYPES: dict[str, type[Any]] = {

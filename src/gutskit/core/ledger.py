@@ -33,7 +33,10 @@ class LedgerLine:
         stack: chips in front of the player now (negative only under ``shortfall = "debt"``:
             an IOU to settle from the ledger).
         net: ``stack - buy_in``: won (+) or lost (-) over the session.
-        eliminated: the player was eliminated (``shortfall = "eliminate"``).
+        eliminated: the player was eliminated (``shortfall = "eliminate"``), sat out, or
+            left the table.
+        left: the player left the table or was removed (:mod:`gutskit.core.table`); its
+            chips stay in the ledger.
     """
 
     seat: int
@@ -42,13 +45,14 @@ class LedgerLine:
     stack: int
     net: int
     eliminated: bool
+    left: bool = False
 
 
 def ledger(state: GameState) -> list[LedgerLine]:
     """The ledger of ``state``, one line per seat in seat order."""
     return [
         LedgerLine(seat=seat, name=name, buy_in=buy_in, stack=stack, net=stack - buy_in,
-                   eliminated=out)
+                   eliminated=out, left=bool(state.left) and state.left[seat])
         for seat, (name, buy_in, stack, out) in enumerate(
             zip(state.names, state.buy_ins, state.stacks, state.eliminated, strict=True))
     ]

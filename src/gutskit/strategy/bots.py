@@ -13,7 +13,9 @@ Both play every variant (RULES.md "Variants"): they pass the card whose loss hur
 that breaks even against a table doing the same (No Peek), count the ghost hand as one more
 opponent who is always in, rate a hand by its expected best hand with the unseen community
 card (Monte Carlo), and go in lighter when only the worst hand pays. :func:`choose_pass`
-and :func:`bots_pass` drive the pass phase for any strategy.
+and :func:`bots_pass` drive the pass phase for any strategy; :func:`bots_act` lets the bots
+of a table act through the table driver (:mod:`gutskit.core.table`), from their legal
+actions.
 
 >>> from gutskit.core.cards import parse_cards
 >>> qualifies_by_rule_of_thumb(parse_cards("Th Tc"), 2), qualifies_by_rule_of_thumb(
@@ -34,11 +36,13 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
+from gutskit.core import table
 from gutskit.core.cards import DECK, Card
-from gutskit.core.engine import GameState, pass_all
+from gutskit.core.engine import GameState, Phase, pass_all
 from gutskit.core.evaluation import Category, Ranking, category_of_key, strength_table
 from gutskit.core.events import Declaration, Event
-from gutskit.core.views import SeatView, joint_views
+from gutskit.core.table import Declare, PassCard
+from gutskit.core.views import SeatView, joint_views, view_for
 from gutskit.variants import Variants, variants_for
 
 if TYPE_CHECKING:  # numpy itself is imported by the Monte Carlo functions that use it
@@ -338,6 +342,75 @@ def bots_pass(state: GameState, strategies: Sequence[Strategy] | Mapping[int, St
     passes = {seat: choose_pass(strategies[seat], view, rng)
               for seat, view in joint_views(state).items()}
     return pass_all(state, passes)
+
+
+def bot_action(strategy: Strategy, state: GameState, seat: int, rng: random.Random
+               ) -> PassCard | Declare:
+    """What ``strategy`` in ``seat`` does now, chosen from the seat's own view among its
+    legal actions (:func:`gutskit.core.table.legal_actions`); a choice the rules refuse
+    becomes the table's default action (:func:`gutskit.core.table.default_action`).
+
+    Raises:
+        IllegalActionError: ``seat`` has nothing to decide now.
+    """
+    view = view_for(state, seat)
+    if state.phase is Phase.PASS:
+        card = choose_pass(strategy, view, rng)
+        if table.can_pass_card(state, seat, card) is None:
+            return PassCard(seat, card)
+        return table.default_action(state, seat)
+    choice = strategy.declare(view, rng)
+    if table.can_declare(state, seat, choice) is None:
+        return Declare(seat, choice)
+    return table.default_action(state, seat)
+
+
+def bots_act(state: GameState, strategies: Sequence[Strategy] | Mapping[int, Strategy],
+             rng: random.Random) -> tuple[GameState, list[Event]]:
+    """Let the bots the table waits for act (:func:`gutskit.core.table.waiting_for`), each
+    from its own view, until the table waits for a seat without a bot, or for nobody (the
+    round resolved). When every seat dealt in is a bot and the choice is simultaneous, the
+    choices are one joint action (:func:`gutskit.core.table.pass_all` /
+    :func:`gutskit.core.table.declare_all`).
+
+    Args:
+        strategies: the strategy of each seat (a sequence by seat: every seat a bot), or
+            seat -> strategy for the seats that are bots.
+    """
+    events: list[Event] = []
+    bots = strategies if isinstance(strategies, Mapping) else dict(enumerate(strategies))
+    while state.phase is Phase.PASS or state.phase is Phase.DECLARE:
+        waiting = table.waiting_for(state)
+        mine = [s for s in waiting if s in bots]
+        if not mine:
+            break
+        dealt = state.dealt
+        if len(mine) == len(dealt) and len(mine) > 1:  # everyone at once: a joint action
+            views = joint_views(state)
+            if state.phase is Phase.PASS:
+                passes = {}
+                for seat, view in views.items():
+                    card = choose_pass(bots[seat], view, rng)
+                    if table.can_pass_card(state, seat, card) is not None:
+                        fallback = table.default_action(state, seat)
+                        assert isinstance(fallback, PassCard)
+                        card = fallback.card
+                    passes[seat] = card
+                state, more = table.pass_all(state, passes)
+            else:
+                calls = {}
+                for seat, view in views.items():
+                    call = bots[seat].declare(view, rng)
+                    if call is not Declaration.OUT and table.can_declare(
+                            state, seat, call) is not None:
+                        call = Declaration.OUT
+                    calls[seat] = call
+                state, more = table.declare_all(state, calls)
+        else:
+            state, more = table.apply_action(state, bot_action(bots[mine[0]], state,
+                                                               mine[0], rng))
+        events.extend(more)
+    return state, events
 
 
 @cache

@@ -1,9 +1,10 @@
 """Bots-only simulation (``guts sim``): many rounds, summary statistics.
 
-A table of :func:`gutskit.strategy.bots.bot_table` bots plays ``rounds`` rounds. When a session ends
-(fewer than two players with chips, or ``end_on_uncontested``) it is ended with
-:func:`gutskit.core.engine.end_session` and a new session starts with fresh buy-ins; the counts
-go on. With a seed the whole run (deals, bots, dealers) is reproducible.
+A table of :func:`gutskit.strategy.bots.bot_table` bots plays ``rounds`` rounds through the
+table driver (:mod:`gutskit.core.table`; the bots act with
+:func:`gutskit.strategy.bots.bots_act`). When a session ends (fewer than two players with
+chips, or ``end_on_uncontested``; the driver ends it) a new session starts with fresh
+buy-ins; the counts go on. With a seed the whole run (deals, bots, dealers) is reproducible.
 
 Definitions used in the summary:
 
@@ -32,20 +33,11 @@ from dataclasses import dataclass, field
 from statistics import fmean
 from typing import Any
 
-from gutskit.core.engine import (
-    GameState,
-    Phase,
-    can_deal,
-    deal_from_rng,
-    declare,
-    declare_all,
-    end_session,
-    new_session,
-)
-from gutskit.core.events import AntesPosted, Outcome, RoundResolved
+from gutskit.core import table
+from gutskit.core.engine import GameState, Phase, evolve, start_event
+from gutskit.core.events import AntesPosted, Event, Outcome, RoundResolved
 from gutskit.core.rules import DEFAULT_RULES, Rules
-from gutskit.core.views import joint_views, view_for
-from gutskit.strategy.bots import Strategy, bot_table, bots_pass
+from gutskit.strategy.bots import bot_table, bots_act
 
 __all__ = ["SimSummary", "simulate"]
 
@@ -103,22 +95,10 @@ class SimSummary:
         }
 
 
-def _declare_round(state: GameState, bots: list[Strategy], rng: random.Random
-                   ) -> GameState:
-    if state.phase is Phase.PASS:  # Pass the Trash: every bot passes a card first
-        state, _ = bots_pass(state, bots, rng)
-    if state.rules.declaration == "sequential":
-        for seat in state.declaration_order():
-            state, _ = declare(state, seat, bots[seat].declare(view_for(state, seat), rng))
-        return state
-    calls = {seat: bots[seat].declare(view, rng) for seat, view in joint_views(state).items()}
-    state, _ = declare_all(state, calls)
-    return state
-
-
 def simulate(*, players: int, rounds: int, rules: Rules = DEFAULT_RULES, chips: int = 100,
              seed: int | None = None,
-             progress: Callable[[int], None] | None = None) -> SimSummary:
+             progress: Callable[[int], None] | None = None,
+             history: list[Event] | None = None) -> SimSummary:
     """Let ``players`` bots play ``rounds`` rounds.
 
     Args:
@@ -129,6 +109,8 @@ def simulate(*, players: int, rounds: int, rules: Rules = DEFAULT_RULES, chips: 
         seed: seeds one ``random.Random`` for deals, bots and dealers (same seed, same
             result); ``None`` shuffles with the OS CSPRNG.
         progress: called with the number of rounds done after every round.
+        history: when given, every session's hand history is appended to it (sessions back
+            to back, each ended).
 
     Raises:
         IllegalActionError: a bad table (players out of range, chips < 1).
@@ -142,7 +124,10 @@ def simulate(*, players: int, rounds: int, rules: Rules = DEFAULT_RULES, chips: 
     names = tuple(bot.name.partition(" (")[0] for bot in bots)
 
     def fresh() -> GameState:
-        return new_session(names, chips, dealer=rng.randrange(players), rules=rules)
+        start = start_event(names, chips, dealer=rng.randrange(players), rules=rules)
+        if history is not None:
+            history.append(start)
+        return evolve(None, start)
 
     state = fresh()
     sessions = 1
@@ -152,17 +137,24 @@ def simulate(*, players: int, rounds: int, rules: Rules = DEFAULT_RULES, chips: 
     largest = 0
     outcomes = {o.value: 0 for o in Outcome}
     for done in range(1, rounds + 1):
-        if state.phase is Phase.OVER or can_deal(state) is not None:
+        if state.phase is Phase.OVER or table.can_deal(state) is not None:
+            if history is not None and state.phase is not Phase.OVER:
+                state, ended = table.end(state, "simulation: the table cannot deal")
+                history.extend(ended)
             state = fresh()
             sessions += 1
-        state, dealt = deal_from_rng(state, deal_rng)
+        state, dealt = table.deal(state, rng=deal_rng)
+        if history is not None:
+            history.extend(dealt)
         at_stake = state.pot
         largest = max(largest, at_stake)
         antes = dealt[0] if isinstance(dealt[0], AntesPosted) else None
         if antes is not None and antes.new_game:
             games += 1
             opening = at_stake
-        state = _declare_round(state, bots, rng)
+        state, acted = bots_act(state, bots, rng)
+        if history is not None:
+            history.extend(acted)
         result = state.last_result
         assert isinstance(result, RoundResolved)
         outcomes[result.outcome.value] += 1
@@ -170,7 +162,9 @@ def simulate(*, players: int, rounds: int, rules: Rules = DEFAULT_RULES, chips: 
             growth.append(at_stake / opening)
         if progress is not None:
             progress(done)
-    final, _ = end_session(state, "simulation finished")
+    final, ended = table.end(state, "simulation finished")
+    if history is not None:
+        history.extend(ended)
     return SimSummary(
         players=names, rounds=rounds, games=games, completed_games=len(growth),
         sessions=sessions, largest_pot=largest,

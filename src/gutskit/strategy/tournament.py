@@ -39,21 +39,12 @@ import numpy as np
 import numpy.typing as npt
 from scipy import stats
 
-from gutskit.core.engine import (
-    GameState,
-    Phase,
-    deal_from_rng,
-    declare,
-    declare_all,
-    end_session,
-    evolve,
-    start_event,
-)
+from gutskit.core import table
+from gutskit.core.engine import evolve, start_event
 from gutskit.core.errors import GutsError
-from gutskit.core.events import Event
+from gutskit.core.events import Declaration, Event
 from gutskit.core.rules import Rules
-from gutskit.core.views import joint_views, view_for
-from gutskit.strategy.bots import Strategy
+from gutskit.strategy.bots import bots_act
 from gutskit.strategy.fast import FastPolicy, UnsupportedRulesError, check_supported, simulate
 from gutskit.strategy.strategies import (
     EquilibriumBot,
@@ -194,27 +185,6 @@ class TournamentResult:
         }
 
 
-def _declare_round(state: GameState, bots: Sequence[Strategy], rng: random.Random,
-                   ins: list[int], log: list[Event] | None) -> GameState:
-    from gutskit.core.events import Declaration
-
-    if state.rules.declaration == "sequential":
-        for seat in state.declaration_order():
-            call = bots[seat].declare(view_for(state, seat), rng)
-            ins[seat] += call is Declaration.IN
-            state, events = declare(state, seat, call)
-            if log is not None:
-                log.extend(events)
-        return state
-    calls = {seat: bots[seat].declare(view, rng) for seat, view in joint_views(state).items()}
-    for seat, call in calls.items():
-        ins[seat] += call is Declaration.IN
-    state, events = declare_all(state, calls)
-    if log is not None:
-        log.extend(events)
-    return state
-
-
 @dataclass(frozen=True)
 class SessionSpec:
     """What every session of a tournament shares (sent once to each worker process).
@@ -283,18 +253,22 @@ def _play_session(spec: SessionSpec, s: int) -> SessionRecord:
     curve = np.zeros((rounds, n))
     played = 0
     for r in range(rounds):
-        if state.phase is Phase.OVER or len(state.seats_in_play) < 2:
+        if table.status(state).step is not table.Step.DEAL:
             curve[r:] = np.array(state.stacks) - chips
             break
-        state, events = deal_from_rng(state, rng)
+        state, events = table.deal(state, rng=rng)
         if history is not None:
             history.extend(events)
         for seat in state.dealt:
             dealt_seat[seat] += 1
-        state = _declare_round(state, bots, rng, ins, history)
+        state, events = bots_act(state, bots, rng)
+        if history is not None:
+            history.extend(events)
+        for seat, call in enumerate(state.declarations):
+            ins[seat] += call is Declaration.IN
         played += 1
         curve[r] = np.array(state.stacks) - chips
-    state, events = end_session(state)
+    state, events = table.end(state)
     if history is not None:
         history.extend(events)
     net = np.array(state.stacks) - chips
