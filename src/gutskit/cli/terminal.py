@@ -32,21 +32,9 @@ from rich.table import Table
 from gutskit.cli.words import count
 from gutskit.cli.words import verb as verb_for
 from gutskit.core import settlement
+from gutskit.core import table as driver
 from gutskit.core.cards import CardError, parse_card, pretty_cards
-from gutskit.core.engine import (
-    GameState,
-    Phase,
-    can_declare,
-    can_pass_card,
-    deal_from_rng,
-    declare,
-    declare_all,
-    end_session,
-    evolve,
-    legal_declarations,
-    pass_all,
-    start_event,
-)
+from gutskit.core.engine import GameState, Phase, evolve, legal_declarations, start_event
 from gutskit.core.evaluation import HandValue, Ranking, evaluate
 from gutskit.core.events import (
     AntesPosted,
@@ -63,14 +51,19 @@ from gutskit.core.events import (
     Rebought,
     RoundResolved,
     SatOut,
+    SeatAway,
+    SeatBack,
+    SeatLeft,
+    SeatRemoved,
     SessionEnded,
     SessionStarted,
 )
 from gutskit.core.ledger import ledger, session_winners
 from gutskit.core.payments import settle_up
 from gutskit.core.rules import PRESETS, Rules
-from gutskit.core.views import joint_views, view_for
-from gutskit.strategy.bots import Strategy, choose_pass
+from gutskit.core.table import Declare, PassCard, Step
+from gutskit.core.views import view_for
+from gutskit.strategy.bots import Strategy, bot_action, bots_act
 
 __all__ = [
     "MAX_ECHO",
@@ -79,6 +72,7 @@ __all__ = [
     "Narrator",
     "PlayResult",
     "ask_declaration",
+    "ask_rebuy",
     "play_session",
     "rules_summary",
     "show_ledger",
@@ -247,6 +241,19 @@ class Narrator:
         elif isinstance(event, Rebought):
             chips = count(event.chips, "more chip", "more chips")
             out(f"{self.subject(after, event.seat, 'buys', 'buy')} {chips}.")
+        elif isinstance(event, SeatAway):
+            out(f"{self.subject(after, event.seat, 'is', 'are')} away: dealt out until "
+                f"{'you come' if event.seat == self.me else 'they come'} back.")
+        elif isinstance(event, SeatBack):
+            out(f"{self.subject(after, event.seat, 'is', 'are')} back and dealt in from the "
+                "next deal.")
+        elif isinstance(event, SeatLeft):
+            out(f"{self.subject(after, event.seat, 'leaves', 'leave')} the table for good "
+                f"(keeping {after.stacks[event.seat]} chips in the ledger).")
+        elif isinstance(event, SeatRemoved):
+            out(f"{self.subject(after, event.seat, 'is', 'are')} removed from the table "
+                f"({escape(event.reason)}), keeping {after.stacks[event.seat]} chips in the "
+                "ledger.")
         elif isinstance(event, SatOut):
             out(f"{self.subject(after, event.seat, 'is', 'are')} sat out for the rest of the "
                 f"session: {escape(event.reason)}.")
@@ -419,7 +426,8 @@ def show_ledger(console: Console, state: GameState) -> None:
     table.add_column("Net", justify="right")
     for line in ledger(state):
         style = "green" if line.net > 0 else "red" if line.net < 0 else ""
-        name = escape(line.name) + (" (eliminated)" if line.eliminated else "")
+        name = escape(line.name) + (" (left)" if line.left else
+                                    " (eliminated)" if line.eliminated else "")
         table.add_row(name, str(line.buy_in), str(line.stack),
                       f"[{style}]{line.net:+d}[/]" if style else "0")
     console.print(table)
@@ -483,7 +491,7 @@ def ask_declaration(console: Console, read: Callable[[str], str], state: GameSta
         choice = table[answer]
         if choice is None:
             raise _Quit
-        problem = can_declare(state, seat, choice)
+        problem = driver.can_declare(state, seat, choice)
         if problem is not None:
             console.print(f"[yellow]{escape(problem)}[/]")
             continue
@@ -518,7 +526,7 @@ def ask_pass(console: Console, read: Callable[[str], str], state: GameState, sea
             except CardError:
                 card = None
         problem = (f"{_shown(answer)!r} is not one of your cards" if card is None
-                   else can_pass_card(state, seat, card))
+                   else driver.can_pass_card(state, seat, card))
         if problem is None and card is not None:
             return card
         console.print(f"[yellow]{escape(problem or '')}.[/] Type {choices} or the card, "
@@ -532,6 +540,33 @@ def _coach(console: Console, state: GameState) -> None:
     said = advice(view_for(state, ME))
     if said is not None:
         console.print(f"[cyan]{escape(said.line())}[/]")
+
+
+def ask_rebuy(console: Console, read: Callable[[str], str], state: GameState, seat: int,
+              chips: int, *, echo: bool) -> bool:
+    """Offer ``seat`` a rebuy of ``chips`` (the rules allow one now:
+    :func:`gutskit.core.table.legal_actions`); ``True`` when it says yes.
+
+    Raises:
+        EOFError: the input ended.
+        _Quit: the player typed quit.
+    """
+    rules = state.rules
+    left = ("" if rules.max_rebuys is None
+            else f", {rules.max_rebuys - state.rebuys_used[seat]} of {rules.max_rebuys} left")
+    console.print(f"Your stack is {state.stacks[seat]}: you may rebuy{left}.")
+    while True:
+        answer = read(f"Rebuy {chips} chips? \\[y/n/q] ").strip().lower()
+        if echo:
+            console.print(escape(_shown(answer)))
+        if answer in ("y", "yes"):
+            return True
+        if answer in ("n", "no"):
+            return False
+        if answer in ("q", "quit"):
+            raise _Quit
+        console.print(f"[yellow]Sorry, {escape(_shown(answer))!r} is not an answer.[/] "
+                      "Type y (rebuy), n (play on without) or quit (q).")
 
 
 def play_session(*, console: Console, read: Callable[[str], str], store: HistorySink,
@@ -582,12 +617,14 @@ def play_session(*, console: Console, read: Callable[[str], str], store: History
         store.append(session_id, events, end_reason=end_reason)
         return session_id
 
+    others = dict(enumerate(table, 1))
     narrator = Narrator(console, me=ME)
     console.print(f"[bold]Guts[/] — {rules_summary(rules)}.")
     console.print("Opponents: " + ", ".join(escape(b.name) for b in table) + ".")
     console.print(hint(rules))
     narrator.event(None, start, state)
     pending: list[Event] = []
+    declined: int | None = None
     reason = ""
     interrupted = False
 
@@ -603,37 +640,53 @@ def play_session(*, console: Console, read: Callable[[str], str], store: History
 
     try:
         while state.phase is not Phase.OVER:
-            if not state.in_play(ME):
-                reason = ("you were eliminated" if state.eliminated[ME]
-                          else "you have no chips left")
-                break
-            state = apply(deal_from_rng(state, rng), state)
-            if state.phase is Phase.PASS:
+            status = driver.status(state)
+            if status.step in (Step.DEAL, Step.WAIT, Step.END):
+                offer = driver.legal_actions(state, ME).rebuy
+                if offer is not None and state.stacks[ME] != declined:
+                    chips_back = max(chips, offer)
+                    if ask_rebuy(console, read, state, ME, chips_back, echo=echo):
+                        state = apply(driver.rebuy(state, ME, chips_back), state)
+                        continue
+                    declined = state.stacks[ME]  # asked again only when the stack changes
+                if not state.in_play(ME):
+                    reason = ("you were eliminated" if state.eliminated[ME]
+                              else "you have no chips left")
+                    break
+                if status.step is not Step.DEAL:
+                    reason = status.reason or "no deal is possible"
+                    break
+                state = apply(driver.deal(state, rng=rng), state)
+                continue
+            waiting = status.seats
+            if ME not in waiting:
+                state = apply(bots_act(state, others, picker), state)
+            elif status.step is Step.PASS:
                 card = ask_pass(console, read, state, ME, echo=echo)
-                passes = {seat: choose_pass(table[seat - 1], view, picker)
-                          for seat, view in joint_views(state).items() if seat != ME}
-                passes[ME] = card
-                state = apply(pass_all(state, passes), state)
-            if rules.declaration == "sequential":
-                for seat in state.declaration_order():
-                    if seat == ME:
-                        choice = ask_declaration(console, read, state, ME, echo=echo)
-                        if coach:
-                            _coach(console, state)
-                    else:
-                        choice = table[seat - 1].declare(view_for(state, seat), picker)
-                    state = apply(declare(state, seat, choice), state)
+                passes = {ME: card}
+                for seat in waiting:
+                    if seat != ME:
+                        action = bot_action(table[seat - 1], state, seat, picker)
+                        assert isinstance(action, PassCard)
+                        passes[seat] = action.card
+                state = apply(driver.pass_all(state, passes), state)
             else:
                 mine = ask_declaration(console, read, state, ME, echo=echo)
                 if coach:
                     _coach(console, state)
-                views = joint_views(state)
-                calls = {seat: table[seat - 1].declare(view, picker)
-                         for seat, view in views.items() if seat != ME}
-                calls[ME] = mine
-                state = apply(declare_all(state, calls), state)
-            save(pending)
-            pending.clear()
+                if len(waiting) == 1:  # sequential: my turn alone
+                    state = apply(driver.declare(state, ME, mine), state)
+                else:  # simultaneous: everyone's sealed choice at once
+                    calls = {ME: mine}
+                    for seat in waiting:
+                        if seat != ME:
+                            action = bot_action(table[seat - 1], state, seat, picker)
+                            assert isinstance(action, Declare)
+                            calls[seat] = action.declaration
+                    state = apply(driver.declare_all(state, calls), state)
+            if state.phase is not Phase.PASS and state.phase is not Phase.DECLARE:
+                save(pending)
+                pending.clear()
     except _Quit:
         reason = f"{name} quit"
     except EOFError:
@@ -643,10 +696,10 @@ def play_session(*, console: Console, read: Callable[[str], str], store: History
         console.print()
         reason = "interrupted (Ctrl-C)"
         interrupted = True
-    final, ended = end_session(state, reason or "the table agreed to stop")
+    final, ended = driver.end(state, reason or "the table agreed to stop")
     for event in ended:
         narrator.event(state, event, final)
-    if not ended:
+    if not ended and not isinstance(narrator._last, SessionEnded):
         console.print(Rule("Session over"))
     saved_as = save([*pending, *ended], end_reason=final.end_reason or reason)
     show_ledger(console, final)
