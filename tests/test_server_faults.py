@@ -326,7 +326,8 @@ def test_fuzz_random_messages_change_nothing(tmp_path: Path) -> None:
         before = snapshot(server, room_id)
         scalars = st.one_of(st.none(), st.booleans(), st.integers(-5, 5), st.text(max_size=8))
         messages = st.fixed_dictionaries(
-            {"type": st.sampled_from(["hello", "join", "leave", "declare", "pass_card",
+            # ("leave" in play is a real action: the seat leaves for good, test_server_table)
+            {"type": st.sampled_from(["hello", "join", "declare", "pass_card",
                                       "add_bot", "kick", "start", "pause", "resume",
                                       "end_session", "bogus", "ping"])},
             optional={"round": scalars, "action_id": scalars, "declaration": st.sampled_from(

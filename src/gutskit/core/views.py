@@ -53,6 +53,10 @@ from gutskit.core.events import (
     Rebought,
     RoundResolved,
     SatOut,
+    SeatAway,
+    SeatBack,
+    SeatLeft,
+    SeatRemoved,
     SessionEnded,
     SessionStarted,
 )
@@ -208,6 +212,10 @@ RECORD_FIELDS: dict[type[Any], Mapping[str, Audience]] = {
     Rebought: {"seat": _E, "chips": _E},
     SatOut: {"seat": _E, "reason": _E},
     SessionEnded: {"reason": _E, "payouts": _E},
+    SeatAway: {"seat": _E},
+    SeatBack: {"seat": _E},
+    SeatLeft: {"seat": _E},
+    SeatRemoved: {"seat": _E, "reason": _E},
 }
 """Who may see each field of each hand-history event (an event type not listed is
 withheld; a field not listed is hidden). ``RoundResolved`` is the public settlement: the

@@ -65,6 +65,7 @@ __all__ = [
     "PROTOCOL_VERSIONS",
     "Ack",
     "AddBot",
+    "ApproveRebuy",
     "ClientMessage",
     "ClientSeed",
     "CreateRoom",
@@ -89,6 +90,8 @@ __all__ = [
     "Pong",
     "Presence",
     "ProtocolError",
+    "Rebuy",
+    "RebuyRequest",
     "Resume",
     "RoomInfo",
     "RoomUpdate",
@@ -224,8 +227,10 @@ class Join(_Message):
 
 
 class Leave(_Message):
-    """Give up one's seat (only before the session starts); the connection stays as a
-    spectator."""
+    """Give up one's seat; the connection stays as a spectator. Before the session the seat
+    is freed; during it the seat leaves for good (:func:`gutskit.core.table.leave`: never
+    dealt in again, its chips stay in the ledger, a decision it owes this round is made
+    for it)."""
 
     type: Literal["leave"] = "leave"
 
@@ -275,10 +280,30 @@ class AddBot(_Message):
 
 class Kick(_Message):
     """Host: remove a seat. Before the session: the seat is freed. During the session: the
-    seat's token is revoked and the seat declares out every round until the end (its chips
-    stay its own in the ledger)."""
+    seat's token is revoked and the seat is removed for good
+    (:func:`gutskit.core.table.kick`): never dealt in or anteing again, a decision it owes
+    this round is made for it, its chips stay its own in the ledger."""
 
     type: Literal["kick"] = "kick"
+    seat: int
+
+
+class Rebuy(_Message):
+    """Ask to buy ``chips`` more (a rebuy, or a top-up of a short stack; ``rebuys``): refused
+    unless the rules would allow it at the next break between rounds
+    (:func:`gutskit.core.table.can_rebuy_later`). The host approves it
+    (:class:`ApproveRebuy`); it is applied between rounds. Pending requests are listed in
+    :attr:`RoomInfo.rebuy_requests`."""
+
+    type: Literal["rebuy"] = "rebuy"
+    chips: int
+
+
+class ApproveRebuy(_Message):
+    """Host: approve the pending rebuy of ``seat`` (applied at once between rounds, else at
+    the next break; dropped with an error if the rules no longer allow it then)."""
+
+    type: Literal["approve_rebuy"] = "approve_rebuy"
     seat: int
 
 
@@ -328,7 +353,7 @@ class ClientSeed(_Message):
 
 ClientMessage = Annotated[
     Hello | Join | Leave | Declare | PassCard | AddBot | Kick | Start | Pause | Resume | EndSession
-    | Ping | ClientSeed,
+    | Ping | ClientSeed | Rebuy | ApproveRebuy,
     Field(discriminator="type"),
 ]
 """Any message a client may send."""
@@ -436,6 +461,14 @@ class LobbySeat(_Message):
     kicked: bool
 
 
+class RebuyRequest(_Message):
+    """A seat's pending rebuy (:class:`Rebuy`): ``chips``, and whether the host approved it."""
+
+    seat: int
+    chips: int
+    approved: bool
+
+
 class RoomInfo(_Message):
     """The public facts of a room (same for every recipient).
 
@@ -448,6 +481,7 @@ class RoomInfo(_Message):
         buy_in: each seat's starting stack.
         decision_seconds, reveal_seconds, seed_reveal: see :class:`CreateRoom`.
         spectators: number of connected spectators.
+        rebuy_requests: pending rebuys (:class:`Rebuy`), by seat.
     """
 
     room_id: str
@@ -460,6 +494,7 @@ class RoomInfo(_Message):
     reveal_seconds: float
     seed_reveal: Literal["shown", "round", "session"]
     spectators: int
+    rebuy_requests: list[RebuyRequest] = []
 
 
 class TableView(_Message):

@@ -27,19 +27,28 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from gutskit.core import engine, views
+from gutskit.core import table as driver
 from gutskit.core.cards import CardError, card_name, parse_card
 from gutskit.core.engine import GameState, Phase
 from gutskit.core.evaluation import strength_table
-from gutskit.core.events import CardsDealt, Declaration, Event, RoundResolved, SessionStarted
+from gutskit.core.events import (
+    CardsDealt,
+    Declaration,
+    Event,
+    RoundResolved,
+    SessionEnded,
+    SessionStarted,
+)
 from gutskit.core.history import event_to_dict
 from gutskit.core.rules import Rules, RulesError, rules_from_mapping
-from gutskit.core.views import SPECTATOR, SeatView, Viewer, view_for
+from gutskit.core.views import SPECTATOR, SeatView, Viewer
 from gutskit.io.storage import StorageError
 from gutskit.server import fairness
 from gutskit.server.protocol import (
     PROTOCOL_VERSIONS,
     Ack,
     AddBot,
+    ApproveRebuy,
     ClientMessage,
     ClientSeed,
     CreateRoom,
@@ -62,6 +71,8 @@ from gutskit.server.protocol import (
     Pong,
     Presence,
     ProtocolError,
+    Rebuy,
+    RebuyRequest,
     Resume,
     RoomInfo,
     RoomUpdate,
@@ -81,8 +92,7 @@ from gutskit.server.store import (
     SeatRow,
     hash_token,
 )
-from gutskit.strategy.bots import BOT_NAMES, STYLES, RuleOfThumbBot
-from gutskit.variants.pass_the_trash import silent_pass
+from gutskit.strategy.bots import BOT_NAMES, STYLES, RuleOfThumbBot, bot_action
 
 __all__ = ["PRESENCE_DELAY", "Client", "Room", "RoomManager", "ServerConfig", "table_view"]
 
@@ -241,23 +251,8 @@ def _deciding(state: GameState) -> bool:
 
 
 def _may_act(state: GameState, seat: int) -> bool:
-    """Whether ``seat`` has a choice to make now (a card to pass, a declaration)."""
-    if state.phase is Phase.DECLARE:
-        return engine.can_declare(state, seat, Declaration.OUT) is None
-    if state.phase.value == "pass":
-        hand = state.hands[seat]
-        return bool(hand) and hand is not None and engine.can_pass_card(
-            state, seat, min(hand)) is None
-    return False
-
-
-def _default_action(state: GameState, seat: int) -> tuple[GameState, list[Event]]:
-    """What a silent or kicked seat does: pass its lowest card / declare out."""
-    if state.phase.value == "pass":
-        hand = state.hands[seat]
-        assert hand
-        return engine.pass_card(state, seat, silent_pass(hand))
-    return engine.declare(state, seat, Declaration.OUT)
+    """Whether the table waits for ``seat``'s card or declaration now."""
+    return seat in driver.waiting_for(state)
 
 
 class Room:
@@ -280,6 +275,8 @@ class Room:
         self.client_seeds: dict[int, str] = {}
         """Version 2: the client seeds (seat -> hex) received for the next deal."""
         self.actions: dict[str, tuple[int, int]] = {}
+        self.rebuys: dict[int, tuple[int, bool]] = {}
+        """Pending rebuys: seat -> (chips, approved by the host); applied between rounds."""
         self.clients: set[Client] = set()
         self.lock = asyncio.Lock()
         self.deadline: float | None = None
@@ -309,6 +306,8 @@ class Room:
             reveal_seconds=self.settings.reveal_seconds,
             seed_reveal=self.settings.seed_reveal,  # type: ignore[arg-type]
             spectators=sum(1 for c in self.clients if c.seat is None),
+            rebuy_requests=[RebuyRequest(seat=seat, chips=chips, approved=approved)
+                            for seat, (chips, approved) in sorted(self.rebuys.items())],
         )
 
     def viewer(self, seat: int | None) -> Viewer:
@@ -454,6 +453,8 @@ class Room:
             await self._leave(client)
         elif isinstance(message, ClientSeed):
             self._client_seed(client, message)
+        elif isinstance(message, Rebuy):
+            self._rebuy(client, message)
         else:
             await self._host_command(client, message)
 
@@ -485,11 +486,24 @@ class Room:
     async def _leave(self, client: Client) -> None:
         if client.seat is None:
             raise _fail("not_seated", "a spectator holds no seat")
-        if self.status != "lobby":
-            raise _fail("not_in_lobby", "the session has started: ask the host to kick you")
-        if self.seats[client.seat].host:
+        seat = self.seats[client.seat]
+        if seat.host:
             raise _fail("illegal_action", "the host cannot leave the table")
-        await self._remove_lobby_seat(client.seat)
+        if self.status == "lobby":
+            await self._remove_lobby_seat(client.seat)
+            return
+        if self.status != "playing" or self.state is None:
+            raise _fail("not_playing", "the session is over")
+        # In play: the seat leaves for good (the table driver); the connection watches.
+        state, events = driver.leave(self.state, seat.seat)
+        await self._persist_and_send(state, events, None)
+        self.rebuys.pop(seat.seat, None)
+        seat.kicked = True
+        seat.token_hash = None
+        await self.store.run(self.store.put_seat, self.room_id, seat)
+        client.seat = None
+        self._broadcast_room()
+        self._broadcast_state()
 
     async def _remove_lobby_seat(self, number: int) -> None:
         old = self.seats
@@ -525,6 +539,8 @@ class Room:
             await self._pause(isinstance(message, Pause))
         elif isinstance(message, EndSession):
             await self._end("the host ended the session")
+        elif isinstance(message, ApproveRebuy):
+            await self._approve_rebuy(message.seat)
 
     async def _add_bot(self, style: str) -> None:
         if self.status != "lobby":
@@ -551,6 +567,13 @@ class Room:
         if self.status == "lobby":
             await self._remove_lobby_seat(number)
             return
+        state = self.state
+        if state is not None and driver.can_kick(state, number) is None:
+            # Removed for good (the table driver): never dealt in again; a card or a
+            # declaration it still owes this round is made for it.
+            state, events = driver.kick(state, number, f"{target.name} was removed by the host")
+            await self._persist_and_send(state, events, None)
+        self.rebuys.pop(number, None)
         target.kicked = True
         target.token_hash = None
         await self.store.run(self.store.put_seat, self.room_id, target)
@@ -559,14 +582,50 @@ class Room:
                 client.seat = None
                 client.send(Kicked(seat=number))
         self._broadcast_room()
-        if self.state is not None and _deciding(self.state):
-            # The kicked seat now passes its lowest card / declares out (nothing to do
-            # when it has already chosen this round).
-            state, events = self._auto_outs(self.state)
+        self._broadcast_state()  # the kicked connection now watches: the public view
+
+    def _rebuy(self, client: Client, message: Rebuy) -> None:
+        """A seat asks to buy chips (the host approves: :meth:`_approve_rebuy`).
+
+        Raises:
+            ProtocolError: a spectator, no session in play, or the rules refuse it.
+        """
+        if client.seat is None:
+            raise _fail("not_seated", "a spectator cannot buy chips; join first")
+        if self.status != "playing" or self.state is None:
+            raise _fail("not_playing", "the session is not in play")
+        problem = driver.can_rebuy_later(self.state, client.seat, message.chips)
+        if problem is not None:
+            raise _fail("illegal_action", problem)
+        self.rebuys[client.seat] = (message.chips, False)
+        self._broadcast_room()
+
+    async def _approve_rebuy(self, seat: int) -> None:
+        if seat not in self.rebuys:
+            raise _fail("illegal_action", f"seat {seat} has asked for no rebuy")
+        chips, _ = self.rebuys[seat]
+        self.rebuys[seat] = (chips, True)
+        state = self.state
+        if state is not None and state.phase is Phase.DEAL and self.status == "playing":
+            state, events = self._take_rebuys(state)
             if events:
                 await self._persist_and_send(state, events, None)
-                return
-        self._broadcast_state()  # the kicked connection now watches: the public view
+        self._broadcast_room()
+
+    def _take_rebuys(self, state: GameState) -> tuple[GameState, list[Event]]:
+        """Apply the approved rebuys the rules allow now (between rounds); drop those the
+        rules no longer allow."""
+        events: list[Event] = []
+        for seat, (chips, approved) in sorted(self.rebuys.items()):
+            if not approved:
+                continue
+            if driver.can_rebuy(state, seat, chips) is None:
+                state, more = driver.rebuy(state, seat, chips)
+                events.extend(more)
+                del self.rebuys[seat]
+            elif driver.can_rebuy_later(state, seat, chips) is not None:
+                del self.rebuys[seat]
+        return state, events
 
     async def _pause(self, pause: bool) -> None:
         if self.status != "playing":
@@ -609,16 +668,24 @@ class Room:
         assert state is not None and self.session_id is not None
         if self.status != "playing" or self.paused or state.phase is not Phase.DEAL:
             return
-        if engine.can_deal(state) is not None:
-            await self._end("fewer than two players left with chips")
+        state, bought = self._take_rebuys(state)
+        if bought:
+            await self._persist_and_send(state, bought, None)
+            self._broadcast_room()
+            return  # _persist_and_send schedules the deal
+        status = driver.status(state)
+        if status.step is driver.Step.END:
+            await self._end(status.reason or "fewer than two players left with chips")
             return
+        if status.step is not driver.Step.DEAL:
+            return  # waiting for a rebuy or a seat coming back
         if self.settings.seed_reveal == "shown":
             await self._deal_committed(state)
             return
         seed = self.manager.new_seed()
         deck = fairness.deck_from_seed(seed)
         commitment = fairness.commitment(seed, deck)
-        new, events = engine.deal_from_top(state, deck)
+        new, events = driver.deal(state, deck=deck)
         deal = DealRow(round=new.round_number, commitment=commitment, seed=seed.hex(),
                        revealed=False)
         await self.store.append_async(self.room_id, self.session_id, len(self.events), events,
@@ -641,7 +708,7 @@ class Room:
         seeds = [self.client_seeds.get(seat) for seat in range(state.n_seats)]
         secret = fairness.secret_from_seed(bytes.fromhex(current.seed))
         deck = fairness.dealt_deck(secret, fairness.deal_order(current.commitment, seeds))
-        new, events = engine.deal_from_top(state, deck)
+        new, events = driver.deal(state, deck=deck)
         upcoming = self.manager.new_commitment(number + 1)
         dealt = DealRow(round=number, commitment=current.commitment, seed=current.seed,
                         revealed=False, client_seeds=seeds)
@@ -817,10 +884,11 @@ class Room:
         except ValueError:
             raise _fail("illegal_action", f"{message.declaration!r} is not a declaration of "
                         "this table") from None
-        problem = engine.can_declare(state, seat, decl)
+        problem = driver.can_declare(state, seat, decl)
         if problem is not None:
             raise _fail("illegal_action", problem)
-        await self._apply([(seat, decl)], action=(key, seat, message.round))
+        state, events = driver.declare(state, seat, decl)
+        await self._persist_and_send(state, events, (key, seat, message.round))
         self.actions[key] = (seat, message.round)
         client.send(Ack(action_id=message.action_id))
 
@@ -842,51 +910,21 @@ class Room:
             card = parse_card(message.card)
         except CardError as error:
             raise _fail("bad_message", f"pass_card.card: {error}") from None
-        problem = engine.can_pass_card(state, seat, card)
+        problem = driver.can_pass_card(state, seat, card)
         if problem is not None:
             raise _fail("illegal_action", problem)
-        state, events = engine.pass_card(state, seat, card)
-        state, more = self._auto_outs(state)
-        await self._persist_and_send(state, events + more, (key, seat, message.round))
+        state, events = driver.pass_card(state, seat, card)
+        await self._persist_and_send(state, events, (key, seat, message.round))
         self.actions[key] = (seat, message.round)
         client.send(Ack(action_id=message.action_id))
-
-    async def _apply(self, declarations: list[tuple[int, Declaration]],
-               action: tuple[str, int, int] | None) -> None:
-        """Apply declarations (then kicked seats' automatic outs), persist, broadcast."""
-        state = self.state
-        assert state is not None and self.session_id is not None
-        events: list[Event] = []
-        for seat, decl in declarations:
-            state, more = engine.declare(state, seat, decl)
-            events.extend(more)
-        state, more = self._auto_outs(state)
-        events.extend(more)
-        await self._persist_and_send(state, events, action)
-
-    def _auto_outs(self, state: GameState) -> tuple[GameState, list[Event]]:
-        """Kicked seats act at once: they pass their lowest card (Pass the Trash) and
-        declare out."""
-        events: list[Event] = []
-        progress = True
-        while progress and _deciding(state):
-            progress = False
-            for seat in self.seats:
-                if seat.kicked and _may_act(state, seat.seat):
-                    state, more = _default_action(state, seat.seat)
-                    events.extend(more)
-                    progress = True
-        return state, events
 
     async def _persist_and_send(self, state: GameState, events: list[Event],
                           action: tuple[str, int, int] | None) -> None:
         assert self.session_id is not None
         self.last_active = time.monotonic()
         resolved = [e for e in events if isinstance(e, RoundResolved)]
-        end_events: list[Event] = []
-        if resolved and resolved[-1].session_over:
-            state, end_events = engine.end_session(state)
-        events = events + end_events
+        # the table driver ended the session when the round ended it
+        end_events = [e for e in events if isinstance(e, SessionEnded)]
         reveal: list[int] = []
         v1 = self.settings.seed_reveal != "shown"
         if resolved and self.settings.seed_reveal == "round":
@@ -921,7 +959,7 @@ class Room:
     async def _end(self, reason: str) -> None:
         if self.status != "playing" or self.state is None:
             raise _fail("not_playing", "the session is not in play")
-        state, events = engine.end_session(self.state, reason)
+        state, events = driver.end(self.state, reason)
         await self._persist_and_send(state, events, None)
         if self.status != "over":
             self.status = "over"
@@ -995,17 +1033,10 @@ class Room:
             self._timer = None
             self._timer_key = None
             # Every silent seat (under sequential declaration: the one whose turn it is)
-            # counts as out / passes its lowest card.
-            silent = [s for s in state.declaration_order() if _may_act(state, s)]
-            if key[2] is not None:
-                silent = silent[:1]
-            events: list[Event] = []
-            for seat in silent:
-                if _may_act(state, seat):
-                    state, more = _default_action(state, seat)
-                    events.extend(more)
-            state, more = self._auto_outs(state)
-            await self._persist_and_send(state, events + more, None)
+            # makes the table's default action (the table driver).
+            silent = list(driver.waiting_for(state))
+            state, events = driver.time_out(state, silent)
+            await self._persist_and_send(state, events, None)
             if key[1] == "declare" and silent:  # not for passes: which card went is secret
                 self._send_all(TimedOut(round=key[0], seats=silent))
 
@@ -1034,17 +1065,10 @@ class Room:
                 if state is not None and self.status == "playing" and _deciding(state):
                     self._schedule_bots()
                 return
-            events: list[Event]
-            if state.phase is Phase.DECLARE:
-                bot = RuleOfThumbBot(style=STYLES.get(style, 0.0), name=self.seats[seat].name)
-                choice = bot.declare(view_for(state, seat), self._rng)
-                if engine.can_declare(state, seat, choice) is not None:
-                    choice = Declaration.OUT
-                state, events = engine.declare(state, seat, choice)
-            else:
-                state, events = _default_action(state, seat)
-            state, more = self._auto_outs(state)
-            await self._persist_and_send(state, events + more, None)
+            bot = RuleOfThumbBot(style=STYLES.get(style, 0.0), name=self.seats[seat].name)
+            state, events = driver.apply_action(
+                state, bot_action(bot, state, seat, self._rng))
+            await self._persist_and_send(state, events, None)
 
     def _schedule_deal(self) -> None:
         if self.paused or self.status != "playing":
@@ -1164,11 +1188,16 @@ class Room:
         async with self.lock:
             if self.state is None or self.status != "playing":
                 return
-            if self.state.phase is Phase.DECLARE:
-                state, events = self._auto_outs(self.state)
-                if events:
-                    await self._persist_and_send(state, events, None)
-                    return
+            # A seat kicked before kicks were table events: remove it now.
+            state, events = self.state, []
+            for seat in self.seats:
+                if seat.kicked and driver.can_kick(state, seat.seat) is None:
+                    state, more = driver.kick(state, seat.seat,
+                                              f"{seat.name} was removed by the host")
+                    events.extend(more)
+            if events:
+                await self._persist_and_send(state, events, None)
+                return
             self._resume_play()
 
 

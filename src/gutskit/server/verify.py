@@ -65,6 +65,10 @@ from gutskit.core.events import (
     PassChosen,
     Rebought,
     RoundResolved,
+    SeatAway,
+    SeatBack,
+    SeatLeft,
+    SeatRemoved,
     SessionEnded,
     SessionStarted,
 )
@@ -328,6 +332,12 @@ class _Replay:
         elif isinstance(record, Rebought):
             self.state, produced = engine.rebuy(self.state, record.seat, record.chips)
             self.take_produced(record, produced)
+        elif isinstance(record, SeatAway | SeatBack | SeatLeft | SeatRemoved):
+            # seats coming and going (gutskit.core.table); what they owed this round
+            # follows as recorded declarations / passes
+            self.state = engine.evolve(self.state, record)
+            if self.before_declare is not None:  # mid-round: the settlement sees it too
+                self.before_declare = engine.evolve(self.before_declare, record)
         elif isinstance(record, SessionEnded):
             self.state, produced = engine.end_session(self.state, record.reason)
             self.take_produced(record, produced)

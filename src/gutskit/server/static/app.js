@@ -900,6 +900,10 @@ function logLine(e, names, round) {
     }
     case "Rebought": return t("log_rebought", { name: who(e.seat), chips: e.chips });
     case "SatOut": return t("log_sat_out", { name: who(e.seat) });
+    case "SeatAway": return t("log_seat_away", { name: who(e.seat) });
+    case "SeatBack": return t("log_seat_back", { name: who(e.seat) });
+    case "SeatLeft": return t("log_seat_left", { name: who(e.seat) });
+    case "SeatRemoved": return t("log_seat_removed", { name: who(e.seat) });
     case "Misdealt": return t("log_misdeal");
     case "PassSealed":
     case "PassChosen": return t("log_pass_chosen", { name: who(e.seat) });
