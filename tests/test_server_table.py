@@ -18,6 +18,7 @@ from gutskit.core.engine import Phase, replay
 from gutskit.core.events import AntesPosted, CardsDealt, SeatRemoved
 from gutskit.core.ledger import ledger
 from gutskit.core.rules import PRESETS, preset
+from gutskit.strategy.analysis import rounds_of
 
 
 def _replayed(server: Server, room_id: str) -> Any:
@@ -57,6 +58,7 @@ def test_kick_removes_the_seat_for_good(tmp_path: Path) -> None:
     assert verified.exit_code == 0, verified.output
     assert "2 of 2 rounds verified" in verified.output
     events = server.manager.rooms[room_id].events
+    assert len(rounds_of([events])) == 2  # guts analyze replays it, the kicks included
     removed_at = next(i for i, e in enumerate(events) if isinstance(e, SeatRemoved))
     assert all(e.hands[2] is None for e in events[removed_at:] if isinstance(e, CardsDealt))
     assert all(e.amounts[2] == 0 for e in events[removed_at:] if isinstance(e, AntesPosted))

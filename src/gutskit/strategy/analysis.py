@@ -77,6 +77,10 @@ from gutskit.core.events import (
     Misdealt,
     Outcome,
     RoundResolved,
+    SeatAway,
+    SeatBack,
+    SeatLeft,
+    SeatRemoved,
     SessionStarted,
 )
 from gutskit.strategy.tables import hand_table
@@ -243,6 +247,9 @@ class _Checker:
             self.before_declare = state if known and state.phase is Phase.DECLARE else None
         elif isinstance(event, DeclarationsRevealed | Misdealt | RoundResolved):
             self.before_declare = None
+        elif (isinstance(event, SeatAway | SeatBack | SeatLeft | SeatRemoved)
+              and self.before_declare is not None):  # a seat gone mid-round (core.table)
+            self.before_declare = evolve(self.before_declare, event)
 
 
 def _replayed(index: int, events: Sequence[Event]) -> Iterable[tuple[GameState, Event]]:
