@@ -132,3 +132,13 @@ def test_analyze_accepts_a_seats_redacted_copy(tmp_path: Path) -> None:
     result = guts("analyze", "--history", str(path), "--json")
     assert result.exit_code == 0, result.stderr
     assert json.loads(result.stdout)["rounds"] == 40
+
+
+def test_advise_names_the_threshold_cards_when_suits_break_ties() -> None:
+    # 2 players, pot 2: the equilibrium goes in from J♠ 7x (suit_tiebreak=high_card ranks
+    # J♠ 7x above J♥ 7x; RULES.md "Hand rankings"), so J♥ 7♦ stays out
+    out = guts("advise", "Jh 7d", "--players", "2", "--pot", "2").stdout
+    assert "equilibrium: in with J♠ 7♣ (Jack-seven high) or better -> out" in out
+    plain = guts("advise", "Jh 7d", "--players", "2", "--pot", "2", "--rule",
+                 "suit_tiebreak=none").stdout
+    assert "equilibrium: in with Jack-seven high or better -> in" in plain

@@ -57,6 +57,28 @@ def _rules(preset_name: str | None, rule: list[str] | None, hand_text: str | Non
     return rules
 
 
+def _threshold_hand(key: int, description: str, rules: Rules) -> str:
+    """The threshold hand (strength ``key`` under ``rules``) in words; when the suit
+    tie-break splits hands of that description (``suit_tiebreak``, RULES.md "Hand
+    rankings"), also its cards, e.g. ``'J♠ 7♣ (Jack-seven high)'``."""
+    import numpy as np
+
+    from gutskit.core.cards import pretty_cards
+    from gutskit.strategy.tables import hand_table
+
+    if rules.suit_tiebreak == "none":
+        return description
+    table = hand_table(rules.ranking)
+    rank = int(np.searchsorted(table.rank_keys, key))
+    members = np.flatnonzero(table.rank == rank)
+    example = members[0]
+    plain = hand_table(rules.replace(suit_tiebreak="none").ranking)
+    if int(np.count_nonzero(plain.rank == plain.rank[example])) == members.size:
+        return description
+    cards = tuple(sorted((int(c) for c in table.cards[example]), reverse=True))
+    return f"{pretty_cards(cards)} ({description})"
+
+
 def _model(text: str) -> Model:
     from gutskit.strategy.solver import MODELS, SolverError
 
@@ -308,7 +330,8 @@ def solve(
             out.print(f"  the threshold strategy below: exploitability "
                       f"{_certain(cert['threshold_exploitability'], None)} chips per round "
                       f"(per-hand best response)")
-    out.print(f"  threshold strategy: go in with {e.threshold_description} or better{mix}")
+    threshold = _threshold_hand(e.threshold_key, e.threshold_description, rules)
+    out.print(f"  threshold strategy: go in with {threshold} or better{mix}")
     out.print(f"  that is the top {100 * (1 - e.threshold_percentile):.2f}% of hands "
               f"(continuous Guts: top {100 * (1 - e.continuous):.2f}%)")
     out.print(f"  {e.figures}: in rate {e.in_rate:.3f}; value {e.value:+.4f} chips per round "
@@ -454,7 +477,8 @@ def advise(
               f"nobody else in {_pct(result.in_count[0], se['in_count'][0] if se else None)}")
     eq_text = ("in" if eq_p >= 1.0 else "out" if eq_p <= 0.0
                else f"in {100 * eq_p:.0f}% of the time")
-    out.print(f"  equilibrium: in with {eq.threshold_description} or better -> {eq_text}")
+    threshold = _threshold_hand(eq.threshold_key, eq.threshold_description, rules)
+    out.print(f"  equilibrium: in with {threshold} or better -> {eq_text}")
     rule_text = ("pair of tens or better" if rules.cards_per_hand == 2
                  else "pair or better with a jack or higher")
     out.print(f"  rule of thumb ({rule_text}): "
