@@ -6,7 +6,9 @@ Input: one or more sessions' events (:mod:`gutskit.core.events`), from a JSON Li
 and may be a seat's or a spectator's redacted copy, the server's ``history.jsonl``, whose
 hidden information is unknown: :func:`gutskit.core.views.known_events`) or the SQLite store
 (:mod:`gutskit.io.storage`). Each session is rebuilt event by event with
-:func:`gutskit.core.engine.evolve` (no rule is re-implemented here), and players are identified
+:func:`gutskit.core.engine.evolve` (no rule is re-implemented here) and checked against the
+engine as it goes (each deal with :func:`gutskit.core.engine.can_deal`, each round whose hands
+are known re-settled with :func:`gutskit.core.engine.declare_all`), and players are identified
 by name across sessions.
 
 What is measured:
