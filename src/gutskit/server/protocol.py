@@ -68,6 +68,7 @@ __all__ = [
     "ApproveRebuy",
     "ClientMessage",
     "ClientSeed",
+    "Coach",
     "CreateRoom",
     "CreatedRoom",
     "Declare",
@@ -249,13 +250,15 @@ class Declare(_Message):
 
     ``action_id`` is chosen by the client (unique per action, at most 64 characters): a
     repeated ``action_id`` is acknowledged again and applied once; a ``round`` that is not
-    the one being declared is refused (``stale_round``).
+    the one being declared is refused (``stale_round``). ``coach``: also send this
+    connection (only) a :class:`Coach` message about its hand after the :class:`Ack`.
     """
 
     type: Literal["declare"] = "declare"
     round: int
     action_id: str = Field(min_length=1, max_length=64)
     declaration: DeclarationName
+    coach: bool = False
 
 
 class PassCard(_Message):
@@ -703,6 +706,43 @@ class Presence(_Message):
     spectators: int
 
 
+class Coach(_Message):
+    """The coach on the hand a seat just declared with (:func:`gutskit.strategy.coach.advice`
+    on that seat's own view taken before the declaration). Sent only to the connection
+    whose :class:`Declare` had ``coach`` true, after its :class:`Ack`; never sent when the
+    seat held no hand it may look at or the coach could not advise.
+
+    Attributes:
+        round: the round declared in.
+        hand: the cards (e.g. ``["As", "Ah"]``).
+        description: the hand in words.
+        players: players dealt in (the seat included).
+        pot: the pot in chips.
+        in_probability: the equilibrium's probability of *in* with this hand (``None``:
+            no advice, :attr:`note` says why).
+        source: which equilibrium.
+        ev: chips that *in* gains over *out* at this pot (``None`` if not computed).
+        ev_se: its standard error (``None`` when exact).
+        exact: whether :attr:`ev` is exact.
+        note: why something is missing (``""`` otherwise).
+        line: the whole advice in one English line, as ``guts play --coach`` prints it.
+    """
+
+    type: Literal["coach"] = "coach"
+    round: int
+    hand: list[str]
+    description: str
+    players: int
+    pot: int
+    in_probability: float | None
+    source: str
+    ev: float | None
+    ev_se: float | None
+    exact: bool
+    note: str = ""
+    line: str = ""
+
+
 class Pong(_Message):
     """Answer to :class:`Ping`."""
 
@@ -712,7 +752,7 @@ class Pong(_Message):
 ServerMessage = Annotated[
     Welcome | Seated | RoomUpdate | TableState | EventMessage | FairnessCommitment
     | FairnessReveal | FairnessDealt | FairnessOpening | Ack | Error | TimedOut | Kicked
-    | Presence | Pong,
+    | Presence | Coach | Pong,
     Field(discriminator="type"),
 ]
 """Any message the server sends."""

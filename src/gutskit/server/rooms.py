@@ -30,6 +30,7 @@ from gutskit.core import engine, views
 from gutskit.core import table as driver
 from gutskit.core.cards import CardError, card_name, parse_card
 from gutskit.core.engine import GameState, Phase
+from gutskit.core.errors import GutsError
 from gutskit.core.evaluation import strength_table
 from gutskit.core.events import (
     CardsDealt,
@@ -51,6 +52,7 @@ from gutskit.server.protocol import (
     ApproveRebuy,
     ClientMessage,
     ClientSeed,
+    Coach,
     CreateRoom,
     Declare,
     EndSession,
@@ -92,6 +94,7 @@ from gutskit.server.store import (
     SeatRow,
     hash_token,
 )
+from gutskit.strategy import coach
 from gutskit.strategy.bots import BOT_NAMES, STYLES, RuleOfThumbBot, bot_action
 
 __all__ = ["PRESENCE_DELAY", "Client", "Room", "RoomManager", "ServerConfig", "table_view"]
@@ -887,10 +890,26 @@ class Room:
         problem = driver.can_declare(state, seat, decl)
         if problem is not None:
             raise _fail("illegal_action", problem)
+        own_view = views.view_for(state, seat) if message.coach else None
         state, events = driver.declare(state, seat, decl)
         await self._persist_and_send(state, events, (key, seat, message.round))
         self.actions[key] = (seat, message.round)
         client.send(Ack(action_id=message.action_id))
+        if own_view is not None:
+            await self._send_coach(client, own_view, message.round)
+
+    @staticmethod
+    async def _send_coach(client: Client, view: SeatView, round_number: int) -> None:
+        """Send ``client`` the coach's advice on its own ``view`` (computed off the event
+        loop; nothing when the coach has none or cannot advise)."""
+        try:
+            advice = await asyncio.to_thread(coach.advice, view)
+        except GutsError:
+            return
+        if advice is not None:
+            fields = {f.name: getattr(advice, f.name) for f in dataclasses.fields(advice)}
+            fields["hand"] = [card_name(card) for card in advice.hand]
+            client.send(Coach(round=round_number, line=advice.line(), **fields))
 
     async def _pass_card(self, client: Client, message: PassCard) -> None:
         if not self.settings.rules.pass_the_trash:

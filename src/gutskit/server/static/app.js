@@ -36,6 +36,8 @@ const S = {
   actionCount: 0,
   timedOut: {}, // round -> seats the declaration timer counted out ("timeout" messages)
   frozenLeft: null, // seconds left on the countdown when the connection dropped
+  coach: localStorage.getItem("gutskit.coach") === "1", // the "Coach" switch
+  advice: null, // the last "coach" message (docs/protocol.md)
 };
 
 const $ = (selector) => document.querySelector(selector);
@@ -46,6 +48,7 @@ const $ = (selector) => document.querySelector(selector);
 async function main() {
   await setLanguage(pickLanguage());
   renderLanguageSwitch();
+  renderCoachSwitch();
   const match = location.pathname.match(/^\/r\/([A-Za-z0-9_-]+)\/?$/);
   if (match) startRoom(match[1]);
   else startHome();
@@ -67,6 +70,30 @@ function renderLanguageSwitch() {
     } else startHome();
   };
   translateStatic();
+}
+
+function renderCoachSwitch() {
+  const box = $("#coach");
+  box.checked = S.coach;
+  box.onchange = () => {
+    S.coach = box.checked;
+    localStorage.setItem("gutskit.coach", S.coach ? "1" : "0");
+    if (S.roomId) renderRoom();
+  };
+}
+
+/** The coach's advice on this round's hand as plain text ("" when there is none to show). */
+function coachText() {
+  const a = S.advice;
+  if (!S.coach || !a || !S.table || a.round !== S.table.round) return "";
+  const hand = handText(a.hand);
+  if (a.in_probability == null) return t("coach_none", { hand, note: a.note });
+  let ev = "?";
+  if (a.ev != null) {
+    ev = `${a.ev >= 0 ? "+" : ""}${a.ev.toFixed(3)}`;
+    if (!a.exact && a.ev_se != null) ev += ` ± ${a.ev_se.toFixed(3)}`;
+  }
+  return t("coach_advice", { hand, p: (100 * a.in_probability).toFixed(1), ev });
 }
 
 function translateStatic() {
@@ -347,6 +374,9 @@ function onMessage(m) {
     case "timeout":
       S.timedOut[m.round] = m.seats;
       break;
+    case "coach":
+      S.advice = m;
+      break;
     case "kicked":
       S.seat = null;
       S.host = false;
@@ -489,7 +519,7 @@ function act(type, fields) {
 function declare(declaration) {
   const table = S.table;
   if (!table || !table.my_turn || !table.legal_declarations.includes(declaration) || S.status !== "open") return;
-  act("declare", { declaration });
+  act("declare", S.coach ? { declaration, coach: true } : { declaration });
 }
 
 function passCard(card) {
@@ -542,6 +572,8 @@ function renderRoom() {
     patch($("#seats"), seatsHtml());
     patch($("#center"), centerHtml());
     patch($("#me"), meHtml());
+    const advice = $("#coach-advice");
+    if (advice) advice.textContent = coachText();
     patch($("#host-panel"), hostPanelHtml());
     patch($("#ledger"), ledgerHtml());
     patch($("#log"), logHtml());
@@ -842,6 +874,8 @@ function meHtml() {
     }
     if (table.phase === "deal" && !S.room.paused) parts.push(`<p class="hint">${esc(t("next_deal"))}</p>`);
   }
+  // Filled with textContent by renderRoom (coachText), never as HTML.
+  if (S.coach) parts.push(`<p class="hint coach-note" id="coach-advice" aria-live="polite"></p>`);
   return parts.join("");
 }
 
