@@ -21,7 +21,7 @@ declaration before the reveal.
 
 >>> parse_client_message('{"type": "declare", "round": 3, "action_id": "a1", '
 ...                      '"declaration": "in"}')
-Declare(type='declare', round=3, action_id='a1', declaration='in')
+Declare(type='declare', round=3, action_id='a1', declaration='in', coach=False)
 >>> parse_client_message('{"type": "fold"}')
 Traceback (most recent call last):
 ...
