@@ -49,7 +49,7 @@ from pathlib import Path
 from typing import Any
 
 from gutskit.core import engine
-from gutskit.core.cards import Card, CardError, card_name, format_cards, parse_card
+from gutskit.core.cards import Card, card_name, format_cards
 from gutskit.core.engine import ConservationError, GameState, IllegalActionError
 from gutskit.core.errors import GutsError
 from gutskit.core.events import (
@@ -72,7 +72,7 @@ from gutskit.core.events import (
     SessionEnded,
     SessionStarted,
 )
-from gutskit.core.history import HistoryError, event_from_dict
+from gutskit.core.history import HistoryError, Record, record_from_dict
 from gutskit.core.views import DeclarationSealed, PassSealed, PassSeen
 from gutskit.server.fairness import (
     ALGORITHM_V1,
@@ -97,8 +97,6 @@ ALGORITHM = ALGORITHM_V1
 ALGORITHMS = (ALGORITHM_V2, ALGORITHM_V1)
 """The deal algorithms this verifier checks (:mod:`gutskit.server.fairness`)."""
 
-Record = Event | DeclarationSealed | PassSealed | PassSeen
-"""A line of a hand history: an event, or a redaction of a seat's copy."""
 
 
 class VerifyInputError(GutsError):
@@ -124,33 +122,6 @@ class RoundCheck:
 # Reading histories.
 
 
-def _card(value: object) -> Card | None:
-    if value is None:
-        return None
-    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 52:
-        return value
-    return parse_card(str(value))
-
-
-def _record(data: object) -> Record:
-    """One JSON line: an event, or a redaction (``DeclarationSealed``, ``PassSealed``,
-    ``PassSeen``) of a seat's copy."""
-    kind = data.get("type") if isinstance(data, dict) else None
-    if isinstance(data, dict) and kind in ("DeclarationSealed", "PassSealed", "PassSeen"):
-        seat = data.get("seat")
-        if type(seat) is not int:
-            raise HistoryError(f"bad {kind} record: seat {seat!r} is not a seat number")
-        if kind == "DeclarationSealed":
-            return DeclarationSealed(seat=seat)
-        if kind == "PassSealed":
-            return PassSealed(seat=seat)
-        try:
-            return PassSeen(seat, _card(data.get("passed")), _card(data.get("received")))
-        except CardError as error:
-            raise HistoryError(f"bad PassSeen record: {error}") from None
-    return event_from_dict(data)  # type: ignore[arg-type]
-
-
 def load_history(path: str | Path) -> list[Record]:
     """Any hand history gutskit writes (JSON Lines), redactions included.
 
@@ -165,6 +136,17 @@ def load_history(path: str | Path) -> list[Record]:
     return parse_history(text, str(path))
 
 
+def _record_from(data: object) -> Record:
+    """One JSON line of any history (:func:`gutskit.core.history.record_from_dict`).
+
+    Raises:
+        HistoryError: not an object, unknown type, bad field.
+    """
+    if not isinstance(data, dict):
+        raise HistoryError(f"a hand-history line must be a JSON object, not {data!r:.40}")
+    return record_from_dict(data)
+
+
 def parse_history(text: str, name: str = "history") -> list[Record]:
     """:func:`load_history` of a text.
 
@@ -176,7 +158,7 @@ def parse_history(text: str, name: str = "history") -> list[Record]:
         if not line.strip():
             continue
         try:
-            records.append(_record(json.loads(line)))
+            records.append(_record_from(json.loads(line)))
         except (json.JSONDecodeError, HistoryError, RecursionError) as error:
             problem = "too deeply nested" if isinstance(error, RecursionError) else error
             raise VerifyInputError(f"{name}:{number}: {problem}") from None
