@@ -214,7 +214,7 @@ function renderRuleFields(values) {
     let input;
     if (meta.choices?.[name]) {
       input = `<select id="${id}" data-rule="${name}" aria-describedby="${id}-help">${meta.choices[name]
-        .map((c) => `<option value="${esc(JSON.stringify(c))}"${c === value ? " selected" : ""}>${esc(String(c))}</option>`)
+        .map((c) => `<option value="${esc(JSON.stringify(c))}"${c === value ? " selected" : ""}>${esc(ruleValue(name, c))}</option>`)
         .join("")}</select>`;
     } else if (typeof info.default === "boolean") {
       input = `<input type="checkbox" id="${id}" data-rule="${name}" aria-describedby="${id}-help"${value ? " checked" : ""}>`;
@@ -229,6 +229,15 @@ function renderRuleFields(values) {
 
 function ruleLabel(name) {
   return has(`rule.${name}`) ? t(`rule.${name}`) : name.replaceAll("_", " ");
+}
+
+/** A rule's value in words (static/i18n: `rule.<key>.<value>` for the rules that take one
+ * of a few values, `rule_yes` / `rule_no` for switches, `none` for no value, else the
+ * number); tests/test_web.py checks every rule of core/rules.py has its words. */
+function ruleValue(name, value) {
+  if (value === null || value === undefined) return t("none");
+  if (typeof value === "boolean") return t(value ? "rule_yes" : "rule_no");
+  return has(`rule.${name}.${value}`) ? t(`rule.${name}.${value}`) : String(value);
 }
 
 function collectRules() {
@@ -960,23 +969,25 @@ function logHtml() {
 }
 
 function rulesHtml() {
+  // Every house rule in words (ruleLabel / ruleValue): the main ones first, then the
+  // others where they differ from the default.
   const room = S.room;
   const r = room.rules;
   const items = [
-    [t("cards_per_hand"), r.cards_per_hand],
-    [t("ante"), r.ante],
+    [ruleLabel("cards_per_hand"), ruleValue("cards_per_hand", r.cards_per_hand)],
+    [ruleLabel("ante"), r.ante],
     [t("buy_in"), room.buy_in],
-    [t("declaration"), t(`declmode.${r.declaration}`)],
-    [t("pot_cap"), r.pot_cap ?? t("none")],
+    [ruleLabel("declaration"), ruleValue("declaration", r.declaration)],
+    [ruleLabel("pot_cap"), ruleValue("pot_cap", r.pot_cap)],
     [t("timer"), t("seconds", { s: room.decision_seconds })],
   ];
   const variants = ["hi_lo", "pass_the_trash", "community_card", "ghost_hand", "no_peek"].filter((v) => r[v]);
   if (variants.length) items.push([t("variants"), variants.map(ruleLabel).join(", ")]);
   const meta = S.rulesMeta;
-  const shown = new Set(["cards_per_hand", "ante", "declaration", "pot_cap", ...variants]);
+  const shown = new Set(["cards_per_hand", "ante", "declaration", "pot_cap", "hi_lo", "pass_the_trash", "community_card", "ghost_hand", "no_peek"]);
   const others = meta ? Object.entries(r).filter(([k, v]) => !shown.has(k) && meta.rules[k] && JSON.stringify(v) !== JSON.stringify(meta.rules[k].default)) : [];
-  for (const [k, v] of others) items.push([ruleLabel(k), v === null ? t("none") : String(v)]);
-  return `<dl class="rules">${items.map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(String(v))}</dd>`).join("")}</dl>`;
+  for (const [k, v] of others) items.push([ruleLabel(k), ruleValue(k, v)]);
+  return `<dl class="rules" id="rules-list">${items.map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(String(v))}</dd>`).join("")}</dl>`;
 }
 
 function bindRoom() {

@@ -1,0 +1,61 @@
+"""End to end (Debian's Chromium via Playwright): the online table people expect
+(issue 10, part 2). Screenshots go to ``$GUTSKIT_E2E_SHOTS`` (or the test's temporary
+folder).
+
+* The lobby's rules list in words in each of the five languages (no identifier such as
+  ``best_pays_antes``, ``reserve`` or ``worst``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, expect
+from server_support import running_server
+from test_e2e import DESKTOP, PHONE, WAIT, browser, open_page, shots
+
+from gutskit.server.web import rule_choices
+
+__all__ = ["browser", "shots"]  # the Chromium and screenshot fixtures of test_e2e
+
+RAW = {str(v) for values in rule_choices().values() for v in values if isinstance(v, str)}
+
+# Estonian rule book with the single loser and the best hand paying the antes.
+WORDS = {
+    "en-US": ("the best hand pays everyone's ante", "only the worst hand",
+              "losers pay in full, the excess goes to a reserve"),
+    "de-DE": ("das beste Blatt zahlt allen den Grundeinsatz", "nur das schlechteste Blatt",
+              "Verlierer zahlen voll, der Überschuss geht in eine Reserve"),
+    "fr-FR": ("la meilleure main paie la mise de chacun", "seulement la pire main",
+              "les perdants paient tout, l'excédent va à une réserve"),
+    "et-EE": ("parim käsi maksab kõigi ante", "ainult halvim käsi",
+              "kaotajad maksavad täies mahus, ülejääk läheb reservi"),
+    "id-ID": ("tangan terbaik membayar ante semua pemain", "hanya tangan terburuk",
+              "yang kalah membayar penuh, kelebihannya ke cadangan"),
+}
+
+
+@pytest.mark.parametrize("locale", list(WORDS))
+def test_the_lobby_lists_the_rules_in_words(browser: Browser, shots: Path, tmp_path: Path,
+                                             locale: str) -> None:
+    with running_server(f"sqlite:///{tmp_path / 'words.db'}") as server:
+        created = server.create_room("Ana", rules={
+            "preset": "estonian", "all_out": "best_pays_antes", "losers_pay": "worst",
+            "ghost_hand": True})
+        page = open_page(browser, locale, PHONE if locale == "et-EE" else DESKTOP,
+                         mobile=locale == "et-EE")
+        page.goto(f"{server.http}/r/{created['room_id']}")
+        rules = page.locator("#lobby #rules-list")
+        expect(rules).to_be_visible(timeout=WAIT)
+        for words in WORDS[locale]:
+            expect(rules).to_contain_text(words)
+        values = rules.locator("dd").all_inner_texts()
+        assert not [v for v in values if v in RAW or "_" in v or v in ("true", "false")], values
+        page.screenshot(path=str(shots / f"online-rules-{locale}.png"), full_page=True)
+        # The rule editor of the home page shows the same words.
+        page.goto(server.http + "/")
+        page.click(".house-rules summary")
+        options = page.locator("#rule-all_out option").all_inner_texts()
+        assert WORDS[locale][0] in options, options
+        assert page.errors == [], page.errors  # type: ignore[attr-defined]
