@@ -59,3 +59,51 @@ def test_the_lobby_lists_the_rules_in_words(browser: Browser, shots: Path, tmp_p
         options = page.locator("#rule-all_out option").all_inner_texts()
         assert WORDS[locale][0] in options, options
         assert page.errors == [], page.errors  # type: ignore[attr-defined]
+
+
+def test_a_bad_or_closed_link_says_so_and_the_lobby_shows_a_qr_code(
+        browser: Browser, shots: Path, tmp_path: Path) -> None:
+    with running_server(f"sqlite:///{tmp_path / 'links.db'}") as server:
+        page = open_page(browser, "en-US", PHONE, mobile=True)
+        # A room that never existed.
+        page.goto(f"{server.http}/r/nosuchroom")
+        gone = page.locator("#room-gone")
+        expect(gone).to_have_attribute("data-code", "no_room", timeout=WAIT)
+        expect(gone).to_contain_text("There is no such room.")
+        # Not a room link at all: the home page says so, and so does the link form.
+        page.goto(f"{server.http}/r/bad!link")
+        expect(page.locator("#link-error")).to_have_text("This is not a room link: /r/bad!link",
+                                                         timeout=WAIT)
+        page.fill("#room-link", "http://example.org/nothing")
+        page.click("#open-room button")
+        expect(page.locator("#link-error")).to_have_text(
+            "This is not a room link: http://example.org/nothing")
+        page.screenshot(path=str(shots / "online-bad-link.png"), full_page=True)
+
+        # The lobby: the invite link and its QR code (an SVG drawn by the server).
+        created = server.create_room("Ana")
+        room_id = created["room_id"]
+        host = open_page(browser, "de-DE", DESKTOP)
+        host.context.add_init_script(
+            f"localStorage.setItem('gutskit.seat.{room_id}', '{created['token']}')")
+        host.goto(f"{server.http}/r/{room_id}")
+        qr = host.locator("#invite-qr")
+        expect(qr).to_be_visible(timeout=WAIT)
+        expect(qr).to_have_attribute("alt", "Scannen, um an diesen Tisch zu kommen")
+        host.wait_for_function("() => { const img = document.getElementById('invite-qr');"
+                               " return img.complete && img.naturalWidth > 100; }",
+                               timeout=WAIT)  # the SVG loaded (allowed by the CSP)
+        host.screenshot(path=str(shots / "online-invite-qr.png"), full_page=True)
+        host.context.close()
+
+    # A room closed after being idle: its link says so and offers the downloads.
+    with running_server(f"sqlite:///{tmp_path / 'idle.db'}", idle_minutes=0.01) as server:
+        room_id = server.create_room("Ana")["room_id"]
+        while room_id in server.manager.rooms:
+            page.wait_for_timeout(100)
+        page.goto(f"{server.http}/r/{room_id}")
+        expect(gone).to_have_attribute("data-code", "room_closed", timeout=WAIT)
+        expect(gone).to_contain_text("This room was closed after being idle.")
+        expect(gone.locator("a[href$='ledger.csv']")).to_have_count(1)
+        page.screenshot(path=str(shots / "online-closed-room.png"), full_page=True)
+        assert page.errors == [], page.errors  # type: ignore[attr-defined]

@@ -8,6 +8,7 @@ Routes:
 * ``POST /api/rooms`` (:class:`~gutskit.server.protocol.CreateRoom`) ->
   :class:`~gutskit.server.protocol.CreatedRoom`.
 * ``GET /api/rooms/<id>``: :class:`~gutskit.server.protocol.RoomInfo`.
+* ``GET /api/rooms/<id>/qr.svg``: the invite link as a QR code (SVG, :mod:`segno`).
 * ``GET /api/rooms/<id>/ledger.csv``, ``/history.jsonl?token=...`` (the history as the
   token's seat may see it; a spectator's without a token), ``/fairness.json``.
 * For the browser table (:mod:`gutskit.server.web`): ``GET /api/rooms/<id>/ledger.json``
@@ -40,7 +41,7 @@ from urllib.parse import urlsplit
 
 import limits
 from fastapi import FastAPI, HTTPException, Query, Request, WebSocket, WebSocketDisconnect
-from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse
+from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ValidationError
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -61,7 +62,13 @@ from gutskit.server.protocol import (
 )
 from gutskit.server.rooms import Room, RoomManager, ServerConfig
 from gutskit.server.store import SET_ASIDE, RoomStore, open_room_store
-from gutskit.server.web import HandDescriptionError, describe_hand, ledger_json, rule_choices
+from gutskit.server.web import (
+    HandDescriptionError,
+    describe_hand,
+    invite_qr_svg,
+    ledger_json,
+    rule_choices,
+)
 
 __all__ = ["BURST", "RATE", "SECURITY_HEADERS", "HttpGuard", "create_app"]
 
@@ -370,11 +377,18 @@ def create_app(db: str | Path | None = None, *, config: ServerConfig | None = No
         except ValidationError as error:
             raise ProtocolError("bad_message", describe_body_error(error)) from None
         room, token = await current().create(body)
-        base = current().config.base_url
-        if not base:
-            base = str(request.base_url).rstrip("/")
-        return CreatedRoom(room_id=room.room_id, url=f"{base}/r/{room.room_id}", seat=0,
-                           token=token)
+        return CreatedRoom(room_id=room.room_id, url=invite_url(request, room.room_id),
+                           seat=0, token=token)
+
+    def invite_url(request: Request, room_id: str) -> str:
+        base = current().config.base_url or str(request.base_url).rstrip("/")
+        return f"{base}/r/{room_id}"
+
+    @app.get("/api/rooms/{room_id}/qr.svg")
+    async def invite_qr(room_id: str, request: Request) -> Response:
+        await room_or_404(room_id)
+        return Response(invite_qr_svg(invite_url(request, room_id)),
+                        media_type="image/svg+xml")
 
     @app.get("/api/rooms/{room_id}")
     async def room_info(room_id: str) -> RoomInfo:

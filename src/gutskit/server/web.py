@@ -14,10 +14,13 @@ their results. The browser never evaluates a hand itself: it asks the server, wh
 
 from __future__ import annotations
 
+import io
 import itertools
 import typing
 from collections.abc import Sequence
 from typing import Any
+
+import segno
 
 from gutskit.core.cards import CardError, card_name, parse_cards
 from gutskit.core.errors import GutsError
@@ -25,7 +28,8 @@ from gutskit.core.evaluation import _classify, evaluate
 from gutskit.core.rules import Rules
 from gutskit.server.exports import who_pays_whom
 
-__all__ = ["HandDescriptionError", "describe_hand", "ledger_json", "rule_choices"]
+__all__ = ["HandDescriptionError", "describe_hand", "invite_qr_svg", "ledger_json",
+           "rule_choices"]
 
 RANKS = "23456789TJQKA"
 
@@ -92,3 +96,18 @@ def describe_hand(text: str, rules: Rules) -> dict[str, Any]:
     category, ranks = _classify(best.cards, ranking.ace_low_straight)
     return {"cards": [card_name(c) for c in best.cards], "category": category.label,
             "ranks": [RANKS[r] for r in ranks], "description": best.description}
+
+
+def invite_qr_svg(url: str) -> str:
+    """The invite link ``url`` as a QR code (an SVG document, drawn by :mod:`segno`: error
+    correction level M, 4 modules of quiet zone, dark modules black on white so phones read
+    it on the dark table).
+
+    >>> invite_qr_svg("http://127.0.0.1:8000/r/abc").startswith("<?xml")
+    True
+    """
+    code = segno.make_qr(url, error="m")
+    buffer = io.BytesIO()
+    code.save(buffer, kind="svg", scale=4, border=4, dark="#000", light="#fff",
+              title="gutskit invite")
+    return buffer.getvalue().decode("utf-8")

@@ -51,7 +51,7 @@ async function main() {
   renderCoachSwitch();
   const match = location.pathname.match(/^\/r\/([A-Za-z0-9_-]+)\/?$/);
   if (match) startRoom(match[1]);
-  else startHome();
+  else startHome(location.pathname.startsWith("/r/") ? location.pathname : null);
   document.addEventListener("keydown", onKey);
   setInterval(tick, 200);
 }
@@ -142,7 +142,8 @@ async function getJson(url, options) {
 // ---------------------------------------------------------------------------------------
 // Home: create a room.
 
-async function startHome() {
+/** The home page; `badLink`: a room link that is not one (said at the link form). */
+async function startHome(badLink = null) {
   const main = $("#main");
   if (!S.rulesMeta) {
     try {
@@ -188,6 +189,7 @@ async function startHome() {
     <form id="open-room" class="panel">
       <h2>${esc(t("have_link"))}</h2>
       <label>${esc(t("room_link"))}<input id="room-link" placeholder="http://…/r/…"></label>
+      <p id="link-error" class="error" role="alert"></p>
       <button type="submit">${esc(t("open_room"))}</button>
     </form>
   </section>`;
@@ -197,10 +199,17 @@ async function startHome() {
   presetSelect.onchange = fill;
   fill();
   $("#create").onsubmit = (event) => { event.preventDefault(); createRoom(); };
+  const linkError = $("#link-error");
+  if (badLink) {
+    linkError.textContent = t("bad_link", { link: badLink });
+    $("#open-room").scrollIntoView({ block: "center" });
+  }
   $("#open-room").onsubmit = (event) => {
     event.preventDefault();
-    const m = $("#room-link").value.match(/\/r\/([A-Za-z0-9_-]+)/) || $("#room-link").value.trim().match(/^([A-Za-z0-9_-]+)$/);
+    const text = $("#room-link").value.trim();
+    const m = text.match(/\/r\/([A-Za-z0-9_-]+)\/?$/) || text.match(/^([A-Za-z0-9_-]+)$/);
     if (m) location.href = `/r/${m[1]}`;
+    else linkError.textContent = t("bad_link", { link: text });
   };
 }
 
@@ -425,8 +434,8 @@ function onError(m) {
     toast(t("seat_lost"), "info");
     return;
   }
-  if (m.code === "no_room") {
-    S.noRoom = true;
+  if (m.code === "no_room" || m.code === "room_closed" || m.code === "room_set_aside") {
+    S.noRoom = m.code; // the banner says which; the connection is not retried
     S.conn.stop();
     return;
   }
@@ -592,7 +601,17 @@ function renderRoom() {
 }
 
 function bannerHtml() {
-  if (S.noRoom) return `<p class="state bad">${esc(t("no_room"))} <a href="/">${esc(t("create_room"))}</a></p>`;
+  if (S.noRoom === "room_closed") {
+    const base = `/api/rooms/${S.roomId}`;
+    return `<p class="state bad" id="room-gone" data-code="room_closed">${esc(t("room_closed"))}
+      <a href="${base}/ledger.csv" download>${esc(t("download_ledger"))}</a>
+      <a href="${base}/history.jsonl" download>${esc(t("download_history"))}</a>
+      <a href="/">${esc(t("create_room"))}</a></p>`;
+  }
+  if (S.noRoom) {
+    const text = S.noRoom === "room_set_aside" ? t("room_set_aside") : t("no_room");
+    return `<p class="state bad" id="room-gone" data-code="${esc(S.noRoom)}">${esc(text)} <a href="/">${esc(t("create_room"))}</a></p>`;
+  }
   const parts = [];
   if (S.status === "waiting") {
     parts.push(`<p class="state bad"><strong>${esc(t("disconnected"))}</strong> <span id="retry-in"></span>
@@ -648,6 +667,8 @@ function lobbyHtml() {
       <div class="copyrow"><input id="invite" readonly value="${esc(inviteUrl())}">
       <button type="button" id="copy-invite">${esc(t("copy"))}</button></div>
       <p class="hint">${esc(t("invite_hint"))}</p>
+      <img id="invite-qr" class="qr" src="/api/rooms/${esc(S.roomId)}/qr.svg" width="164" height="164"
+        alt="${esc(t("qr_title"))}" title="${esc(t("qr_title"))}">
     </div>
     <h3>${esc(tn("seats_taken", room.seats.length))}</h3>
     <ul class="lobby-seats">${seats}</ul>
