@@ -104,7 +104,7 @@ def test_compare_text_output_describes_both_hands_and_the_verdict() -> None:
 
 @pytest.mark.parametrize(("args", "needles"), [
     (["9c Th Jx", "Ac Kc 7c"], ["Jx"]),
-    (["9c Th Jd", "Ac Kc 9c 8c"], ["Ac Kc 9c 8c", "expected 3"]),
+    (["9c Th Jd", "Ac Kc 9c 8c"], ["Ac Kc 9c 8c", "has 4 cards"]),
     (["9c Th Jd", "9c Kc 7c"], ["duplicate card '9c'"]),
     (["As Ks", "Qd Qc", "--rule", "antes=2"], ["antes"]),
     (["As Ks", "Qd Qc", "--rule", "suit_tiebreak=sometimes"], ["suit_tiebreak", "sometimes"]),
@@ -454,3 +454,12 @@ def test_referee_doc_error_table_is_real(tmp_path: Path) -> None:
     assert guts("referee", "-", input=json.dumps(bad)).stderr.strip() == (
         "error: round 2: hand of 'Ana': hand 'Qs Qh' has 2 cards, expected 3")
     assert "error: round 2: hand of 'Ana': hand 'Qs Qh' has 2 cards, expected 3" in doc
+
+
+def test_compare_hands_of_different_sizes_names_both() -> None:
+    result = guts("compare", "Ah Kd", "Qs Qd Qc")
+    assert result.exit_code == 2
+    assert result.stderr.strip() == (
+        "error: the hands differ in size: 'Ah Kd' has 2 cards, 'Qs Qd Qc' has 3 cards; "
+        "compare hands of the same size")
+    assert result.stdout == ""

@@ -297,3 +297,28 @@ def test_solve_checks_its_plot_file_before_it_solves(
                       "the folder")
     assert_user_error(guts("solve", "--table", "--plot", str(tmp_path / "t.pdf")),
                       "must end in .png or .svg")
+
+
+def test_output_path_that_cannot_be_written_is_refused_before_the_run(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The tests run as root, for whom every file is writable: stand in for a read-only
+    # folder by denying os.access, the check check_output_path makes.
+    from gutskit.cli import options
+    from gutskit.cli.errors import UsageProblem
+
+    target = tmp_path / "plot.png"
+    options.check_output_path(target, "plot file", (".png",))  # writable: no error
+    monkeypatch.setattr(options.os, "access", lambda *_args, **_kw: False)
+    with pytest.raises(UsageProblem) as err:
+        options.check_output_path(target, "plot file", (".png",))
+    assert str(err.value) == f"plot file {str(target)!r} cannot be written (permission denied)"
+
+
+def test_level_stacks_have_no_session_winner() -> None:
+    # Nobody played a round: both still hold their 10-chip buy-in, so nobody has the most.
+    state, _ = end_session(new_session(["You", "Ava"], 10, rules=Rules(cards_per_hand=2)))
+    console = Console(record=True, width=100)
+    show_ledger(console, state)
+    text = console.export_text()
+    assert "Most chips: nobody; every player has 10." in text
+    assert "Settle up" not in text

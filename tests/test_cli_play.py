@@ -75,11 +75,14 @@ def rounds_of(events: list[Event]) -> Iterator[tuple[CardsDealt, list[Event]]]:
 
 def test_play_through_a_pipe_until_quit(tmp_path: Path) -> None:
     db = tmp_path / "guts.db"
-    result = guts("play", "--seed", "3", "--db", str(db), input="i\no\nfoo\nin\nquit\n")
+    result = guts("play", "--seed", "3", "--db", str(db),
+                  input="i\no\nfoo\n\nin\nquit\n")
     assert result.exit_code == 0, result.stderr
     text = result.stdout
     assert "Sorry, 'foo' is not an answer. Type in (i), out (o) or quit (q)." in text
-    assert text.count("In or out? [i/o/q]") == 5  # i, o, foo, in, quit
+    assert "Please type an answer. Type in (i), out (o) or quit (q)." in text
+    assert "''" not in text
+    assert text.count("In or out? [i/o/q]") == 6  # i, o, foo, (empty), in, quit
     assert "The session ends: You quit." in text
     assert f"Hand history saved as session 1 in {db}" in text
 

@@ -22,7 +22,7 @@ PAGES: dict[str, dict[str, str]] = {
         "title": "Monte Carlo Guts (`community_card`)",
         "rule": "After the declarations one community card is turned face up. The players "
                 "who are in make their best hand of `cards_per_hand` cards from their own "
-                "cards plus that card (German/French seed, \"Monte Carlo Guts\"). It is "
+                "cards plus that card (German/French rule book, \"Monte Carlo Guts\"). It is "
                 "dealt face down with the hands and shown to nobody before the turn.",
         "example": "Pot 4 after the antes. The community card is the 9h: Ana's Qs Qh 7d "
                    "plays Q-Q-9 (a pair of queens), Ben's Jc Ts 4h becomes the straight "
@@ -39,12 +39,12 @@ PAGES: dict[str, dict[str, str]] = {
         "title": "Pass the Trash (`pass_the_trash`)",
         "rule": "After looking at their cards, every player chooses one card in secret and "
                 "passes it to the player on their left (the next player dealt in, "
-                "clockwise), all at once; then the declarations (German/French seed).",
+                "clockwise), all at once; then the declarations (German/French rule book).",
         "example": "Dealer Dev, so the passes go Ana → Ben → Cleo → Dev → Ana. Ana passes "
                    "3c and receives Dev's 5d: Ks Kd 5d. Dev passes 5d and receives Cleo's "
                    "4s: 8h 8c 4s. Only Ana and Dev go in; kings beat eights: Ana takes the "
                    "4, Dev matches 4.",
-        "notes": "The seeds say a player *may* pass; gutskit has everyone pass exactly one "
+        "notes": "The rule books say a player *may* pass; gutskit has everyone pass exactly one "
                  "card, as RULES.md and the issue put it (an optional pass in an "
                  "all-at-once exchange would leave hands of different sizes). A seat sees "
                  "only the card it passed and the card it received (`PassSeen` in its "
@@ -57,7 +57,7 @@ PAGES: dict[str, dict[str, str]] = {
         "title": "Hi-Lo Guts (`hi_lo`)",
         "rule": "The pot is played for twice at once: half for the best hand, half for the "
                 "lowest. Players declare `high`, `low`, `both` or `out` (German/French "
-                "seed). The seeds give no more, so gutskit follows the usual declare-game "
+                "rule book). The rule books give no more, so gutskit follows the usual declare-game "
                 "practice, below.",
         "example": "Pot 9: the high half is 5 (the odd chip goes high), the low half 4. Ana "
                    "declares high with aces, Ben low with 7-4-2, Cleo low with 8-5-3, Dev "
@@ -86,12 +86,12 @@ PAGES: dict[str, dict[str, str]] = {
                  "- **One player in** (any direction) wins the whole pot uncontested, the "
                  "standard rule.\n\n"
                  "Cannot be combined with `losers_pay = \"worst\"` (two pots have no single "
-                 "worst hand) or `ghost_hand` (the seeds give no ghost rule for two pots).",
+                 "worst hand) or `ghost_hand` (the rule books give no ghost rule for two pots).",
     },
     "no-peek": {
         "title": "No Peek (`no_peek`)",
         "rule": "Players declare without having seen their own cards (German/French "
-                "seed): the cards are dealt, everyone declares blind, and the hands are "
+                "rule book): the cards are dealt, everyone declares blind, and the hands are "
                 "revealed at the showdown.",
         "example": "The declarations were made blind; the referee settles them like any "
                    "others: Ben's jacks beat Ana's nine high and Dev's sixes; Ben takes the "
@@ -107,7 +107,7 @@ PAGES: dict[str, dict[str, str]] = {
         "title": "Single loser (`losers_pay = \"worst\"`)",
         "rule": "When several players are in, only the worst hand among them matches the "
                 "pot; tied worst hands all match. Everyone antes every hand, except that "
-                "the player(s) who matched skip the ante of the next hand (Estonian seed, "
+                "the player(s) who matched skip the ante of the next hand (Estonian rule book, "
                 "\"Ühtne luuser\").",
         "example": "Round 1: Ana's queens win the 4; of the three players in, Ben's jack "
                    "high is the worst, so only Ben matches 4 (Cleo's nines pay nothing). "
@@ -124,7 +124,7 @@ PAGES: dict[str, dict[str, str]] = {
                 "pot a player must beat the ghost as well as everyone else in, so a lone "
                 "player in must beat it too (no uncontested wins). If the ghost is best, "
                 "nobody takes the pot and everyone in matches; a tie with the ghost is a "
-                "loss (Estonian seed, \"Kitty/Ghost\").",
+                "loss (Estonian rule book, \"Kitty/Ghost\").",
         "example": "Round 1: only Ana is in; her tens beat the ghost's king high, so she "
                    "takes the 4 (a showdown, not an uncontested win). Round 2 (new game, "
                    "antes 4): the ghost holds aces; Ben's queens and Cleo's king high both "
@@ -139,7 +139,7 @@ PAGES: dict[str, dict[str, str]] = {
         "rule": "When everyone declares out, everyone shows, and the player holding the "
                 "best hand pays every player's ante for the re-deal, their own included; "
                 "tied best hands share that cost evenly, odd chips one each from the "
-                "dealer's left (Estonian seed). The same dealer deals again.",
+                "dealer's left (Estonian rule book). The same dealer deals again.",
         "example": "Round 1: everyone is out; Ana holds the best hand (queens), so the "
                    "re-deal's four antes are all hers: pot 4 + 4 = 8. Round 2: Dev's flush "
                    "beats Ben's kings; Dev takes 8 and Ben matches 8.",
@@ -151,7 +151,7 @@ PAGES: dict[str, dict[str, str]] = {
     "drop": {
         "title": "1-2-3 drop (`declaration = \"drop\"`)",
         "rule": "On the dealer's count of three, the players who are out drop their cards "
-                "(Estonian seed). Enforced, it is a simultaneous declaration; the seed "
+                "(Estonian rule book). Enforced, it is a simultaneous declaration; the rule book "
                 "itself notes its weakness (late drops), which an engine cannot have.",
         "example": "The German book's pot-8 example, declared by drop: the same result as "
                    "with chips in the fist. Ana's queens win 8; Ben and Cleo match 8 each; "
@@ -162,7 +162,7 @@ PAGES: dict[str, dict[str, str]] = {
         "title": "Misdeal",
         "rule": "A misdeal (a player has the wrong number of cards, or a card is exposed "
                 "while dealing) throws the cards in: the antes stay in the pot, no new "
-                "ante is asked, and the same dealer deals again (German/French seed).",
+                "ante is asked, and the same dealer deals again (German/French rule book).",
         "example": "Round 1 is a misdeal after the antes: the pot keeps its 4. The re-deal "
                    "(dealer Dev again, no antes): Ana's aces beat Ben's king high; Ana "
                    "takes 4, Ben matches 4.",
@@ -174,10 +174,10 @@ PAGES: dict[str, dict[str, str]] = {
     "buy-in-limits": {
         "title": "Buy-in and limits",
         "rule": "Before play the table agrees a minimum buy-in and a per-round stake limit "
-                "(German/French seed): `min_buy_in` refuses smaller stacks, `rebuys` (with "
+                "(German/French rule book): `min_buy_in` refuses smaller stacks, `rebuys` (with "
                 "`max_rebuys`) lets a player below the minimum buy in again between "
                 "rounds, and `pot_cap` with `pot_cap_mode = \"match\"` caps what a loser "
-                "matches. A personal loss limit is each player's own choice (seeds: \"set "
+                "matches. A personal loss limit is each player's own choice (rule books: \"set "
                 "a personal loss limit before play and stop when it is reached\"): a "
                 "player whose net loss reaches it is sat out automatically and told why.",
         "example": "Ana's queens win rounds 1 and 2 (pots 4 and 8); Ben and Cleo match "

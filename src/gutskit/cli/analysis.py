@@ -91,7 +91,7 @@ def analyze(
     out.print(pots)
     snow = report.snowball_check
     if snow.get("median_antes") is not None:
-        out.print(f"Seeds: {snow['claim']}. Here after 3 or 4 matched rounds: median "
+        out.print(f"Rule books: {snow['claim']}. Here after 3 or 4 matched rounds: median "
                   f"{snow['median_antes']:g} ante{'' if snow['median_antes'] == 1 else 's'}, "
                   f"{snow['share_within_10_to_30']:.0%} "
                   f"within 10-30, {snow['share_below_10']:.0%} below, "

@@ -8,6 +8,7 @@ loaded only when a command resolves its rules.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -75,7 +76,8 @@ def resolve_rules(preset_name: str | None = None, rules_file: Path | None = None
 def check_output_path(path: Path | None, what: str,
                       suffixes: Sequence[str] | None = None) -> None:
     """Check, before a long run, that ``path`` can be written later: its folder exists,
-    it is not a folder, and (with ``suffixes``) it ends in one of them.
+    it is not a folder, it (or, when it is new, its folder) is writable, and (with
+    ``suffixes``) it ends in one of them.
 
     Args:
         path: the file to write (``None``: nothing to check).
@@ -95,3 +97,7 @@ def check_output_path(path: Path | None, what: str,
     folder = path.expanduser().parent
     if not folder.is_dir():
         raise UsageProblem(f"{what} {str(path)!r}: the folder {str(folder)!r} does not exist")
+    target = path.expanduser()
+    writable = os.access(target, os.W_OK) if target.exists() else os.access(folder, os.W_OK)
+    if not writable:
+        raise UsageProblem(f"{what} {str(path)!r} cannot be written (permission denied)")

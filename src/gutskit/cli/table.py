@@ -51,6 +51,11 @@ def compare(
     if size is not None:
         rules = rules.replace(cards_per_hand=size)
     k = rules.cards_per_hand
+    sizes = [len(h.replace(",", " ").split()) for h in (first, second)]
+    if size is not None and cards is None and not overridden and sizes[0] != sizes[1]:
+        raise CardError(f"the hands differ in size: {first!r} has "
+                        f"{count(sizes[0], 'card')}, {second!r} has "
+                        f"{count(sizes[1], 'card')}; compare hands of the same size")
     hands = (parse_cards(first, count=k), parse_cards(second, count=k))
     verdict = compare_hands(hands[0], hands[1], rules.ranking)
     values = [evaluate(h, rules.ranking) for h in hands]

@@ -104,6 +104,14 @@ def _shown(answer: str) -> str:
     """A typed answer as echoed: at most :data:`MAX_ECHO` characters."""
     return answer if len(answer) <= MAX_ECHO else answer[:MAX_ECHO] + "…"
 
+
+def _not_an_answer(answer: str) -> str:
+    """The complaint about a typed ``answer`` that is not one (rich markup, escaped): an
+    empty line is asked for again, anything else is quoted back."""
+    if not answer:
+        return "[yellow]Please type an answer.[/]"
+    return f"[yellow]Sorry, {escape(_shown(answer))!r} is not an answer.[/]"
+
 def answers(rules: Rules) -> dict[str, Declaration | None]:
     """Typed answers (case-insensitive) under ``rules``: each legal declaration by its name
     or first letter (``in``/``i``, ``out``/``o``; Hi-Lo: ``high``/``h``, ``low``/``l``,
@@ -432,8 +440,11 @@ def show_ledger(console: Console, state: GameState) -> None:
                       f"[{style}]{line.net:+d}[/]" if style else "0")
     console.print(table)
     winners = session_winners(state)
-    console.print(f"Most chips: {', '.join(escape(w) for w in winners)}.")
     nets = {line.name: line.net for line in ledger(state)}
+    if len(winners) == len(nets) and len(nets) > 1:
+        console.print(f"Most chips: nobody; every player has {state.stacks[0]}.")
+    else:
+        console.print(f"Most chips: {', '.join(escape(w) for w in winners)}.")
     if any(nets.values()) and sum(nets.values()) == 0:  # who pays whom, fewest transfers
         payments = "; ".join(f"{escape(p.payer)} {verb_for(p.payer, 'pays', 'pay')} "
                              f"{escape(p.payee)} {p.chips}"
@@ -485,8 +496,7 @@ def ask_declaration(console: Console, read: Callable[[str], str], state: GameSta
         if echo:
             console.print(escape(_shown(answer)))
         if answer not in table:
-            console.print(f"[yellow]Sorry, {escape(_shown(answer))!r} is not an answer.[/] "
-                          f"{hint(state.rules)}")
+            console.print(f"{_not_an_answer(answer)} {hint(state.rules)}")
             continue
         choice = table[answer]
         if choice is None:
@@ -565,7 +575,7 @@ def ask_rebuy(console: Console, read: Callable[[str], str], state: GameState, se
             return False
         if answer in ("q", "quit"):
             raise _Quit
-        console.print(f"[yellow]Sorry, {escape(_shown(answer))!r} is not an answer.[/] "
+        console.print(f"{_not_an_answer(answer)} "
                       "Type y (rebuy), n (play on without) or quit (q).")
 
 

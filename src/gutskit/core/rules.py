@@ -68,7 +68,7 @@ class Rules(BaseModel):
     declaration: Literal["simultaneous", "sequential", "drop"] = Field(
         "simultaneous",
         description="simultaneous: sealed, revealed at once; sequential: from the dealer's "
-        "left, each sees earlier calls (Indonesian seed); drop: 1-2-3 drop (plays as "
+        "left, each sees earlier calls (Indonesian rule book); drop: 1-2-3 drop (plays as "
         "simultaneous).")
     all_out: Literal["reante", "carry", "best_pays_antes"] = Field(
         "reante",
@@ -87,7 +87,7 @@ class Rules(BaseModel):
         description="A split pot's remainder stays in the pot (carry) or goes to the first "
         "tied winner clockwise from the dealer.")
     pot_cap: int | None = Field(
-        None, description="Largest pot (chips), or none. The German seed suggests 50.")
+        None, description="Largest pot (chips), or none. The German rule book suggests 50.")
     pot_cap_mode: Literal["match", "reserve"] = Field(
         "match",
         description="match: each loser pays the pot or the cap, whichever is less; "
@@ -106,39 +106,39 @@ class Rules(BaseModel):
         "(otherwise a new game starts).")
     community_card: bool = Field(
         False,
-        description="Monte Carlo Guts (German/French seed): after the declarations one "
+        description="Monte Carlo Guts (German/French rule book): after the declarations one "
         "community card is turned face up; players in make their best hand of "
         "cards_per_hand cards from their own cards plus it.")
     pass_the_trash: bool = Field(
         False,
-        description="Pass the Trash (German/French seed): after looking, every player "
+        description="Pass the Trash (German/French rule book): after looking, every player "
         "passes one card, chosen in secret, to the player on their left, all at once; "
         "then the declarations.")
     hi_lo: bool = Field(
         False,
-        description="Hi-Lo Guts (German/French seed): the pot is split in a high and a low "
+        description="Hi-Lo Guts (German/French rule book): the pot is split in a high and a low "
         "half (odd chip to high); players declare high, low, both or out; a 'both' "
         "player must win or tie both ways or loses both; the losers of each side match "
         "that side's pot; low is the reverse of the high order (docs/variants/hi-lo.md).")
     no_peek: bool = Field(
         False,
-        description="No Peek (German/French seed): players declare without having seen "
+        description="No Peek (German/French rule book): players declare without having seen "
         "their own cards.")
     losers_pay: Literal["all", "worst"] = Field(
         "all",
         description="all: every player in who does not win matches; worst: Single loser "
-        "(Estonian seed): only the worst hand among those in matches (tied worst hands "
+        "(Estonian rule book): only the worst hand among those in matches (tied worst hands "
         "all match), everyone antes every hand except the previous hand's matchers.")
     ghost_hand: bool = Field(
         False,
-        description="Kitty / ghost hand (Estonian seed): one extra hand is dealt to nobody "
+        description="Kitty / ghost hand (Estonian rule book): one extra hand is dealt to nobody "
         "and shown at the showdown; to take the pot a player must beat it strictly, so a "
         "lone player in must beat it too; if the ghost is best nobody takes the pot and "
         "everyone in matches.")
     min_buy_in: int | None = Field(
         None,
         description="Smallest stack a player may sit down with, and the smallest rebuy "
-        "(German/French seed: agree a minimum buy-in before play); none = no minimum.")
+        "(German/French rule book: agree a minimum buy-in before play); none = no minimum.")
     rebuys: bool = Field(
         False,
         description="Between rounds a player whose stack is below the minimum buy-in "
@@ -187,7 +187,7 @@ class Rules(BaseModel):
                 "is no single worst hand")
         if self.hi_lo and self.ghost_hand:
             raise ValueError(
-                "hi_lo and ghost_hand cannot be combined: the seeds give no rule for a ghost "
+                "hi_lo and ghost_hand cannot be combined: the rule books give no rule for a ghost "
                 "hand in a hi-lo game")
         return self
 
@@ -240,7 +240,7 @@ PRESETS: dict[str, tuple[str, dict[str, Any]]] = {
         {"cards_per_hand": 2, "pot_cap": 50, "pot_cap_mode": "reserve"},
     ),
     "social": (
-        "German seed's advice for social play: pot capped at 50, each loser matches at "
+        "German rule book's advice for social play: pot capped at 50, each loser matches at "
         "most the cap",
         {"pot_cap": 50, "pot_cap_mode": "match"},
     ),
@@ -248,30 +248,30 @@ PRESETS: dict[str, tuple[str, dict[str, Any]]] = {
     "two-card": ("Two-card Guts: pairs and high cards only", {"cards_per_hand": 2}),
     "three-card": ("Three-card Guts: full three-card poker rankings", {"cards_per_hand": 3}),
     "monte-carlo": ("Monte Carlo Guts: one community card turned after the declarations "
-                    "(German/French seed)", {"community_card": True}),
+                    "(German/French rule book)", {"community_card": True}),
     "pass-the-trash": ("Pass the Trash: everyone passes one card to the left before "
-                       "declaring (German/French seed)", {"pass_the_trash": True}),
+                       "declaring (German/French rule book)", {"pass_the_trash": True}),
     "hi-lo": ("Hi-Lo Guts: a high and a low pot; declare high, low, both or out "
-              "(German/French seed)", {"hi_lo": True}),
-    "no-peek": ("No Peek: declare without seeing your cards (German/French seed)",
+              "(German/French rule book)", {"hi_lo": True}),
+    "no-peek": ("No Peek: declare without seeing your cards (German/French rule book)",
                 {"no_peek": True}),
-    "pot-cap": ("Pot cap: each loser matches at most 50 chips, the seeds' per-round stake "
-                "limit (German/French seed)", {"pot_cap": 50, "pot_cap_mode": "match"}),
+    "pot-cap": ("Pot cap: each loser matches at most 50 chips, the rule books' per-round stake "
+                "limit (German/French rule book)", {"pot_cap": 50, "pot_cap_mode": "match"}),
     "wimp-out": ("Wimp-Out: a lone player in wins at once without showing (the standard "
-                 "rule, stated explicitly; German/French seed)", {}),
+                 "rule, stated explicitly; German/French rule book)", {}),
     "table-stakes": ("Table-Stake Guts: a loser's match is capped at what they have left "
-                     "(German/French seed)", {"shortfall": "table_stakes"}),
+                     "(German/French rule book)", {"shortfall": "table_stakes"}),
     "single-loser": ("Single loser: only the worst hand among those in matches; everyone "
-                     "antes every hand except the last matchers (Estonian seed)",
+                     "antes every hand except the last matchers (Estonian rule book)",
                      {"losers_pay": "worst"}),
     "ghost-hand": ("Kitty / ghost hand: an extra hand dealt to nobody must be beaten too "
-                   "(Estonian seed)", {"ghost_hand": True}),
+                   "(Estonian rule book)", {"ghost_hand": True}),
     "all-out-penalty": ("All-out penalty: when everyone is out, the best hand pays "
-                        "everyone's ante for the re-deal (Estonian seed)",
+                        "everyone's ante for the re-deal (Estonian rule book)",
                         {"all_out": "best_pays_antes"}),
     "drop": ("1-2-3 drop: out players drop their cards on the count; played as "
-             "simultaneous (Estonian seed)", {"declaration": "drop"}),
-    "buy-in-limits": ("Table limits (German/French seed): minimum buy-in 20, up to 2 "
+             "simultaneous (Estonian rule book)", {"declaration": "drop"}),
+    "buy-in-limits": ("Table limits (German/French rule book): minimum buy-in 20, up to 2 "
                       "rebuys, per-round stake limit 50",
                       {"min_buy_in": 20, "rebuys": True, "max_rebuys": 2, "pot_cap": 50,
                        "pot_cap_mode": "match"}),

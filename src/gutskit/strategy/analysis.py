@@ -762,7 +762,7 @@ def analyze(sessions: Sequence[Sequence[Event]], *, alpha: float = 0.01, seed: i
     }
     late = [p for k in (3, 4) for p in pots.get(k, [])]
     snowball = {
-        "claim": "10 to 30 times the ante after 3 or 4 matched rounds (German/French seed)",
+        "claim": "10 to 30 times the ante after 3 or 4 matched rounds (German/French rule book)",
         "rounds_after_3_or_4_matched": len(late),
         "median_antes": float(np.median(late)) if late else None,
         "share_within_10_to_30": round(float(np.mean([10 <= p <= 30 for p in late])), 4)
