@@ -120,14 +120,14 @@ def test_the_spectators_table_hides_hands_and_sealed_declarations() -> None:
     state = new_session(["Ana", "Ben", "Cleo"], 20, rules=Rules(cards_per_hand=2))
     state, _ = deal(state, hands_from_deck(state, deck_from_seed(bytes([1]) * 32)))
     state, _ = declare(state, 1, Declaration.IN)
-    table = table_view(view(state, SPECTATOR), None)
+    table = table_view(state, view(state, SPECTATOR), None)
     assert table.seat == -1 and table.hand is None and not table.my_turn
     assert table.declarations == [None, None, None]
     assert table.declared == [False, True, False]
     seq = new_session(["Ana", "Ben", "Cleo"], 20, rules=Rules(declaration="sequential"))
     seq, _ = deal(seq, hands_from_deck(seq, deck_from_seed(bytes([1]) * 32)))
     seq, _ = declare(seq, 1, Declaration.OUT)  # dealer Ana: Ben calls first, in public
-    assert table_view(view(seq, SPECTATOR), None).declarations == [None, "out", None]
+    assert table_view(seq, view(seq, SPECTATOR), None).declarations == [None, "out", None]
 
 
 def test_migrations_build_the_models_schema(db_url: str) -> None:

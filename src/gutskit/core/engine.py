@@ -86,6 +86,7 @@ __all__ = [
     "legal_declarations",
     "misdeal",
     "new_session",
+    "next_antes",
     "pass_all",
     "pass_card",
     "rebuy",
@@ -766,24 +767,41 @@ def deal(state: GameState, hands: Sequence[Hand | None], *, ghost: Hand | None =
                  None if community is None else tuple(community))
 
 
+def next_antes(state: GameState) -> AntesPosted | None:
+    """The antes the next deal of ``state`` collects (``None``: no ante is due), as the
+    :class:`~gutskit.core.events.AntesPosted` event :func:`deal` will record: see
+    :func:`deal` for when antes are due and who pays them (RULES.md "Antes, declaration,
+    resolution", ``all_out``; "Money, limits, ending"). Front ends read it to say what a
+    void round means under the rules in force.
+
+    >>> state = new_session(["Ana", "Ben"], 20)
+    >>> next_antes(state)
+    AntesPosted(amounts=(1, 1), refill=0, new_game=True)
+    """
+    if not state.antes_due:
+        return None
+    rules = state.rules
+    eliminated = state.eliminated
+    ante_amount = settlement.ante_amount
+    amounts = tuple([ante_amount(stack, rules) if stack > 0 and not eliminated[s]
+                     else 0 for s, stack in enumerate(state.stacks)])
+    if state.away:
+        amounts = tuple(0 if state.away[s] else a for s, a in enumerate(amounts))
+    game = state.variants
+    if not game.plain:
+        amounts = game.antes(state, amounts)
+    new_game = state.pot == 0
+    refill = settlement.reserve_refill(state.pot, state.reserve, rules)
+    return AntesPosted(amounts=amounts, refill=refill, new_game=new_game)
+
+
 def _deal(state: GameState, hands: tuple[Hand | None, ...], ghost: Hand | None = None,
           community: Hand | None = None) -> tuple[GameState, list[Event]]:
     """:func:`deal` without checking ``hands`` (they are legal by construction)."""
     events: list[Event] = []
-    if state.antes_due:
-        rules = state.rules
-        eliminated = state.eliminated
-        ante_amount = settlement.ante_amount
-        amounts = tuple([ante_amount(stack, rules) if stack > 0 and not eliminated[s]
-                         else 0 for s, stack in enumerate(state.stacks)])
-        if state.away:
-            amounts = tuple(0 if state.away[s] else a for s, a in enumerate(amounts))
-        game = state.variants
-        if not game.plain:
-            amounts = game.antes(state, amounts)
-        new_game = state.pot == 0
-        refill = settlement.reserve_refill(state.pot, state.reserve, rules)
-        events.append(AntesPosted(amounts=amounts, refill=refill, new_game=new_game))
+    antes = next_antes(state)
+    if antes is not None:
+        events.append(antes)
     if ghost is None and community is None:
         events.append(CardsDealt(hands=hands))
     else:

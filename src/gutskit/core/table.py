@@ -54,10 +54,11 @@ import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from gutskit.core import engine
+from gutskit.core import engine, settlement
 from gutskit.core.cards import Card
 from gutskit.core.engine import GameState, IllegalActionError, Phase
 from gutskit.core.events import (
+    AntesPosted,
     Declaration,
     Event,
     RoundResolved,
@@ -66,10 +67,12 @@ from gutskit.core.events import (
     SeatLeft,
     SeatRemoved,
 )
+from gutskit.variants.hi_lo import side_matches
 from gutskit.variants.pass_the_trash import silent_pass
 
 __all__ = [
     "Declare",
+    "MatchQuote",
     "PassCard",
     "SeatActions",
     "Status",
@@ -94,6 +97,8 @@ __all__ = [
     "kick",
     "leave",
     "legal_actions",
+    "match_quotes",
+    "next_antes",
     "pass_all",
     "pass_card",
     "rebuy",
@@ -266,6 +271,83 @@ def status(state: GameState) -> Status:
     if helpers:
         return Status(Step.WAIT, helpers, problem)
     return Status(Step.END, (), "fewer than two players left with chips")
+
+
+@dataclass(frozen=True, slots=True)
+class MatchQuote:
+    """What a seat would pay if it declared ``declaration`` and was beaten, at the pot as it
+    stands (RULES.md step 4 "match", ``pot_cap_mode``, ``shortfall``; Hi-Lo Guts: each side's
+    losers match that side's pot, a failed *both* matches both).
+
+    Attributes:
+        declaration: the declaration (never *out*: out risks nothing).
+        least: the smallest match it may owe, in chips (Hi-Lo *high* / *low*: its side's
+            match when the other side is played too; otherwise ``most``).
+        most: the largest match it may owe, in chips (Hi-Lo *high* / *low*: the whole pot's
+            match when nobody plays the other side).
+        pays: what it would pay of ``most`` under ``shortfall``: all of it (``debt``: the
+            stack may go below zero), its whole stack (``table_stakes``), or nothing
+            (``eliminate``, when ``most`` is more than its stack).
+        eliminated: it would be out for the rest of the session (``shortfall =
+            "eliminate"`` and ``most`` is more than its stack).
+    """
+
+    declaration: Declaration
+    least: int
+    most: int
+    pays: int
+    eliminated: bool
+
+
+def match_quotes(state: GameState, seat: int) -> tuple[MatchQuote, ...]:
+    """What ``seat`` would pay if beaten, for each declaration other than *out* it may make
+    under the rules (the match: :func:`gutskit.core.settlement.match_amount`; Hi-Lo:
+    :func:`gutskit.variants.hi_lo.side_matches`; what a short stack pays:
+    :func:`gutskit.core.settlement.pay_match`). Meaningful while the round is declared;
+    at other times it quotes the current pot.
+
+    >>> from gutskit.core.engine import new_session
+    >>> from gutskit.core.rules import Rules
+    >>> state = new_session(["Ana", "Ben"], [3, 9], rules=Rules(shortfall="table_stakes"))
+    >>> state = dataclasses.replace(state, pot=4)
+    >>> match_quotes(state, 0)
+    (MatchQuote(declaration=<Declaration.IN: 'in'>, least=4, most=4, pays=3, eliminated=False),)
+
+    Raises:
+        IllegalActionError: there is no such seat.
+    """
+    problem = _seat_problem(state, seat)
+    if problem is not None:
+        raise IllegalActionError(problem)
+    rules = state.rules
+    stack = state.stacks[seat]
+    pot = state.pot
+    quotes = []
+    for declaration in engine.legal_declarations(rules):
+        if declaration is Declaration.OUT:
+            continue
+        if not rules.hi_lo:
+            least = most = settlement.match_amount(pot, rules)
+        elif declaration is Declaration.BOTH:
+            least = most = sum(side_matches(pot, rules, True, True))
+        else:
+            high = declaration is Declaration.HIGH
+            split = side_matches(pot, rules, True, True)
+            alone = side_matches(pot, rules, high, not high)
+            least, most = (split[0], alone[0]) if high else (split[1], alone[1])
+        pays, eliminated = settlement.pay_match(stack, most, rules)
+        quotes.append(MatchQuote(declaration, least, most, pays, eliminated))
+    return tuple(quotes)
+
+
+def next_antes(state: GameState) -> AntesPosted | None:
+    """The antes the next deal collects (``None``: none are due), between rounds:
+    :func:`gutskit.core.engine.next_antes`. After a void round this is what ``all_out``
+    does: everyone antes again (``reante``), nothing (``carry``: the pot stays), or the best
+    hand(s) pay every ante (``best_pays_antes``). ``None`` while a round is in progress."""
+    if state.phase is not Phase.DEAL:
+        return None
+    return engine.next_antes(state)
 
 
 # ---------------------------------------------------------------------------------------------

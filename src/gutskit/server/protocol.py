@@ -72,6 +72,7 @@ __all__ = [
     "CreateRoom",
     "CreatedRoom",
     "Declare",
+    "DenyRebuy",
     "EndSession",
     "Error",
     "EventMessage",
@@ -85,6 +86,7 @@ __all__ = [
     "Kicked",
     "Leave",
     "LobbySeat",
+    "MatchQuote",
     "PassCard",
     "Pause",
     "Ping",
@@ -310,6 +312,13 @@ class ApproveRebuy(_Message):
     seat: int
 
 
+class DenyRebuy(_Message):
+    """Host: refuse the pending rebuy of ``seat`` (it is dropped; the seat may ask again)."""
+
+    type: Literal["deny_rebuy"] = "deny_rebuy"
+    seat: int
+
+
 class Start(_Message):
     """Host: start the session with the seated players (2 to 10) and deal the first round."""
 
@@ -356,7 +365,7 @@ class ClientSeed(_Message):
 
 ClientMessage = Annotated[
     Hello | Join | Leave | Declare | PassCard | AddBot | Kick | Start | Pause | Resume | EndSession
-    | Ping | ClientSeed | Rebuy | ApproveRebuy,
+    | Ping | ClientSeed | Rebuy | ApproveRebuy | DenyRebuy,
     Field(discriminator="type"),
 ]
 """Any message a client may send."""
@@ -500,6 +509,20 @@ class RoomInfo(_Message):
     rebuy_requests: list[RebuyRequest] = []
 
 
+class MatchQuote(_Message):
+    """What the recipient would pay if it declared ``declaration`` and was beaten
+    (:class:`gutskit.core.table.MatchQuote`): ``least`` to ``most`` chips (they differ only
+    for Hi-Lo *high* / *low*: its side's match, or the whole pot's when nobody plays the
+    other side), of which it would pay ``pays`` under ``shortfall``; ``eliminated``: it
+    would be out for the rest of the session."""
+
+    declaration: DeclarationName
+    least: int
+    most: int
+    pays: int
+    eliminated: bool
+
+
 class TableView(_Message):
     """One recipient's view of the table, from :func:`gutskit.core.views.view_for` (seat
     ``seat``) or the public view (``seat = -1``, spectators).
@@ -522,7 +545,22 @@ class TableView(_Message):
         declared: per seat: has declared this round (not what).
         dealt_in: per seat: holds cards this round.
         owed: what a loser would pay to match the current pot.
-        my_turn: the recipient may declare now.
+        my_turn: the table waits for the recipient's declaration now
+            (:func:`gutskit.core.table.waiting_for`; under sequential declaration only the
+            seat whose turn it is).
+        to_act: the seats the table waits for now, in declaration order (their card
+            under Pass the Trash, or their declaration; sequential: the one seat whose
+            turn it is); empty between rounds.
+        next_antes: between rounds, the antes the next deal collects per seat
+            (:func:`gutskit.core.table.next_antes`; after a void round: what ``all_out``
+            does), ``None`` when none are due or a round is in progress.
+        matches: while the recipient is dealt in and the round is declared, what it would
+            pay if beaten, per declaration other than *out* (:class:`MatchQuote`); else
+            ``None``.
+        rebuy: the smallest rebuy the recipient may ask for now (:class:`Rebuy`, bought at
+            the next break once the host approves; :func:`gutskit.core.table.can_rebuy_later`
+            with :func:`gutskit.core.table.rebuy_floor`), ``None`` when the rules allow
+            none now.
         last_result: the last round's settlement as in the hand history
             (:func:`gutskit.core.history.event_to_dict` of ``RoundResolved``; hands are shown
             only for a showdown's in players).
@@ -561,6 +599,10 @@ class TableView(_Message):
     passed: list[bool] | None = None
     passed_card: str | None = None
     received_card: str | None = None
+    to_act: list[int] = Field(default_factory=list)
+    next_antes: list[int] | None = None
+    matches: list[MatchQuote] | None = None
+    rebuy: int | None = None
 
 
 class Welcome(_Message):

@@ -55,6 +55,7 @@ from gutskit.server.protocol import (
     Coach,
     CreateRoom,
     Declare,
+    DenyRebuy,
     EndSession,
     EventMessage,
     FairnessCommitment,
@@ -67,6 +68,7 @@ from gutskit.server.protocol import (
     Kicked,
     Leave,
     LobbySeat,
+    MatchQuote,
     PassCard,
     Pause,
     Ping,
@@ -218,14 +220,27 @@ def _result_dict(result: RoundResolved) -> dict[str, Any]:
     return event_to_dict(result)
 
 
-def table_view(view: SeatView, time_left: float | None) -> TableView:
-    """The protocol form of a :class:`~gutskit.core.views.SeatView` (variant fields read when
-    the view has them)."""
+def table_view(state: GameState, view: SeatView, time_left: float | None) -> TableView:
+    """The protocol form of a :class:`~gutskit.core.views.SeatView` of ``state`` (variant
+    fields read when the view has them). Whose turn it is, the antes of the next deal and
+    what the recipient would match come from the table driver (:mod:`gutskit.core.table`):
+    public facts, the same for every viewer but ``matches`` (the recipient's own)."""
     chosen = getattr(view, "passes_chosen", ())
     passed = getattr(view, "passed", None)
     received = getattr(view, "received", None)
     between = view.phase.value in ("deal", "over")
     result = view.last_result
+    to_act = driver.waiting_for(state)
+    antes = driver.next_antes(state)
+    matches = rebuy = None
+    if view.seat >= 0:
+        least = driver.rebuy_floor(state)
+        if driver.can_rebuy_later(state, view.seat, least) is None:
+            rebuy = least
+    if view.seat >= 0 and view.phase is Phase.DECLARE and view.dealt_in[view.seat]:
+        matches = [MatchQuote(declaration=q.declaration.value, least=q.least, most=q.most,
+                              pays=q.pays, eliminated=q.eliminated)
+                   for q in driver.match_quotes(state, view.seat)]
     community = getattr(result, "community", None) if between else None
     ghost = getattr(result, "ghost", None) if between else None
     return TableView.model_construct(
@@ -237,7 +252,8 @@ def table_view(view: SeatView, time_left: float | None) -> TableView:
         declarations=[None if d is None else d.value
                       for d in view.declarations],
         declared=list(view.declared), dealt_in=list(view.dealt_in), owed=view.owed,
-        my_turn=view.seat >= 0 and view.my_turn,
+        my_turn=view.seat >= 0 and view.seat in to_act,
+        to_act=list(to_act),
         last_result=None if view.last_result is None else _result_dict(view.last_result),
         time_left=time_left,
         legal_declarations=[d.value for d in engine.legal_declarations(view.rules)],
@@ -245,6 +261,8 @@ def table_view(view: SeatView, time_left: float | None) -> TableView:
         passed=list(chosen) if chosen else None,
         passed_card=None if passed is None else card_name(passed),
         received_card=None if received is None else card_name(received),
+        next_antes=None if antes is None else list(antes.amounts),
+        matches=matches, rebuy=rebuy,
     )
 
 
@@ -324,7 +342,8 @@ class Room:
         """The table as ``seat`` (``None`` = spectator) may see it; ``None`` in the lobby."""
         if self.state is None:
             return None
-        return table_view(views.view(self.state, self.viewer(seat)), self._time_left())
+        return table_view(self.state, views.view(self.state, self.viewer(seat)),
+                          self._time_left())
 
     def visible(self, events: Sequence[Event], seat: int | None) -> list[dict[str, Any]]:
         """``events`` (the last ones of the session) as ``seat`` may see them (JSON
@@ -544,6 +563,8 @@ class Room:
             await self._end("the host ended the session")
         elif isinstance(message, ApproveRebuy):
             await self._approve_rebuy(message.seat)
+        elif isinstance(message, DenyRebuy):
+            self._deny_rebuy(message.seat)
 
     async def _add_bot(self, style: str) -> None:
         if self.status != "lobby":
@@ -613,6 +634,12 @@ class Room:
             state, events = self._take_rebuys(state)
             if events:
                 await self._persist_and_send(state, events, None)
+        self._broadcast_room()
+
+    def _deny_rebuy(self, seat: int) -> None:
+        if seat not in self.rebuys:
+            raise _fail("illegal_action", f"seat {seat} has asked for no rebuy")
+        del self.rebuys[seat]
         self._broadcast_room()
 
     def _take_rebuys(self, state: GameState) -> tuple[GameState, list[Event]]:

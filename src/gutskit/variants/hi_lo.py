@@ -66,8 +66,8 @@ class HiLo(Variant):
             for seat, share in shares.items():
                 won[seat] += share
         owed = result.owed
-        high_match = settlement.match_amount(high_pot, rules)
-        low_match = settlement.match_amount(low_pot, rules)
+        high_match, low_match = side_matches(state.pot, rules, bool(high_side),
+                                             bool(low_side))
         for seat in high_side:
             if seat not in high_winners:
                 owed[seat] += high_match
@@ -79,6 +79,21 @@ class HiLo(Variant):
         result.high_winners, result.low_winners = high_winners, low_winners
         result.high_pot, result.low_pot = high_pot, low_pot
         return True
+
+
+def side_matches(pot: int, rules: Rules, has_high: bool, has_low: bool) -> tuple[int, int]:
+    """What a loser of each side matches, ``(high, low)`` in chips: that side's pot
+    (:func:`gutskit.core.settlement.hi_lo_pots`: split in two, the odd chip to high; a side
+    nobody declared gives its half to the other), capped by ``pot_cap_mode = "match"``. A
+    failed *both* loses both sides and matches both. RULES.md "Variants" (Hi-Lo Guts).
+
+    >>> side_matches(9, Rules(hi_lo=True), True, True)
+    (5, 4)
+    >>> side_matches(9, Rules(hi_lo=True), True, False)
+    (9, 0)
+    """
+    high_pot, low_pot = settlement.hi_lo_pots(pot, has_high, has_low)
+    return settlement.match_amount(high_pot, rules), settlement.match_amount(low_pot, rules)
 
 
 def _hand(hand: tuple[int, ...] | None) -> tuple[int, ...]:
