@@ -50,12 +50,22 @@ def serve(
         min=0.0, help="Smallest pause between rounds a room may have.")] = 0.5,
     max_body_bytes: Annotated[int, typer.Option(
         min=1024, help="Largest HTTP request body.")] = 16_384,
+    workers: Annotated[int, typer.Option(
+        min=1, max=64, help="Worker processes sharing the port; each room is run by one "
+        "of them at a time (docs/deploy.md). More than 1 needs Redis: --redis, or a "
+        "local redis-server started for the purpose.")] = 1,
+    redis: Annotated[str | None, typer.Option(
+        "--redis", metavar="URL", envvar="GUTSKIT_REDIS", show_envvar=True,
+        help="Join a cluster through this Redis (room leases, messages between workers), "
+        "e.g. redis://10.0.0.5:6379/0; every machine must use the same --db (PostgreSQL "
+        "across machines).")] = None,
 ) -> None:
     """Run the server: rooms by link, the browser table, WebSocket play.
 
     The database is migrated to the newest schema at start and every room in it is
     rebuilt from its events (a restart loses nothing). The limits are described in
-    docs/protocol.md ("Limits").
+    docs/protocol.md ("Limits"). With --workers N or --redis URL the rooms are shared
+    among processes and machines (docs/deploy.md).
     """
     import limits
     import uvicorn
@@ -80,6 +90,14 @@ def serve(
             hello_timeout=hello_timeout, idle_minutes=idle_minutes,
             min_decision_seconds=min_decision_seconds, min_reveal_seconds=min_reveal_seconds,
             max_body_bytes=max_body_bytes)
+        if workers > 1 or redis is not None:
+            store.close()  # each worker opens its own
+            from gutskit.cli.workers import run_cluster
+
+            run_cluster(listener, host=host, port=port, db=db, redis_url=redis,
+                        workers=workers, config=config,
+                        allowed_origins=tuple(allow_origin or ()))
+            return
         app = create_app(store=store, config=config, allowed_origins=allow_origin or ())
     except BaseException:
         listener.close()

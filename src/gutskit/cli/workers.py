@@ -1,0 +1,109 @@
+"""``guts serve --workers N`` / ``--redis URL``: the processes of a cluster of workers
+(:mod:`gutskit.server.cluster`; docs/deploy.md).
+
+Imported only by ``guts serve`` when it runs with more than one worker or with Redis."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+from gutskit.cli.errors import UsageProblem
+from gutskit.server.rooms import ServerConfig
+
+__all__ = ["local_redis", "run_cluster"]
+
+
+@contextlib.contextmanager
+def local_redis(folder: Path) -> Iterator[str]:
+    """A private ``redis-server`` (from ``PATH``, e.g. Debian's ``redis-server``) on a
+    Unix socket in ``folder``, no persistence, stopped on exit; yields its URL.
+
+    Raises:
+        UsageProblem: ``redis-server`` is not installed, or did not start in 10 s.
+    """
+    binary = shutil.which("redis-server")
+    if binary is None:
+        raise UsageProblem("--workers needs Redis: install redis-server (apt-get install "
+                           "redis-server) or give --redis URL")
+    path = folder / "redis.sock"
+    process = subprocess.Popen(
+        [binary, "--port", "0", "--unixsocket", str(path), "--unixsocketperm", "700",
+         "--save", "", "--appendonly", "no", "--loglevel", "warning"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        url = f"unix://{path}"
+        deadline = time.monotonic() + 10
+        while not _redis_answers(url):
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise UsageProblem(f"redis-server ({binary}) did not start")
+            time.sleep(0.05)
+        yield url
+    finally:
+        process.terminate()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(10)
+
+
+def _redis_answers(url: str) -> bool:
+    import redis
+
+    try:
+        client = redis.Redis.from_url(url, socket_connect_timeout=2)
+        try:
+            return bool(client.ping())
+        finally:
+            client.close()
+    except (redis.exceptions.RedisError, OSError, ValueError):
+        return False
+
+
+def run_cluster(listener: socket.socket, *, host: str, port: int, db: str | None,
+                redis_url: str | None, workers: int, config: ServerConfig,
+                allowed_origins: tuple[str, ...]) -> None:
+    """Serve on ``listener`` with ``workers`` processes (uvicorn's supervisor restarts a
+    worker that dies) sharing ``db`` and the Redis at ``redis_url`` (``None``: a private
+    local ``redis-server``, one machine only). Returns when stopped (Ctrl-C, SIGTERM).
+
+    Raises:
+        UsageProblem: Redis cannot be reached or started.
+    """
+    import typer
+    import uvicorn
+    from uvicorn.supervisors import Multiprocess
+
+    from gutskit.server.cluster import CONFIG_ENV, WorkerSettings
+
+    with contextlib.ExitStack() as stack:
+        if redis_url is None:
+            folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="gutskit-")))
+            redis_url = stack.enter_context(local_redis(folder))
+            where = "a private redis-server"
+        else:
+            if not _redis_answers(redis_url):
+                raise UsageProblem(f"cannot reach Redis at {redis_url!r}")
+            where = redis_url
+        os.environ[CONFIG_ENV] = WorkerSettings(
+            redis_url=redis_url, db=db, config=config,
+            allowed_origins=allowed_origins).to_json()
+        typer.echo(f"gutskit server on http://{host}:{port}/: {workers} worker "
+                   f"process{'es' if workers > 1 else ''}, rooms leased through {where}",
+                   err=True)
+        uconfig = uvicorn.Config(
+            "gutskit.server.cluster:worker_app", factory=True, host=host, port=port,
+            workers=workers, ws_max_size=65536, ws_per_message_deflate=False,
+            log_level="warning")
+        server = uvicorn.Server(uconfig)
+        sys.stdout.flush()
+        if workers > 1:
+            Multiprocess(uconfig, sockets=[listener]).run()
+        else:
+            server.run(sockets=[listener])

@@ -1,0 +1,717 @@
+"""Rooms across processes and machines: ``guts serve --workers N`` / ``--redis URL``.
+
+Every worker process (on one machine or many) serves the same ASGI application
+(:func:`gutskit.server.app.create_app`) wrapped in :class:`ClusterApp`, and all of them share
+one database (the rooms' events: SQLite in WAL mode on one machine, PostgreSQL across
+machines) and one Redis server. Nothing else is shared.
+
+**Ownership (single writer).** A room is run by exactly one worker at a time, its *owner*:
+the one holding the room's lease, the Redis key ``gutskit:room:<id>`` whose value is the
+owner's worker id, set with ``SET NX PX`` for :data:`LEASE_SECONDS` and renewed every
+:data:`RENEW_SECONDS` (a compare-and-renew script: only the holder renews). The owner
+rebuilds the room from its stored events (:meth:`RoomManager.rebuild`, the same replay as a
+restart) and runs it exactly as the one-process server does: the room's lock, the table
+driver, the events stored before anything is sent. The first worker asked about a room
+nobody owns takes its lease (a new room: the worker that created it). A worker that fails to
+renew a lease (it stalled past the expiry and another took the room) drops the room at
+once; a stale write would also be refused by the database, whose events are keyed by
+``(session, seq)``.
+
+**Message path.** Any worker accepts any HTTP request or WebSocket. For a room owned
+elsewhere the accepting worker is a relay, like lila-ws in front of lila: it forwards the
+ASGI messages of the connection (or the HTTP request) to the owner over Redis pub/sub (one
+channel per worker, ``gutskit:w:<worker id>``; messages of one turn of the event loop go in
+one ``PUBLISH`` per destination), and the owner runs the unchanged application on a
+bridged connection, so the protocol, the limits and the per-viewer payloads are decided in
+one place, by the owner, and its frames come back the same way. A room's broadcasts reach
+every client wherever it is connected.
+
+**Failover.** When an owner dies (``kill -9``), its leases expire after at most
+:data:`LEASE_SECONDS`; relays whose room's lease no longer names the owner they forward to
+close those connections (code 1012, "service restart"), the clients reconnect (the browser
+table does so by itself: ``static/net.js``), and the first worker asked takes the lease
+and rebuilds the room from the stored events: the same deal, the same sealed declarations,
+every chip (the round's timer restarts in full). An owner drops the bridged connections of
+a relay whose heartbeat key (``gutskit:worker:<id>``, same lease time) expired.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import dataclasses
+import json
+import logging
+import os
+import re
+import secrets
+import socket
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from gutskit.server.protocol import CreateRoom
+from gutskit.server.rooms import Room, RoomManager, ServerConfig
+from gutskit.server.store import ARCHIVED, SET_ASIDE, RoomStore
+
+__all__ = [
+    "CONFIG_ENV",
+    "FORWARD_TIMEOUT",
+    "LEASE_SECONDS",
+    "RENEW_SECONDS",
+    "ClusterApp",
+    "ClusterRoomManager",
+    "Node",
+    "WorkerSettings",
+    "cluster_app",
+    "worker_app",
+]
+
+log = logging.getLogger("gutskit.server.cluster")
+
+LEASE_SECONDS = 3.0
+"""How long a room's lease (and a worker's heartbeat) lives without renewal: the longest a
+room is without an owner after its owner dies."""
+RENEW_SECONDS = 1.0
+"""How often a worker renews its leases and heartbeat, and checks the owners it relays to."""
+FORWARD_TIMEOUT = 2.0
+"""Seconds a relay waits for the owner to accept a forwarded connection or answer a
+forwarded request (then: WebSocket closed with 1013, HTTP 503 ``room_moving``)."""
+CONFIG_ENV = "GUTSKIT_CLUSTER"
+"""Environment variable carrying :class:`WorkerSettings` (JSON) to the worker processes."""
+
+_ROOM_PATH = re.compile(r"^/(api/rooms|ws)/([A-Za-z0-9]{1,32})(?:/|$)")
+_RENEW = ("if redis.call('get', KEYS[1]) == ARGV[1] then "
+          "return redis.call('pexpire', KEYS[1], ARGV[2]) else return 0 end")
+_RELEASE = ("if redis.call('get', KEYS[1]) == ARGV[1] then "
+            "return redis.call('del', KEYS[1]) else return 0 end")
+
+Scope = dict[str, Any]
+Message = dict[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGI = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+
+@dataclass(frozen=True)
+class WorkerSettings:
+    """What every worker of ``guts serve --workers N`` is started with.
+
+    Attributes:
+        redis_url: the shared Redis (``redis://host:port/0``, ``unix:///path``).
+        db: the shared database (SQLAlchemy URL or SQLite path).
+        config: the server knobs (:class:`ServerConfig`).
+        allowed_origins: extra browser origins allowed to open the WebSocket.
+        prefix: prefix of every Redis key and channel (several clusters on one Redis).
+    """
+
+    redis_url: str
+    db: str | None
+    config: ServerConfig = dataclasses.field(default_factory=ServerConfig)
+    allowed_origins: tuple[str, ...] = ()
+    prefix: str = "gutskit"
+
+    def to_json(self) -> str:
+        data = dataclasses.asdict(self)
+        return json.dumps(data)
+
+    @classmethod
+    def from_json(cls, text: str) -> WorkerSettings:
+        data = json.loads(text)
+        knobs = dict(data["config"])
+        knobs["bot_delay"] = tuple(knobs["bot_delay"])
+        return cls(redis_url=data["redis_url"], db=data["db"], config=ServerConfig(**knobs),
+                   allowed_origins=tuple(data["allowed_origins"]), prefix=data["prefix"])
+
+
+def _pack(value: Any) -> Any:
+    """An ASGI message or scope as JSON-able data (bytes as ``{"b64": ...}``)."""
+    if isinstance(value, bytes | bytearray):
+        return {"b64": base64.b64encode(value).decode("ascii")}
+    if isinstance(value, dict):
+        return {k: _pack(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_pack(v) for v in value]
+    return value
+
+
+def _unpack(value: Any) -> Any:
+    """The inverse of :func:`_pack`."""
+    if isinstance(value, dict):
+        if len(value) == 1 and "b64" in value:
+            return base64.b64decode(value["b64"])
+        return {k: _unpack(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_unpack(v) for v in value]
+    return value
+
+
+_SCOPE_KEYS = ("type", "asgi", "http_version", "method", "scheme", "path", "raw_path",
+               "query_string", "root_path", "headers", "client", "server", "subprotocols")
+
+
+def _scope_data(scope: Scope) -> Any:
+    """The part of an ASGI scope that travels to the owner."""
+    return _pack({key: scope[key] for key in _SCOPE_KEYS if key in scope})
+
+
+def _scope_from(data: Any) -> Scope:
+    scope: Scope = _unpack(data)
+    scope["headers"] = [(bytes(k), bytes(v)) for k, v in scope.get("headers", [])]
+    if scope.get("client") is not None:
+        scope["client"] = tuple(scope["client"])
+    if scope.get("server") is not None:
+        scope["server"] = tuple(scope["server"])
+    scope["state"] = {}
+    return scope
+
+
+class _Handle:
+    """A WebSocket the owner runs for one of its rooms (accepted here or bridged from a
+    relay); :meth:`kill` ends it (the room moved or its relay died)."""
+
+    def __init__(self, origin: str | None) -> None:
+        self.origin = origin
+        """The relay's worker id (``None``: the socket is in this process)."""
+        self.killed = asyncio.Event()
+
+
+class _Proxy:
+    """A WebSocket accepted here for a room owned by another worker."""
+
+    def __init__(self, room_id: str, owner: str) -> None:
+        self.room_id = room_id
+        self.owner = owner
+        self.inbox: asyncio.Queue[Message | None] = asyncio.Queue()
+
+
+class ClusterRoomManager(RoomManager):
+    """The rooms of one worker: only those whose lease it holds (taken on demand by
+    :class:`Node`, not all at start)."""
+
+    node: Node | None = None
+
+    def load(self) -> list[Room]:
+        """No room at start: each is taken when first asked for (:meth:`Node.owner_of`)."""
+        return []
+
+    async def create(self, request: CreateRoom) -> tuple[Room, str]:
+        """:meth:`RoomManager.create`, then take the new room's lease."""
+        room, token = await super().create(request)
+        if self.node is not None:
+            await self.node.claim(room.room_id)
+        return room, token
+
+
+class Node:
+    """This worker in the cluster: its Redis connection, its leases, its channel.
+
+    Args:
+        manager: the worker's rooms.
+        redis_url: the shared Redis.
+        prefix: key prefix.
+        lease_seconds: lease and heartbeat time (:data:`LEASE_SECONDS`).
+        renew_seconds: renewal period (:data:`RENEW_SECONDS`).
+    """
+
+    def __init__(self, manager: ClusterRoomManager, redis_url: str, *, prefix: str = "gutskit",
+                 lease_seconds: float = LEASE_SECONDS,
+                 renew_seconds: float = RENEW_SECONDS) -> None:
+        self.manager = manager
+        manager.node = self
+        self.redis_url = redis_url
+        self.prefix = prefix
+        self.lease_ms = int(lease_seconds * 1000)
+        self.renew_seconds = renew_seconds
+        self.worker_id = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
+        self.app: ASGI | None = None
+        self.redis: Any = None
+        self.owned: set[str] = set()
+        self.handles: dict[str, set[_Handle]] = {}
+        self.bridges: dict[str, tuple[str, asyncio.Queue[Message]]] = {}
+        """Bridged connections this worker owns: connection id -> (relay, inbox)."""
+        self.proxies: dict[str, _Proxy] = {}
+        self.replies: dict[str, asyncio.Future[list[Any]]] = {}
+        self._loading: dict[str, asyncio.Lock] = {}
+        self._outbox: dict[str, list[Any]] = {}
+        self._flush_due = False
+        self._outgoing: asyncio.Queue[dict[str, list[Any]]] = asyncio.Queue()
+        self._tasks: list[asyncio.Task[None]] = []
+        self._background: set[asyncio.Task[None]] = set()
+
+    # -- keys ----------------------------------------------------------------------------
+
+    def lease_key(self, room_id: str) -> str:
+        return f"{self.prefix}:room:{room_id}"
+
+    def channel(self, worker_id: str) -> str:
+        return f"{self.prefix}:w:{worker_id}"
+
+    def heartbeat_key(self, worker_id: str) -> str:
+        return f"{self.prefix}:worker:{worker_id}"
+
+    # -- life ----------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Connect to Redis, subscribe to this worker's channel, start renewing.
+
+        Raises:
+            redis.exceptions.ConnectionError: Redis cannot be reached.
+        """
+        import redis.asyncio as aioredis
+
+        self.redis = aioredis.from_url(self.redis_url, decode_responses=True)
+        pubsub = self.redis.pubsub()
+        await pubsub.subscribe(self.channel(self.worker_id))
+        await self.redis.set(self.heartbeat_key(self.worker_id), str(os.getpid()),
+                             px=self.lease_ms)
+        loop = asyncio.get_running_loop()
+        self._tasks = [loop.create_task(self._listen(pubsub)),
+                       loop.create_task(self._publisher()),
+                       loop.create_task(self._renew_forever())]
+        log.info("worker %s joined the cluster at %s", self.worker_id, self.redis_url)
+
+    async def stop(self) -> None:
+        """Release every lease (another worker takes the rooms at once) and disconnect."""
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(BaseException):
+                await task
+        if self.redis is None:
+            return
+        with contextlib.suppress(Exception):
+            for room_id in list(self.owned):
+                await self.redis.eval(_RELEASE, 1, self.lease_key(room_id), self.worker_id)
+            await self.redis.delete(self.heartbeat_key(self.worker_id))
+        self.owned.clear()
+        await self.redis.aclose()
+
+    # -- ownership -----------------------------------------------------------------------
+
+    async def claim(self, room_id: str) -> bool:
+        """Take the lease of ``room_id`` if nobody holds it; whether this worker holds it."""
+        taken = await self.redis.set(self.lease_key(room_id), self.worker_id, nx=True,
+                                     px=self.lease_ms)
+        if taken:
+            self.owned.add(room_id)
+        return bool(taken)
+
+    async def owner_of(self, room_id: str) -> str | None:
+        """Who runs ``room_id`` now: ``None`` when this worker does (or when the room is not
+        open: the application answers from the store), else the owner's worker id.
+        Takes the lease and rebuilds the room from the store when nobody holds it."""
+        if room_id in self.owned and room_id in self.manager.rooms:
+            return None
+        lock = self._loading.setdefault(room_id, asyncio.Lock())
+        async with lock:
+            for _ in range(3):
+                if room_id in self.owned and room_id in self.manager.rooms:
+                    return None
+                holder = await self.redis.get(self.lease_key(room_id))
+                if holder is not None and holder != self.worker_id:
+                    return str(holder)
+                if holder is None and not await self.claim(room_id):
+                    continue  # another worker was quicker: ask again who
+                self.owned.add(room_id)
+                if not await self._open(room_id):
+                    await self._release(room_id)
+                return None
+        return None
+
+    async def _open(self, room_id: str) -> bool:
+        """Rebuild ``room_id`` from the store (this worker holds its lease); ``False`` when
+        it is not an open room (none, archived, set aside)."""
+        store: RoomStore = self.manager.store
+        loaded = await store.run(store.load_room, room_id)
+        if loaded is None or loaded.status in (ARCHIVED, SET_ASIDE):
+            return False
+        try:
+            room = self.manager.rebuild(loaded)
+        except Exception as error:  # one bad room must not stop the worker
+            store.set_aside(room_id, error)
+            return False
+        self.manager.rooms[room_id] = room
+        await room.resume_after_restart()
+        log.info("worker %s took room %s", self.worker_id, room_id)
+        return True
+
+    async def _release(self, room_id: str) -> None:
+        self.owned.discard(room_id)
+        await self.redis.eval(_RELEASE, 1, self.lease_key(room_id), self.worker_id)
+
+    def _drop(self, room_id: str) -> None:
+        """Stop running ``room_id`` (its lease was lost): its tasks stop, its connections
+        close so their clients reconnect to the new owner."""
+        self.owned.discard(room_id)
+        room = self.manager.rooms.pop(room_id, None)
+        if room is not None:
+            room.close()
+        for handle in self.handles.get(room_id, set()):
+            handle.killed.set()
+        log.warning("worker %s lost room %s", self.worker_id, room_id)
+
+    async def _renew_forever(self) -> None:
+        while True:
+            await asyncio.sleep(self.renew_seconds)
+            try:
+                await self._renew()
+            except Exception as error:  # Redis away: try again next period
+                log.warning("worker %s could not renew its leases: %s", self.worker_id, error)
+
+    async def _renew(self) -> None:
+        """Renew the heartbeat and the leases of the rooms still open here (release the
+        others); drop the rooms whose lease was lost; close relayed connections whose room
+        moved; end bridged connections whose relay died."""
+        for room_id in [r for r in self.owned if r not in self.manager.rooms]:
+            if not self._loading.get(room_id, asyncio.Lock()).locked():
+                await self._release(room_id)  # archived (idle) or closed
+        owned = sorted(self.owned)
+        relayed = sorted({p.room_id for p in self.proxies.values()})
+        origins = sorted({origin for origin, _ in self.bridges.values()})
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.set(self.heartbeat_key(self.worker_id), str(os.getpid()), px=self.lease_ms)
+            for room_id in owned:
+                pipe.eval(_RENEW, 1, self.lease_key(room_id), self.worker_id, self.lease_ms)
+            for room_id in relayed:
+                pipe.get(self.lease_key(room_id))
+            for origin in origins:
+                pipe.exists(self.heartbeat_key(origin))
+            results = await pipe.execute()
+        renewed = results[1:1 + len(owned)]
+        holders = dict(zip(relayed, results[1 + len(owned):1 + len(owned) + len(relayed)],
+                           strict=True))
+        alive = dict(zip(origins, results[1 + len(owned) + len(relayed):], strict=True))
+        for room_id, ok in zip(owned, renewed, strict=True):
+            if not ok and room_id in self.owned:
+                self._drop(room_id)
+        for proxy in list(self.proxies.values()):
+            if holders.get(proxy.room_id, proxy.owner) != proxy.owner:
+                proxy.inbox.put_nowait({"type": "websocket.close", "code": 1012})
+        for conn, (origin, inbox) in list(self.bridges.items()):
+            if not alive.get(origin, True):
+                inbox.put_nowait({"type": "websocket.disconnect", "code": 1006})
+                self.bridges.pop(conn, None)
+
+    # -- messages between workers --------------------------------------------------------
+
+    def post(self, worker_id: str, message: dict[str, Any]) -> None:
+        """Queue ``message`` for ``worker_id``; the messages of one turn of the event loop
+        leave together, in order, one ``PUBLISH`` per destination."""
+        self._outbox.setdefault(worker_id, []).append(message)
+        if not self._flush_due:
+            self._flush_due = True
+            asyncio.get_running_loop().call_soon(self._flush)
+
+    def _flush(self) -> None:
+        self._flush_due = False
+        batch, self._outbox = self._outbox, {}
+        if batch:
+            self._outgoing.put_nowait(batch)
+
+    async def _publisher(self) -> None:
+        """Publish the batches one after another (one connection, so order holds)."""
+        while True:
+            batch = await self._outgoing.get()
+            while not self._outgoing.empty():  # a backlog goes out in one round trip
+                for worker_id, messages in self._outgoing.get_nowait().items():
+                    batch.setdefault(worker_id, []).extend(messages)
+            try:
+                async with self.redis.pipeline(transaction=False) as pipe:
+                    for worker_id, messages in batch.items():
+                        pipe.publish(self.channel(worker_id), json.dumps(messages))
+                    await pipe.execute()
+            except Exception as error:
+                log.warning("worker %s could not publish: %s", self.worker_id, error)
+
+    async def _listen(self, pubsub: Any) -> None:
+        async for item in pubsub.listen():
+            if item.get("type") != "message":
+                continue
+            for message in json.loads(item["data"]):
+                try:
+                    self._receive(message)
+                except Exception:  # a bad message must not stop the listener
+                    log.exception("worker %s: bad cluster message", self.worker_id)
+
+    def _receive(self, message: dict[str, Any]) -> None:
+        op = message["op"]
+        if op == "ws_out":
+            proxy = self.proxies.get(message["conn"])
+            if proxy is not None:
+                proxy.inbox.put_nowait(_unpack(message["msg"]))
+        elif op == "ws_in":
+            bridge = self.bridges.get(message["conn"])
+            if bridge is not None:
+                bridge[1].put_nowait(_unpack(message["msg"]))
+        elif op == "ws_open":
+            self._spawn(self._run_bridge(message))
+        elif op == "http":
+            self._spawn(self._run_http(message))
+        elif op == "http_reply":
+            future = self.replies.pop(message["req"], None)
+            if future is not None and not future.done():
+                future.set_result(message["messages"])
+
+    def _spawn(self, coroutine: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.get_running_loop().create_task(coroutine)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    # -- owner side ----------------------------------------------------------------------
+
+    async def run_local(self, room_id: str, scope: Scope, receive: Receive, send: Send,
+                        origin: str | None = None) -> None:
+        """Run the application on a WebSocket of a room this worker owns; a kill (the room
+        moved) ends it with 1012 so the client reconnects."""
+        assert self.app is not None
+        handle = _Handle(origin)
+        self.handles.setdefault(room_id, set()).add(handle)
+        killer = asyncio.ensure_future(handle.killed.wait())
+
+        async def receive_or_kill() -> Message:
+            if handle.killed.is_set():
+                return {"type": "websocket.disconnect", "code": 1012}
+            getter = asyncio.ensure_future(receive())
+            done, _ = await asyncio.wait({getter, killer},
+                                         return_when=asyncio.FIRST_COMPLETED)
+            if getter in done:
+                return getter.result()
+            getter.cancel()
+            with contextlib.suppress(Exception):
+                await send({"type": "websocket.close", "code": 1012})
+            return {"type": "websocket.disconnect", "code": 1012}
+
+        try:
+            await self.app(scope, receive_or_kill, send)
+        finally:
+            killer.cancel()
+            handles = self.handles.get(room_id)
+            if handles is not None:
+                handles.discard(handle)
+                if not handles:
+                    del self.handles[room_id]
+
+    async def _run_bridge(self, message: dict[str, Any]) -> None:
+        """A WebSocket relayed from another worker: run the application on it here."""
+        conn, origin = message["conn"], message["from"]
+        scope = _scope_from(message["scope"])
+        inbox: asyncio.Queue[Message] = asyncio.Queue()
+        self.bridges[conn] = (origin, inbox)
+        closed = False
+
+        async def send(out: Message) -> None:
+            nonlocal closed
+            if closed:
+                return
+            if out["type"] == "websocket.close":
+                closed = True
+            self.post(origin, {"op": "ws_out", "conn": conn, "msg": _pack(out)})
+
+        room_id = _room_of(scope["path"])[1] or ""
+        try:
+            await self.run_local(room_id, scope, inbox.get, send, origin=origin)
+        finally:
+            self.bridges.pop(conn, None)
+            if not closed:
+                self.post(origin, {"op": "ws_out", "conn": conn,
+                                   "msg": {"type": "websocket.close", "code": 1000}})
+
+    async def _run_http(self, message: dict[str, Any]) -> None:
+        """An HTTP request relayed from another worker: answer it here."""
+        assert self.app is not None
+        scope = _scope_from(message["scope"])
+        body = base64.b64decode(message["body"])
+        sent: list[Any] = []
+        given = False
+
+        async def receive() -> Message:
+            nonlocal given
+            if not given:
+                given = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            await asyncio.Event().wait()  # no disconnect: the relay holds the client
+            raise AssertionError  # pragma: no cover
+
+        async def send(out: Message) -> None:
+            sent.append(_pack(out))
+
+        try:
+            await self.app(scope, receive, send)
+        except Exception:
+            log.exception("worker %s: relayed request failed", self.worker_id)
+            sent = _error_response(500, "server_error", "the request failed on the room's "
+                                   "worker")
+        self.post(message["from"], {"op": "http_reply", "req": message["req"],
+                                    "messages": sent})
+
+    # -- relay side ----------------------------------------------------------------------
+
+    async def relay_ws(self, room_id: str, owner: str, scope: Scope, receive: Receive,
+                       send: Send) -> None:
+        """Forward a WebSocket accepted here to the room's owner and its frames back."""
+        conn = secrets.token_hex(8)
+        proxy = _Proxy(room_id, owner)
+        self.proxies[conn] = proxy
+        self.post(owner, {"op": "ws_open", "conn": conn, "from": self.worker_id,
+                          "scope": _scope_data(scope)})
+
+        async def upstream() -> None:
+            while True:
+                incoming = await receive()
+                self.post(owner, {"op": "ws_in", "conn": conn, "msg": _pack(incoming)})
+                if incoming["type"] == "websocket.disconnect":
+                    return
+
+        async def downstream() -> None:
+            accepted = False
+            while True:
+                try:
+                    out = await (proxy.inbox.get() if accepted else
+                                 asyncio.wait_for(proxy.inbox.get(), FORWARD_TIMEOUT))
+                except TimeoutError:  # the owner did not answer: try again shortly
+                    out = {"type": "websocket.close", "code": 1013}
+                if out is None:
+                    return
+                accepted = True
+                with contextlib.suppress(Exception):
+                    await send(out)
+                if out["type"] == "websocket.close":
+                    return
+
+        tasks = [asyncio.ensure_future(upstream()), asyncio.ensure_future(downstream())]
+        try:
+            done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+            if tasks[1] in done and not tasks[0].done():
+                # closed by the owner (or the owner is gone): the owner forgets it too
+                self.post(owner, {"op": "ws_in", "conn": conn,
+                                  "msg": {"type": "websocket.disconnect", "code": 1012}})
+        finally:
+            for task in tasks:
+                task.cancel()
+            self.proxies.pop(conn, None)
+
+    async def relay_http(self, owner: str, scope: Scope, receive: Receive,
+                         send: Send) -> None:
+        """Forward an HTTP request to the room's owner and send back its answer."""
+        chunks = []
+        while True:
+            incoming = await receive()
+            chunks.append(incoming.get("body", b""))
+            if not incoming.get("more_body"):
+                break
+        req = secrets.token_hex(8)
+        future: asyncio.Future[list[Any]] = asyncio.get_running_loop().create_future()
+        self.replies[req] = future
+        self.post(owner, {"op": "http", "req": req, "from": self.worker_id,
+                          "scope": _scope_data(scope),
+                          "body": base64.b64encode(b"".join(chunks)).decode("ascii")})
+        try:
+            messages = await asyncio.wait_for(future, FORWARD_TIMEOUT)
+        except TimeoutError:
+            self.replies.pop(req, None)
+            messages = _error_response(503, "room_moving", "the room's worker did not "
+                                       "answer; it is moving to another worker, try again "
+                                       "in a few seconds")
+        for out in messages:
+            await send(_unpack(out))
+
+
+def _error_response(status: int, code: str, text: str) -> list[Any]:
+    body = json.dumps({"code": code, "message": text}).encode()
+    return [_pack({"type": "http.response.start", "status": status,
+                   "headers": [(b"content-type", b"application/json")]}),
+            _pack({"type": "http.response.body", "body": body})]
+
+
+def _room_of(path: str) -> tuple[str | None, str | None]:
+    """``("api/rooms" | "ws", room id)`` of a room's path, else ``(None, None)``."""
+    match = _ROOM_PATH.match(path)
+    return (None, None) if match is None else (match.group(1), match.group(2))
+
+
+class ClusterApp:
+    """ASGI wrapper of the application for a worker of a cluster (:class:`Node`): a
+    request or WebSocket for a room is run here when this worker owns the room (taking
+    the lease when nobody holds it), else relayed to the owner. The lifespan starts and
+    stops the node around the application's own."""
+
+    def __init__(self, app: ASGI, node: Node) -> None:
+        self.app = app
+        self.node = node
+        node.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            await self._lifespan(scope, receive, send)
+            return
+        _, room_id = _room_of(scope.get("path", ""))
+        if room_id is None or scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        owner = await self.node.owner_of(room_id)
+        if scope["type"] == "websocket":
+            if owner is None:
+                await self.node.run_local(room_id, scope, receive, send)
+            else:
+                await self.node.relay_ws(room_id, owner, scope, receive, send)
+        elif owner is None:
+            await self.app(scope, receive, send)
+        else:
+            await self.node.relay_http(owner, scope, receive, send)
+
+    async def _lifespan(self, scope: Scope, receive: Receive, send: Send) -> None:
+        async def receive_lifespan() -> Message:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                await self.node.start()
+            return message
+
+        async def send_lifespan(message: Message) -> None:
+            if message["type"] == "lifespan.shutdown.complete":
+                await self.node.stop()
+            await send(message)
+
+        await self.app(scope, receive_lifespan, send_lifespan)
+
+
+def cluster_app(store: RoomStore, redis_url: str, *, config: ServerConfig | None = None,
+                allowed_origins: Sequence[str] = (), prefix: str = "gutskit",
+                lease_seconds: float = LEASE_SECONDS,
+                renew_seconds: float = RENEW_SECONDS) -> ClusterApp:
+    """One worker's application: :func:`gutskit.server.app.create_app` on a
+    :class:`ClusterRoomManager`, wrapped in :class:`ClusterApp`.
+
+    Args:
+        store: the shared database (opened and migrated).
+        redis_url: the shared Redis.
+        config: server knobs.
+        allowed_origins: extra browser origins allowed to open the WebSocket.
+        prefix: Redis key prefix.
+        lease_seconds: lease time (:data:`LEASE_SECONDS`).
+        renew_seconds: renewal period (:data:`RENEW_SECONDS`).
+    """
+    from gutskit.server.app import create_app
+
+    manager = ClusterRoomManager(store, config)
+    node = Node(manager, redis_url, prefix=prefix, lease_seconds=lease_seconds,
+                renew_seconds=renew_seconds)
+    app = create_app(manager=manager, allowed_origins=allowed_origins)
+    return ClusterApp(app, node)  # type: ignore[arg-type]
+
+
+def worker_app() -> ClusterApp:
+    """The application of one worker process of ``guts serve --workers N`` (a uvicorn
+    factory): :class:`WorkerSettings` from the environment variable :data:`CONFIG_ENV`.
+
+    Raises:
+        KeyError: the variable is not set.
+        StorageError: the database cannot be opened.
+    """
+    from gutskit.server.store import open_room_store
+
+    settings = WorkerSettings.from_json(os.environ[CONFIG_ENV])
+    store = open_room_store(settings.db)
+    return cluster_app(store, settings.redis_url, config=settings.config,
+                       allowed_origins=settings.allowed_origins, prefix=settings.prefix)

@@ -1,0 +1,236 @@
+"""Rooms across processes (:mod:`gutskit.server.cluster`): a real ``redis-server`` (Debian's,
+``/usr/bin/redis-server``; ``scripts/test`` installs it) on a free port per test.
+
+* Two workers in this process (two uvicorn servers sharing the database and Redis): the
+  room is owned by one, every player and the spectator connect through the other, and the
+  scripted session of ``tests/test_server.py`` (hands, stacks and pots worked out by hand
+  from the test seeds) plays the same through the relay; HTTP exports are relayed too.
+* Failover: ``guts serve --workers 2 --redis URL`` as a real process tree; ``kill -9`` of
+  the worker owning a room in the middle of a round; the players reconnect and find the
+  same hands, the same sealed declarations and every chip; the round then resolves with
+  the declarations made before the kill.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, cast
+
+import httpx
+import pytest
+import redis
+import uvicorn
+from server_support import Player, Server, seat_three, seeds
+from test_server import play_scripted_session
+from websockets.exceptions import InvalidStatus
+
+from gutskit.server.cluster import ClusterApp, cluster_app
+from gutskit.server.rooms import ServerConfig
+from gutskit.server.store import open_room_store
+
+REDIS_SERVER = "/usr/bin/redis-server"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+@pytest.fixture
+def redis_url(tmp_path: Path) -> Iterator[str]:
+    """A fresh ``redis-server`` on a free loopback port, no persistence."""
+    binary = REDIS_SERVER if os.path.exists(REDIS_SERVER) else shutil.which("redis-server")
+    assert binary is not None, "redis-server is missing: run scripts/test --setup-only"
+    port = free_port()
+    process = subprocess.Popen(
+        [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly",
+         "no", "--dir", str(tmp_path)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"redis://127.0.0.1:{port}/0"
+    client = redis.Redis.from_url(url)
+    try:
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                client.ping()
+                break
+            except redis.exceptions.ConnectionError:
+                assert time.monotonic() < deadline, "redis-server did not start"
+                time.sleep(0.05)
+        yield url
+    finally:
+        client.close()
+        process.terminate()
+        process.wait(10)
+
+
+@dataclass
+class Split(Server):
+    """Rooms are created on one worker (``port``, the owner) and every WebSocket goes to
+    another (``relay_port``)."""
+
+    relay_port: int = 0
+
+    def ws_url(self, room_id: str) -> str:
+        return f"ws://127.0.0.1:{self.relay_port}/ws/{room_id}"
+
+
+@contextmanager
+def in_process_worker(db_url: str, redis_url: str, *, seed_numbers: tuple[int, ...] = ()
+                      ) -> Iterator[tuple[int, ClusterApp]]:
+    """One worker of a cluster: the cluster application on a uvicorn server in a thread
+    (random port); the tests' fast timers, fixed seeds, dealer seat 0."""
+    store = open_room_store(db_url)
+    config = ServerConfig(bot_delay=(0.0, 0.0), min_decision_seconds=0.1,
+                          min_reveal_seconds=0.0, room_limit="10000/minute")
+    app = cluster_app(store, redis_url, config=config)
+    app.node.manager.new_seed = seeds(*seed_numbers)
+    app.node.manager.first_dealer = lambda n: 0
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="error",
+                                           lifespan="on"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        assert time.monotonic() < deadline, "worker did not start"
+        time.sleep(0.01)
+    try:
+        yield server.servers[0].sockets[0].getsockname()[1], app
+    finally:
+        server.should_exit = True
+        thread.join(10)
+        store.close()
+
+
+def test_relayed_session_plays_the_scripted_session(tmp_path: Path, redis_url: str) -> None:
+    db_url = f"sqlite:///{tmp_path / 'cluster.db'}"
+    with (in_process_worker(db_url, redis_url, seed_numbers=(1, 2, 3, 4)) as (owner, app),
+          in_process_worker(db_url, redis_url) as (relay, relay_app)):
+        split = Split(port=owner, manager=app.node.manager, store=app.node.manager.store,
+                      relay_port=relay)
+        result = play_scripted_session(split, protocol=2)
+        room_id = result["room_id"]
+        # One owner: the room runs on the worker that created it; the relay holds none.
+        assert room_id in app.node.manager.rooms
+        assert room_id not in relay_app.node.manager.rooms
+        lease = redis.Redis.from_url(redis_url, decode_responses=True)
+        assert lease.get(f"gutskit:room:{room_id}") == app.node.worker_id
+        lease.close()
+        # HTTP through the relay is answered by the owner.
+        ledger = httpx.get(f"http://127.0.0.1:{relay}/api/rooms/{room_id}/ledger.json",
+                           timeout=10).json()
+        assert [row["net"] for row in ledger["rows"]] == [1, -5, 4]
+        info = httpx.get(f"http://127.0.0.1:{relay}/api/rooms/{room_id}", timeout=10).json()
+        assert info["status"] == "over"
+        assert info["spectators"] == 1  # the relayed spectator is attached at the owner
+        for player in [*result["players"], result["spectator"]]:
+            player.close()
+
+
+def _reconnect(server: Server, room_id: str, token: str | None) -> Player:
+    """Connect again until a worker welcomes the seat (the owner may be moving)."""
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            return Player(server, room_id, token, protocol=2)
+        except (OSError, InvalidStatus, AssertionError, TimeoutError) as error:
+            assert time.monotonic() < deadline, f"no welcome after the failover: {error}"
+            time.sleep(0.3)
+
+
+def test_kill_9_of_the_owner_mid_round_loses_nothing(tmp_path: Path, redis_url: str) -> None:
+    port = free_port()
+    db_url = f"sqlite:///{tmp_path / 'cluster.db'}"
+    serve = subprocess.Popen(
+        [sys.executable, "-m", "gutskit.cli.app", "serve", "--workers", "2", "--redis",
+         redis_url, "--db", db_url, "--port", str(port), "--min-reveal-seconds", "0",
+         "--room-limit", "1000/minute"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+    keys = redis.Redis.from_url(redis_url, decode_responses=True)
+    try:
+        deadline = time.monotonic() + 120
+        while len(keys.keys("gutskit:worker:*")) < 2:  # both workers are up
+            assert serve.poll() is None, serve.stderr.read() if serve.stderr else ""
+            assert time.monotonic() < deadline, "the workers did not start"
+            time.sleep(0.2)
+        server = Server(port=port, manager=cast(Any, None), store=cast(Any, None))
+        room_id, players = seat_three(server, decision_seconds=600)
+        ana, ben, cleo = players
+        ana.send({"type": "start"})
+        before = [p.state(lambda t: t["phase"] == "declare" and t["round"] == 1)
+                  for p in players]
+        assert ana.declare(1, "in")["type"] == "ack"
+        assert ben.declare(1, "out")["type"] == "ack"
+        sealed = cleo.state(lambda t: t["declared"] == [True, True, False])
+        assert sealed["declarations"] == [None, None, None]
+        assert sealed["stacks"] == [19, 19, 19] and sealed["pot"] == 3
+
+        owner = cast(str | None, keys.get(f"gutskit:room:{room_id}"))
+        assert owner is not None
+        pid = int(owner.split(":")[-2])
+        assert pid != serve.pid
+        os.kill(pid, signal.SIGKILL)
+        killed_at = time.monotonic()
+        for player in players:
+            player.close()
+        again = [_reconnect(server, room_id, p.token) for p in players]
+        took = time.monotonic() - killed_at
+        new_owner = keys.get(f"gutskit:room:{room_id}")
+        assert new_owner is not None and new_owner != owner
+
+        tables = [next(m for m in p.log if m["type"] == "welcome")["table"] for p in again]
+        for seat, (old, new) in enumerate(zip(before, tables, strict=True)):
+            assert new["hand"] == old["hand"], f"seat {seat}: another deal"
+            assert len(new["hand"]) == 3
+            assert new["round"] == 1 and new["phase"] == "declare"
+            assert new["declared"] == [True, True, False]
+            # still sealed: each seat sees its own call only
+            assert new["declarations"] == [["in", "out", None][s] if s == seat else None
+                                           for s in range(3)]
+            assert new["stacks"] == [19, 19, 19] and new["pot"] == 3
+        # The round goes on from where it was: Cleo's call reveals the two made before.
+        assert again[2].declare(1, "in")["type"] == "ack"
+        revealed = again[0].expect("event", lambda m: m["event"]["type"]
+                                   == "DeclarationsRevealed")
+        assert revealed["event"]["declarations"] == ["in", "out", "in"]
+        after = again[0].state(lambda t: t["round"] == 1 and t["phase"] != "declare")
+        assert sum(after["stacks"]) + after["pot"] + after["reserve"] == 60
+        resolved = next(m["event"] for m in again[0].log if m["type"] == "event"
+                        and m["event"]["type"] == "RoundResolved")
+        assert resolved["shown"] == [" ".join(before[0]["hand"]), None,
+                                     " ".join(before[2]["hand"])]
+        for player in again:
+            player.close()
+        print(f"failover: reconnected and welcomed {took:.1f} s after kill -9")
+    finally:
+        keys.close()
+        with suppress(ProcessLookupError):
+            os.killpg(serve.pid, signal.SIGTERM)
+        try:
+            serve.wait(30)
+        except subprocess.TimeoutExpired:
+            os.killpg(serve.pid, signal.SIGKILL)
+            serve.wait(10)
+
+
+def test_worker_settings_round_trip() -> None:
+    from gutskit.server.cluster import WorkerSettings
+
+    settings = WorkerSettings(redis_url="redis://h:1/0", db="sqlite:///x.db",
+                              config=ServerConfig(bot_delay=(0.1, 0.2), idle_minutes=5),
+                              allowed_origins=("https://a.example",))
+    assert WorkerSettings.from_json(settings.to_json()) == settings
+    assert json.loads(settings.to_json())["config"]["bot_delay"] == [0.1, 0.2]
