@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, expect
-from server_support import running_server
+from server_support import Player, running_server
 from test_e2e import DESKTOP, PHONE, WAIT, browser, open_page, shots
 
 from gutskit.server.web import rule_choices
@@ -107,3 +107,54 @@ def test_a_bad_or_closed_link_says_so_and_the_lobby_shows_a_qr_code(
         expect(gone.locator("a[href$='ledger.csv']")).to_have_count(1)
         page.screenshot(path=str(shots / "online-closed-room.png"), full_page=True)
         assert page.errors == [], page.errors  # type: ignore[attr-defined]
+
+
+def test_away_and_back_next_game_in_the_browser(browser: Browser, shots: Path,
+                                                tmp_path: Path) -> None:
+    # Seeds 1, 2, 3 as tests/test_server_online.py: round 1 Ana and Ben in (a showdown,
+    # the pot stays 3), round 2 Ana in alone (the game is won), round 3 a new game.
+    with running_server(f"sqlite:///{tmp_path / 'away.db'}", seed_numbers=(1, 2, 3)
+                        ) as server:
+        created = server.create_room("Ana", seed_reveal="round", reveal_seconds=0.5)
+        room_id = created["room_id"]
+        ana = Player(server, room_id, created["token"])
+        ben = Player(server, room_id)
+        ben.send({"type": "join", "name": "Ben"})
+        ben.expect("seated")
+        cleo = open_page(browser, "fr-FR", PHONE, mobile=True)
+        cleo.goto(f"{server.http}/r/{room_id}")
+        cleo.fill("#join-name", "Cleo")
+        cleo.click("#join-button")
+        expect(cleo.locator(".lobby-seat .tag.you")).to_have_count(1, timeout=WAIT)
+        ana.send({"type": "start"})
+        expect(cleo.locator("#sit-out")).to_have_text("M'absenter", timeout=WAIT)
+        cleo.click("#sit-out")
+        expect(cleo.locator('[data-away="2"]')).to_have_text("absent", timeout=WAIT)
+        expect(cleo.locator("#away-note")).to_contain_text("Vous êtes absent")
+        cleo.click("#declare-out")  # round 1 is played out
+        ana.declare(1, "in")
+        ben.declare(1, "in")
+        expect(cleo.locator("#come-back")).to_be_visible(timeout=WAIT)
+        cleo.click("#come-back")  # mid-game: back when the next game starts
+        expect(cleo.locator("#back-pending")).to_have_text("de retour à la prochaine partie",
+                                                           timeout=WAIT)
+        expect(cleo.locator('#center .round[data-round="2"][data-phase="declare"]')
+               ).to_have_count(1, timeout=WAIT)
+        expect(cleo.locator("#my-hand")).to_have_count(0)  # dealt out of round 2
+        cleo.screenshot(path=str(shots / "online-away.png"), full_page=True)
+        ana.declare(2, "in")
+        ben.declare(2, "out")
+        expect(cleo.locator('#center .round[data-round="3"][data-phase="declare"]')
+               ).to_have_count(1, timeout=WAIT)
+        expect(cleo.locator("#my-hand [data-card]")).to_have_count(3)
+        expect(cleo.locator('[data-away="2"]')).to_have_count(0)
+        expect(cleo.locator("#sit-out")).to_be_visible()
+        # Leave the table for good (the confirmation is accepted): she watches.
+        cleo.click("#leave-table")
+        expect(cleo.locator("#banner .state.info")).to_be_visible(timeout=WAIT)
+        assert server.get(f"/api/rooms/{room_id}/ledger.json").json()["rows"][2]["name"] \
+            == "Cleo"  # her chips stay in the ledger
+        cleo.screenshot(path=str(shots / "online-left.png"), full_page=True)
+        assert cleo.errors == [], cleo.errors  # type: ignore[attr-defined]
+        ana.close()
+        ben.close()

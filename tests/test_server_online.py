@@ -1,12 +1,13 @@
 """The server side of the online table people expect (issue 10, part 2): the invite QR
-code, ..."""
+code, away / back next game, ..."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import segno
-from server_support import running_server
+from server_support import Player, running_server, seat_three
 
 from gutskit.server.web import invite_qr_svg
 
@@ -24,3 +25,67 @@ def test_the_invite_qr_code_is_the_rooms_link(tmp_path: Path) -> None:
         missing = server.get("/api/rooms/nosuchroom/qr.svg")
         assert missing.status_code == 404
         assert missing.json() == {"detail": "no room 'nosuchroom'"}
+
+
+def _expect_flags(player: Player, seat: int, away: bool, back: bool) -> None:
+    """Wait for the room to show ``seat`` away / coming back next game."""
+    player.expect("room", lambda m: (m["room"]["seats"][seat]["away"],
+                                     m["room"]["seats"][seat]["back_next_game"]) == (away, back))
+
+
+def _table(player: Player, round_number: int, phase: str) -> dict[str, Any]:
+    """The table view of ``round_number`` in ``phase`` (received already, or next)."""
+    for message in player.log:
+        table: dict[str, Any] = message.get("table") or {}
+        if message["type"] == "state" and (table["round"], table["phase"]) == (
+                round_number, phase):
+            return table
+    return player.state(lambda t: (t["round"], t["phase"]) == (round_number, phase))
+
+
+def _events(player: Player, kind: str) -> list[dict[str, Any]]:
+    return [m["event"] for m in player.log if m["type"] == "event"
+            and m["event"]["type"] == kind]
+
+
+def test_away_seat_is_dealt_out_and_comes_back_for_the_next_game(tmp_path: Path) -> None:
+    # Seeds 1, 2, 3: three-card Guts, dealer Ana. Round 1: Ana (pair of tens) and Ben in,
+    # Cleo out: Ben matches, the pot stays 3: the game goes on. Cleo goes away during
+    # round 1 and asks to come back: she is dealt out of round 2 (Ana in alone takes the
+    # pot: the game is won) and back for round 3, a new game.
+    with running_server(f"sqlite:///{tmp_path / 'away.db'}", seed_numbers=(1, 2, 3)
+                        ) as server:
+        room_id, (ana, ben, cleo) = seat_three(server, seed_reveal="round")
+        ana.send({"type": "start"})
+        _table(cleo, 1, "declare")
+        spectator = Player(server, room_id)
+        spectator.send({"type": "sit_out"})
+        assert spectator.expect("error")["code"] == "not_seated"
+        cleo.send({"type": "sit_out"})
+        _expect_flags(cleo, 2, True, False)
+        assert _events(cleo, "SeatAway") == [{"type": "SeatAway", "seat": 2}]
+        cleo.send({"type": "sit_out"})
+        assert cleo.expect("error")["message"] == "'Cleo' is already away"
+        assert cleo.declare(1, "out")["type"] == "ack"  # round 1 is played out
+        assert ana.declare(1, "in")["type"] == "ack"
+        assert ben.declare(1, "in")["type"] == "ack"
+        table = _table(cleo, 1, "deal")
+        assert table["pot"] == 3 and table["stacks"] == [22, 16, 19]
+        cleo.send({"type": "come_back"})  # the game goes on: back for the next one
+        _expect_flags(cleo, 2, True, True)
+        table = _table(cleo, 2, "declare")
+        assert table["dealt_in"] == [True, True, False] and table["hand"] is None
+        assert ana.declare(2, "in")["type"] == "ack"
+        assert ben.declare(2, "out")["type"] == "ack"
+        table = _table(cleo, 3, "declare")
+        assert table["dealt_in"] == [True, True, True] and len(table["hand"]) == 3
+        assert _events(cleo, "SeatBack") == [{"type": "SeatBack", "seat": 2}]
+        antes = _events(cleo, "AntesPosted")
+        assert [a["amounts"] for a in antes] == [[1, 1, 1], [1, 1, 1]]  # rounds 1 and 3
+        assert antes[-1]["new_game"]
+        info = server.get(f"/api/rooms/{room_id}").json()
+        assert [(s["away"], s["back_next_game"]) for s in info["seats"]] == [(False, False)] * 3
+        cleo.send({"type": "come_back"})
+        assert cleo.expect("error")["message"] == "'Cleo' is not away"
+        for player in (ana, ben, cleo, spectator):
+            player.close()

@@ -238,3 +238,43 @@ def test_random_table_operations_keep_every_chip(name: str, seed: int, ops: list
     assert not any(dealt_after.values())
     for seat in gone:
         assert state.left[seat] and state.eliminated[seat]
+
+
+def test_an_away_seat_comes_back_for_the_next_game_not_in_the_middle_of_one() -> None:
+    # Seed 1 (three cards): Ana in, Ben in: a showdown, the loser matches: the pot is 2
+    # after the round, the game goes on; Cleo (away) may come back only once it is won.
+    state = new_session(["Ana", "Ben", "Cleo"], 20, dealer=0)
+    state, _ = table.sit_out(state, 2)
+    state, events = table.deal(state, rng=random.Random(1))
+    assert isinstance(events[0], AntesPosted) and events[0].amounts == (1, 1, 0)
+    assert table.game_in_progress(state)
+    assert table.can_come_back(state, 2) == (
+        "'Cleo' comes back when the next game starts (the pot of 2 is still being played for)")
+    state, _ = table.declare_all(state, {0: IN, 1: IN})
+    assert state.pot > 0 and state.phase is Phase.DEAL
+    assert not table.legal_actions(state, 2).may_come_back
+    with pytest.raises(IllegalActionError, match="comes back when the next game starts"):
+        table.come_back(state, 2)
+    while state.pot > 0:  # the game is played out by Ana and Ben (uncontested: Ana in alone)
+        state, _ = table.deal(state, rng=random.Random(3))
+        assert state.hands[2] is None
+        state, _ = table.declare_all(state, {0: IN, 1: OUT})
+    assert not table.game_in_progress(state)
+    state, _ = table.come_back(state, 2)
+    state, events = table.deal(state, rng=random.Random(4))
+    assert isinstance(events[0], AntesPosted) and events[0].new_game
+    assert events[0].amounts == (1, 1, 1) and state.hands[2] is not None
+
+
+def test_an_away_seat_may_come_back_mid_game_when_the_table_cannot_deal_without_it() -> None:
+    state = new_session(["Ana", "Ben", "Cleo"], 20, dealer=0)
+    state, _ = table.deal(state, rng=random.Random(1))
+    state, _ = table.declare_all(state, {0: IN, 1: IN, 2: OUT})  # a showdown: the pot stays
+    assert state.pot > 0
+    state, _ = table.sit_out(state, 1)
+    state, _ = table.sit_out(state, 2)
+    assert table.status(state).step is Step.WAIT  # only Ana could be dealt in
+    assert table.can_come_back(state, 1) is None
+    state, _ = table.come_back(state, 1)
+    assert table.status(state).step is Step.DEAL
+    assert table.can_come_back(state, 2) is not None  # the table deals without Cleo

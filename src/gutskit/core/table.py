@@ -19,8 +19,8 @@ What the driver adds to the engine:
 * **rebuys and top-ups** as the rules allow (:func:`rebuy`: ``rebuys``, ``max_rebuys``,
   ``min_buy_in``; the rule is :func:`gutskit.core.engine.can_rebuy`);
 * **away** (:func:`sit_out`, :func:`come_back`): the seat and its chips stay, it is dealt out
-  from the next deal (no cards, no ante) and dealt in again from the next deal after it
-  comes back;
+  from the next deal (no cards, no ante) and comes back for the next game (when the pot is
+  empty between rounds: :func:`can_come_back`);
 * **leaving and kicking** (:func:`leave`, :func:`kick`: :class:`~gutskit.core.events.SeatLeft`,
   :class:`~gutskit.core.events.SeatRemoved`): the seat is never dealt in again and gets no
   share of what is left in the pot; its chips stay in the ledger; a decision it still owes
@@ -94,6 +94,7 @@ __all__ = [
     "declare_all",
     "default_action",
     "end",
+    "game_in_progress",
     "kick",
     "leave",
     "legal_actions",
@@ -587,18 +588,38 @@ def sit_out(state: GameState, seat: int) -> Result:
     return engine.evolve(state, event), [event]
 
 
+def game_in_progress(state: GameState) -> bool:
+    """A game is being played: cards are out, or the pot is not empty between rounds (the
+    next deal continues the game; a game starts when antes go into an empty pot, RULES.md
+    "Rounds and games")."""
+    return state.phase in (Phase.PASS, Phase.DECLARE) or (
+        state.phase is Phase.DEAL and state.pot > 0)
+
+
 def can_come_back(state: GameState, seat: int) -> str | None:
-    """``None`` if ``seat`` is away and may come back now, else why not."""
+    """``None`` if ``seat`` is away and may come back now, else why not.
+
+    A seat away comes back for the **next game**, not in the middle of one (issue 10: the
+    pot it did not ante into is played out by those who did): while a game is in progress
+    (:func:`game_in_progress`) it may come back only when the table could not deal the next
+    round without it (fewer than two others can play), so that an away seat never stalls
+    the table.
+    """
     problem = _presence_problem(state, seat)
     if problem is not None:
         return problem
     if not _away(state, seat):
         return f"{state.names[seat]!r} is not away"
+    if game_in_progress(state) and (
+            state.phase is not Phase.DEAL or engine.can_deal(state) is None):
+        return (f"{state.names[seat]!r} comes back when the next game starts (the pot of "
+                f"{state.pot} is still being played for)")
     return None
 
 
 def come_back(state: GameState, seat: int) -> Result:
-    """``seat``, away, comes back: dealt in again from the next deal.
+    """``seat``, away, comes back: dealt in again from the next deal, which starts a new
+    game (:func:`can_come_back`).
 
     Raises:
         IllegalActionError: see :func:`can_come_back`.

@@ -69,6 +69,7 @@ __all__ = [
     "ClientMessage",
     "ClientSeed",
     "Coach",
+    "ComeBack",
     "CreateRoom",
     "CreatedRoom",
     "Declare",
@@ -100,6 +101,7 @@ __all__ = [
     "RoomUpdate",
     "Seated",
     "ServerMessage",
+    "SitOut",
     "Start",
     "TableState",
     "TableView",
@@ -304,6 +306,22 @@ class Rebuy(_Message):
     chips: int
 
 
+class SitOut(_Message):
+    """Go away (sit out): the seat and its chips stay, it is dealt out from the next deal
+    (:func:`gutskit.core.table.sit_out`; a round in progress is played out). Seated, in
+    play."""
+
+    type: Literal["sit_out"] = "sit_out"
+
+
+class ComeBack(_Message):
+    """Come back from away: for the next game (:func:`gutskit.core.table.can_come_back`).
+    Asked in the middle of a game, the return is listed in :attr:`LobbySeat.back_next_game`
+    and made when the pot is empty between rounds."""
+
+    type: Literal["come_back"] = "come_back"
+
+
 class ApproveRebuy(_Message):
     """Host: approve the pending rebuy of ``seat`` (applied at once between rounds, else at
     the next break; dropped with an error if the rules no longer allow it then)."""
@@ -365,7 +383,7 @@ class ClientSeed(_Message):
 
 ClientMessage = Annotated[
     Hello | Join | Leave | Declare | PassCard | AddBot | Kick | Start | Pause | Resume | EndSession
-    | Ping | ClientSeed | Rebuy | ApproveRebuy | DenyRebuy,
+    | Ping | ClientSeed | Rebuy | ApproveRebuy | DenyRebuy | SitOut | ComeBack,
     Field(discriminator="type"),
 ]
 """Any message a client may send."""
@@ -463,7 +481,9 @@ def describe_body_error(error: ValidationError) -> str:
 
 
 class LobbySeat(_Message):
-    """A seat as everyone sees it: name, bot or human, host, connected, kicked."""
+    """A seat as everyone sees it: name, bot or human, host, connected, kicked; ``away``
+    (sat out: dealt out, :class:`SitOut`), ``back_next_game`` (away, its return asked for:
+    made when the next game starts, :class:`ComeBack`)."""
 
     seat: int
     name: str
@@ -471,6 +491,8 @@ class LobbySeat(_Message):
     host: bool
     connected: bool
     kicked: bool
+    away: bool = False
+    back_next_game: bool = False
 
 
 class RebuyRequest(_Message):

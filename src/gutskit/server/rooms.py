@@ -53,6 +53,7 @@ from gutskit.server.protocol import (
     ClientMessage,
     ClientSeed,
     Coach,
+    ComeBack,
     CreateRoom,
     Declare,
     DenyRebuy,
@@ -81,6 +82,7 @@ from gutskit.server.protocol import (
     RoomInfo,
     RoomUpdate,
     Seated,
+    SitOut,
     Start,
     TableState,
     TableView,
@@ -298,6 +300,9 @@ class Room:
         self.actions: dict[str, tuple[int, int]] = {}
         self.rebuys: dict[int, tuple[int, bool]] = {}
         """Pending rebuys: seat -> (chips, approved by the host); applied between rounds."""
+        self.returning: set[int] = set()
+        """Seats away whose return was asked for in the middle of a game (made when the
+        next game starts: :func:`gutskit.core.table.can_come_back`)."""
         self.clients: set[Client] = set()
         self.lock = asyncio.Lock()
         self.deadline: float | None = None
@@ -317,11 +322,15 @@ class Room:
     def info(self) -> RoomInfo:
         """The public room description."""
         connected = self._connected()
+        away = self.state.away if self.state is not None else ()
         return RoomInfo(
             room_id=self.room_id, status=self.status, paused=self.paused,  # type: ignore[arg-type]
             seats=[LobbySeat(seat=s.seat, name=s.name, bot=s.bot_style is not None,
                              host=s.host, connected=connected[s.seat],
-                             kicked=s.kicked) for s in self.seats],
+                             kicked=s.kicked,
+                             away=bool(away) and s.seat < len(away) and away[s.seat],
+                             back_next_game=s.seat in self.returning)
+                   for s in self.seats],
             rules=self.settings.rules.to_dict(), buy_in=self.settings.buy_in,
             decision_seconds=self.settings.decision_seconds,
             reveal_seconds=self.settings.reveal_seconds,
@@ -477,6 +486,8 @@ class Room:
             self._client_seed(client, message)
         elif isinstance(message, Rebuy):
             self._rebuy(client, message)
+        elif isinstance(message, SitOut | ComeBack):
+            await self._away(client, isinstance(message, SitOut))
         else:
             await self._host_command(client, message)
 
@@ -624,6 +635,51 @@ class Room:
         self.rebuys[client.seat] = (message.chips, False)
         self._broadcast_room()
 
+    async def _away(self, client: Client, away: bool) -> None:
+        """A seat goes away (``away``) or asks to come back (now when the table driver
+        allows it, else when the next game starts: :meth:`_take_returns`).
+
+        Raises:
+            ProtocolError: a spectator, no session in play, or the driver refuses it.
+        """
+        if client.seat is None:
+            raise _fail("not_seated", "a spectator holds no seat")
+        if self.status != "playing" or self.state is None:
+            raise _fail("not_playing", "the session is not in play")
+        seat, state = client.seat, self.state
+        if away:
+            problem = driver.can_sit_out(state, seat)
+            if problem is not None:
+                raise _fail("illegal_action", problem)
+            self.returning.discard(seat)
+            state, events = driver.sit_out(state, seat)
+            await self._persist_and_send(state, events, None)
+        else:
+            problem = driver.can_come_back(state, seat)
+            if problem is None:
+                self.returning.discard(seat)
+                state, events = driver.come_back(state, seat)
+                await self._persist_and_send(state, events, None)
+            elif state.away and state.away[seat] and driver.game_in_progress(state):
+                self.returning.add(seat)  # back when the next game starts
+            else:
+                raise _fail("illegal_action", problem)
+        self._broadcast_room()
+
+    def _take_returns(self, state: GameState) -> tuple[GameState, list[Event]]:
+        """The seats whose return was asked for come back once the driver allows it (the
+        next game)."""
+        events: list[Event] = []
+        for seat in sorted(self.returning):
+            problem = driver.can_come_back(state, seat)
+            if problem is None:
+                state, more = driver.come_back(state, seat)
+                events.extend(more)
+                self.returning.discard(seat)
+            elif not (state.away and state.away[seat]) or (state.left and state.left[seat]):
+                self.returning.discard(seat)  # no longer away, or gone
+        return state, events
+
     async def _approve_rebuy(self, seat: int) -> None:
         if seat not in self.rebuys:
             raise _fail("illegal_action", f"seat {seat} has asked for no rebuy")
@@ -699,8 +755,9 @@ class Room:
         if self.status != "playing" or self.paused or state.phase is not Phase.DEAL:
             return
         state, bought = self._take_rebuys(state)
-        if bought:
-            await self._persist_and_send(state, bought, None)
+        state, back = self._take_returns(state)
+        if bought or back:
+            await self._persist_and_send(state, [*bought, *back], None)
             self._broadcast_room()
             return  # _persist_and_send schedules the deal
         status = driver.status(state)

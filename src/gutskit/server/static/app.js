@@ -363,6 +363,12 @@ function onMessage(m) {
     case "room": {
       const before = S.room?.status;
       S.room = m.room;
+      if (S.seat != null && m.room.status !== "lobby" && m.room.seats[S.seat]?.kicked) {
+        // Our seat left the table (leave) or was removed: we watch from now on.
+        S.seat = null;
+        S.token = null;
+        localStorage.removeItem(tokenKey(S.roomId));
+      }
       if (before !== m.room.status) loadLedger();
       break;
     }
@@ -758,6 +764,7 @@ function seatsHtml() {
       seat === table.dealer ? `<span class="dealer" title="${esc(t("dealer"))}" aria-label="${esc(t("dealer"))}">D</span>` : "",
       info.host ? `<span class="tag">${esc(t("host"))}</span>` : "",
       info.bot ? `<span class="tag">${esc(t("bot"))}</span>` : "",
+      info.away ? `<span class="tag away" data-away="${seat}">${esc(info.back_next_game ? t("back_next_game") : t("away"))}</span>` : "",
       seat === S.seat ? `<span class="tag you">${esc(t("you"))}</span>` : "",
     ].join("");
     out.push(`<div class="${classes.join(" ")}" data-x="${pos.x.toFixed(1)}" data-y="${pos.y.toFixed(1)}" data-seat="${seat}">
@@ -904,9 +911,28 @@ function meHtml() {
     }
     if (table.phase === "deal" && !S.room.paused) parts.push(`<p class="hint">${esc(t("next_deal"))}</p>`);
   }
+  parts.push(seatActionsHtml());
   // Filled with textContent by renderRoom (coachText), never as HTML.
   if (S.coach) parts.push(`<p class="hint coach-note" id="coach-advice" aria-live="polite"></p>`);
   return parts.join("");
+}
+
+/** Away / back / leave for one's own seat during the session (docs/protocol.md). */
+function seatActionsHtml() {
+  const mine = S.room.seats[S.seat];
+  if (S.room.status !== "playing" || !mine || mine.kicked) return "";
+  const off = S.status === "open" ? "" : " disabled";
+  const parts = [];
+  if (mine.away) {
+    parts.push(`<p class="hint" id="away-note">${esc(t("away_hint"))}</p>`);
+    parts.push(mine.back_next_game
+      ? `<span class="tag" id="back-pending">${esc(t("back_next_game"))}</span>`
+      : `<button type="button" id="come-back"${off}>${esc(t("come_back"))}</button>`);
+  } else {
+    parts.push(`<button type="button" id="sit-out"${off}>${esc(t("sit_out"))}</button>`);
+  }
+  if (!mine.host) parts.push(`<button type="button" id="leave-table" class="danger"${off}>${esc(t("leave_table"))}</button>`);
+  return `<div class="seat-actions" id="seat-actions">${parts.join("")}</div>`;
 }
 
 function hostPanelHtml() {
@@ -1026,6 +1052,9 @@ function bindRoom() {
   on("add-bot", () => send({ type: "add_bot", style: $("#bot-style").value }));
   on("start", () => send({ type: "start" }));
   on("leave", () => send({ type: "leave" }));
+  on("sit-out", () => send({ type: "sit_out" }));
+  on("come-back", () => send({ type: "come_back" }));
+  on("leave-table", () => { if (confirm(t("confirm_leave"))) send({ type: "leave" }); });
   on("pause", () => send({ type: "pause" }));
   on("resume", () => send({ type: "resume" }));
   on("end-session", () => { if (confirm(t("confirm_end"))) send({ type: "end_session" }); });
