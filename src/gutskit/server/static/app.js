@@ -328,7 +328,10 @@ function startRoom(roomId) {
   S.conn = new Connection(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws/${roomId}`, {
     hello: () => ({ type: "hello", protocol: PROTOCOL, token: S.token }),
     onMessage,
-    onFrame: renderRoom, // once per frame, after all of its messages
+    onFrame: () => { // once per frame, after all of its messages
+      if (S.ledgerDue) { S.ledgerDue = false; loadLedger(); } // stacks moved: the ledger too
+      renderRoom();
+    },
     onStatus: (status) => {
       // While disconnected the countdown stops (the welcome after the reconnect sets it).
       if (status !== "open" && S.deadline != null && S.frozenLeft == null) {
@@ -475,7 +478,7 @@ function addEvent(seq, event) {
     S.revealAt = performance.now();
     S.revealRound = S.table?.round ?? null;
   }
-  if (["RoundResolved", "SessionEnded", "Rebought", "SessionStarted"].includes(event.type)) loadLedger();
+  S.ledgerDue = true; // every event may move chips (antes, matches, rebuys, share-out)
   if (gap) loadHistory();
 }
 
@@ -494,8 +497,12 @@ async function loadHistory() {
 }
 
 async function loadLedger() {
+  S.ledgerAsked = (S.ledgerAsked ?? 0) + 1;
+  const asked = S.ledgerAsked;
   try {
-    S.ledger = await getJson(`/api/rooms/${S.roomId}/ledger.json`);
+    const ledger = await getJson(`/api/rooms/${S.roomId}/ledger.json`);
+    if (asked !== S.ledgerAsked) return; // a later answer is on its way: never show an older one
+    S.ledger = ledger;
     renderRoom();
   } catch {
     // kept from the last time
@@ -516,13 +523,19 @@ async function describeHands(hands) {
   }
 }
 
+/** The hand in the page's language: the category with the rank names of that language
+ * ("Paar Zehner, Kicker Ass", "Paire de dix", "Straße bis Drei"); English: the server's
+ * own description. */
 function handName(cards) {
   const d = S.hands.get(cards);
   if (!d) return "";
   if (language() === "en") return d.description;
-  const letters = t("rank_letters").split(" ");
-  const rank = (r) => letters["23456789TJQKA".indexOf(r)] ?? r;
-  return `${t(`cat.${d.category}`)} ${d.ranks.map(rank).join("-")}`;
+  const [top, kicker] = d.ranks;
+  const key = d.category === "pair" && kicker ? "hand.pair_kicker" : `hand.${d.category}`;
+  return t(key, {
+    top: t(`rank.${top}`), tops: t(`ranks.${top}`), kicker: kicker ? t(`rank.${kicker}`) : "",
+    list: d.ranks.map((r) => t(`rank.${r}`)).join(", "),
+  });
 }
 
 function send(message) {
@@ -743,7 +756,9 @@ function seatsHtml() {
       const own = seat === S.seat && table.declarations[seat];
       fist = sealed
         ? `<span class="fist closed"><span class="word">${esc(own ? t("sealed_own", { d: t(`decl.${own}`) }) : t("sealed"))}</span></span>`
-        : `<span class="fist thinking"><span class="word">${esc(table.phase === "pass" ? t("passing") : t("thinking"))}</span></span>`;
+        : (table.to_act || []).includes(seat)
+          ? `<span class="fist thinking"><span class="word">${esc(table.phase === "pass" ? t("passing") : t("thinking"))}</span></span>`
+          : `<span class="fist waits"><span class="word">${esc(t("waits_turn"))}</span></span>`;
       if (seat !== S.seat) cards = backHtml("small").repeat(S.room.rules.cards_per_hand);
     }
     if (result) {
@@ -790,6 +805,12 @@ function centerHtml() {
   if (table.phase === "declare" || table.phase === "pass") {
     const waiting = table.dealt_in.filter((d, s) => d && !(table.phase === "pass" ? table.passed?.[s] : table.declared[s])).length;
     parts.push(`<div class="waiting" id="waiting">${esc(tn(table.phase === "pass" ? "waiting_pass" : "waiting_for", waiting))}</div>`);
+    // Whose turn it is, as the server's table driver says (sequential declaration: one seat).
+    const toAct = table.to_act || [];
+    if (table.phase === "declare" && table.my_turn) parts.push(`<div class="turn" id="turn">${esc(t("your_turn"))}</div>`);
+    else if (table.phase === "declare" && toAct.length === 1) {
+      parts.push(`<div class="turn" id="turn">${esc(t("turn_of", { name: table.names[toAct[0]] }))}</div>`);
+    }
     if (S.room.paused) parts.push(`<div class="countdown paused">${esc(t("paused"))}</div>`);
     else if (S.deadline != null) {
       parts.push(`<div class="countdown" id="countdown" role="timer" aria-label="${esc(t("timer"))}"><span class="secs"></span><span class="bar"><span></span></span></div>`);
@@ -801,7 +822,8 @@ function centerHtml() {
   if (result) {
     const fresh = table.phase === "deal" || table.phase === "over";
     parts.push(`<div class="result${fresh ? " fresh" : ""}" id="result"><span class="label">${esc(fresh ? t("this_round") : t("last_round"))}</span>
-      ${resultLines(result, table.names).slice(0, table.phase === "over" ? -1 : undefined) // at the end the pot is shared out
+      ${[...resultLines(result, table.names, lastDeclarations()), ...(result.outcome === "void" && table.phase !== "over" ? [voidAntesLine(result, table)] : [])]
+    .slice(0, table.phase === "over" ? -1 : undefined) // at the end the pot is shared out
     .map((l) => `<p>${esc(l)}</p>`).join("")}</div>`);
   }
   if (table.phase === "over") {
@@ -836,8 +858,37 @@ function timerMark(round, seat) {
   return S.timedOut[round]?.includes(seat) ? ` ${t("by_timer")}` : "";
 }
 
-function resultLines(r, names) {
+/** The declarations revealed before the last RoundResolved (Hi-Lo: who played which side). */
+function lastDeclarations() {
+  let resolved = false;
+  for (let i = S.events.length - 1; i >= 0; i -= 1) {
+    const e = S.events[i];
+    if (e?.type === "RoundResolved") resolved = true;
+    else if (resolved && e?.type === "DeclarationsRevealed") return e.declarations;
+  }
+  return null;
+}
+
+/** After a void round: what the re-deal's antes are, as the server says (between rounds:
+ * `next_antes`; once dealt: the AntesPosted event of the re-deal, none = the pot stayed). */
+function voidAntesLine(r, table) {
+  let amounts = null;
+  if (table.phase === "deal") amounts = table.next_antes;
+  else {
+    for (let i = S.events.length - 1; i >= 0; i -= 1) {
+      const e = S.events[i];
+      if (!e || e.type === "RoundResolved") break;
+      if (e.type === "AntesPosted") amounts = e.amounts;
+    }
+  }
+  if (!amounts) return t("res_void_no_ante", { pot: r.pot_after });
+  const list = amounts.map((chips, s) => (chips > 0 ? `${table.names[s]} ${chips}` : null)).filter(Boolean).join(", ");
+  return t("res_void_antes", { list });
+}
+
+function resultLines(r, names, decls = null) {
   const lines = [];
+  const who = (seats) => (seats?.length ? seats.map((s) => names[s]).join(", ") : t("nobody"));
   const withHand = (seat) => {
     const shown = r.shown?.[seat];
     const desc = shown ? handName(shown + (r.community ? ` ${r.community}` : "")) : "";
@@ -850,8 +901,9 @@ function resultLines(r, names) {
     for (const s of r.winners) lines.push(t("res_uncontested", { name: names[s], chips: r.won[s] }));
   } else {
     if (r.ghost_won) lines.push(t("res_ghost_won"));
-    if (r.high_winners?.length || r.low_winners?.length) {
+    if (r.high_pot || r.low_pot) {
       // Hi-Lo: who took each side; a seat's total is on its seat (+chips).
+      lines.push(t("res_split", { high: r.high_pot, low: r.low_pot }));
       for (const s of r.high_winners) lines.push(t("res_high", { name: names[s] }) + withHand(s));
       for (const s of r.low_winners) lines.push(t("res_low", { name: names[s] }) + withHand(s));
     } else {
@@ -859,7 +911,13 @@ function resultLines(r, names) {
     }
   }
   r.matched.forEach((chips, s) => {
-    if (chips > 0) lines.push(t("res_matches", { name: names[s], chips }) + withHand(s));
+    if (chips <= 0) return;
+    const d = (r.high_pot || r.low_pot) ? decls?.[s] : null;
+    if (d === "high" || d === "low") { // a side loser matches its side only
+      lines.push(t(`res_matches_${d}`, { name: names[s], chips }) + withHand(s));
+    } else if (d === "both") { // a Both must win or tie both ways, else it loses both
+      lines.push(t("res_both_failed", { name: names[s], chips, high: who(r.high_winners), low: who(r.low_winners) }) + withHand(s));
+    } else lines.push(t("res_matches", { name: names[s], chips }) + withHand(s));
   });
   for (const s of r.eliminated || []) lines.push(t("res_eliminated", { name: names[s] }));
   if (r.to_reserve) lines.push(t("res_to_reserve", { chips: r.to_reserve }));
@@ -899,7 +957,7 @@ function meHtml() {
       ${esc(t(`decl.${d}`))} <kbd>${KEYS[d].toUpperCase()}</kbd></button>`).join("");
     parts.push(`<div class="declare-row" role="group" aria-label="${esc(t("declaration"))}">${buttons}</div>`);
     if (mine) parts.push(`<p class="sealed-note" id="my-declaration">${esc(t("you_declared", { d: t(`decl.${mine}`) }))}</p>`);
-    else if (table.my_turn) parts.push(`<p class="hint">${esc(t("owed_hint", { chips: table.owed }))}</p>`);
+    else if (table.my_turn) parts.push(...matchHints(table));
   } else if (table.phase === "deal" || table.phase === "over") {
     const result = table.last_result;
     const shown = result?.shown?.[S.seat];
@@ -911,6 +969,7 @@ function meHtml() {
     }
     if (table.phase === "deal" && !S.room.paused) parts.push(`<p class="hint">${esc(t("next_deal"))}</p>`);
   }
+  parts.push(rebuyHtml(table));
   parts.push(seatActionsHtml());
   // Filled with textContent by renderRoom (coachText), never as HTML.
   if (S.coach) parts.push(`<p class="hint coach-note" id="coach-advice" aria-live="polite"></p>`);
@@ -935,6 +994,44 @@ function seatActionsHtml() {
   return `<div class="seat-actions" id="seat-actions">${parts.join("")}</div>`;
 }
 
+/** What you would pay if beaten (per declaration; Hi-Lo: per side) and, when the match is
+ * more than your stack, what the rules in force do then: all from the server's
+ * `matches` (gutskit.core.table.match_quotes), never worked out here. */
+function matchHints(table) {
+  const quotes = table.matches || [];
+  const lines = quotes.map((q) => {
+    const d = t(`decl.${q.declaration}`);
+    if (q.least !== q.most) return t("match_side", { d, chips: q.least, most: q.most });
+    return t("match_if_beaten", { d, chips: q.most });
+  });
+  const out = lines.map((l) => `<p class="hint match-hint">${esc(l)}</p>`);
+  const stack = table.stacks[S.seat];
+  const worst = quotes.reduce((a, q) => (a && a.most >= q.most ? a : q), null);
+  if (worst && worst.most > stack) {
+    let key = "warn_debt";
+    if (worst.eliminated) key = "warn_eliminate";
+    else if (worst.pays < worst.most) key = "warn_table_stakes";
+    const text = t(key, { chips: worst.most, stack, pays: worst.pays, after: stack - worst.pays });
+    out.push(`<p class="warning" id="stack-warning" role="alert">${esc(text)}</p>`);
+  }
+  return out;
+}
+
+/** The rebuy button (when the server says the rules allow one now) or the state of your
+ * request. */
+function rebuyHtml(table) {
+  if (S.seat == null || S.room.status !== "playing") return "";
+  const mine = (S.room.rebuy_requests || []).find((r) => r.seat === S.seat);
+  if (mine) {
+    return `<p class="hint" id="rebuy-pending">${esc(t(mine.approved ? "rebuy_approved" : "rebuy_pending", { chips: mine.chips }))}</p>`;
+  }
+  if (table.rebuy == null) return "";
+  return `<div class="rebuy-row"><label>${esc(t("rebuy_chips"))}
+    <input id="rebuy-chips" type="number" min="${table.rebuy}" step="1" value="${table.rebuy}"></label>
+    <button type="button" id="rebuy">${esc(t("rebuy_ask"))}</button>
+    <span class="hint">${esc(t("rebuy_hint", { chips: table.rebuy }))}</span></div>`;
+}
+
 function hostPanelHtml() {
   if (!S.host || S.room.status !== "playing") return "";
   const seats = S.room.seats.filter((s) => !s.host && !s.kicked).map((s) => `<li>${esc(s.name)}
@@ -945,7 +1042,19 @@ function hostPanelHtml() {
       ? `<button type="button" id="resume">${esc(t("resume"))}</button>`
       : `<button type="button" id="pause">${esc(t("pause"))}</button>`}
     <button type="button" id="end-session" class="danger">${esc(t("end_session"))}</button></div>
+    ${rebuyRequestsHtml()}
     <ul class="kick-list">${seats}</ul></details>`;
+}
+
+/** The host approves or denies each seat's rebuy request. */
+function rebuyRequestsHtml() {
+  const requests = S.room.rebuy_requests || [];
+  if (!requests.length) return "";
+  const names = S.table?.names ?? S.room.seats.map((s) => s.name);
+  const items = requests.map((r) => `<li>${esc(t(r.approved ? "rebuy_request_approved" : "rebuy_request", { name: names[r.seat], chips: r.chips }))}
+    ${r.approved ? "" : `<button type="button" class="small" id="approve-rebuy-${r.seat}" data-approve-rebuy="${r.seat}">${esc(t("approve"))}</button>
+    <button type="button" class="small" id="deny-rebuy-${r.seat}" data-deny-rebuy="${r.seat}">${esc(t("deny"))}</button>`}</li>`).join("");
+  return `<h4>${esc(t("rebuy_requests"))}</h4><ul class="rebuy-list" id="rebuy-requests">${items}</ul>`;
 }
 
 function ledgerHtml() {
@@ -964,7 +1073,7 @@ function ledgerHtml() {
     <a href="/api/rooms/${S.roomId}/fairness.json${token}" download id="dl-fairness">${esc(t("download_fairness"))}</a></p>`;
 }
 
-function logLine(e, names, round) {
+function logLine(e, names, round, decls = null) {
   const who = (s) => names[s] ?? `#${s}`;
   switch (e.type) {
     case "SessionStarted": return t("log_started", { names: e.names.join(", ") });
@@ -982,7 +1091,7 @@ function logLine(e, names, round) {
       return t("log_revealed", { list: e.declarations.map((d, s) => (d ? `${who(s)} ${t(`decl.${d}`)}${timerMark(round, s)}` : null)).filter(Boolean).join(", ") });
     case "RoundResolved": {
       const shown = (e.shown || []).map((h, s) => (h ? `${who(s)}: ${handText(h)}` : null)).filter(Boolean);
-      return [...(shown.length ? [t("log_shown", { list: shown.join("; ") })] : []), ...resultLines(e, names)].join(" · ");
+      return [...(shown.length ? [t("log_shown", { list: shown.join("; ") })] : []), ...resultLines(e, names, decls)].join(" · ");
     }
     case "SessionEnded": {
       const share = shareOut(e.payouts, names);
@@ -1007,10 +1116,12 @@ function logHtml() {
   const names = S.table?.names ?? S.room.seats.map((s) => s.name);
   const lines = [];
   let round = 0;
+  let decls = null; // the round's revealed declarations (Hi-Lo: who played which side)
   S.events.forEach((e) => {
     if (!e) return;
     if (e.type === "CardsDealt") round += 1;
-    lines.push(`<li class="log-${e.type}">${esc(logLine(e, names, round))}</li>`);
+    if (e.type === "DeclarationsRevealed") decls = e.declarations;
+    lines.push(`<li class="log-${e.type}">${esc(logLine(e, names, round, decls))}</li>`);
   });
   return lines.reverse().slice(0, 300).join("");
 }
@@ -1065,6 +1176,13 @@ function bindRoom() {
     };
   }
   for (const el of document.querySelectorAll("[data-declare]")) el.onclick = () => declare(el.dataset.declare);
+  on("rebuy", () => send({ type: "rebuy", chips: Number($("#rebuy-chips").value) }));
+  for (const el of document.querySelectorAll("[data-approve-rebuy]")) {
+    el.onclick = () => send({ type: "approve_rebuy", seat: Number(el.dataset.approveRebuy) });
+  }
+  for (const el of document.querySelectorAll("[data-deny-rebuy]")) {
+    el.onclick = () => send({ type: "deny_rebuy", seat: Number(el.dataset.denyRebuy) });
+  }
   for (const el of document.querySelectorAll("[data-pass]")) el.onclick = () => passCard(el.dataset.pass);
   const join = document.getElementById("join");
   if (join) {
