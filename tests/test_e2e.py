@@ -224,7 +224,7 @@ def test_three_browsers_play_a_session(browser: Browser, shots: Path, tmp_path: 
             expect(watcher.locator(".fist.open")).to_have_count(3)
             assert sorted(cards_on(watcher)) == ["7h", "Jh", "Qc", "Qd", "Td", "Ts"]
             expect(ana.locator("#my-shown + .my-desc")).to_have_text("Pair of tens, queen kicker")
-            expect(ben.locator(seat(ben, 0))).to_contain_text("Paire 10-D")
+            expect(ben.locator(seat(ben, 0))).to_contain_text("Paire de dix, kicker dame")
             expect(ana.locator("#result")).to_contain_text("Ana wins 3")
             expect(ana.locator("#result")).to_contain_text("Ben matches 3")
             expect(ana.locator("#result")).to_contain_text("The pot is now 3.")
@@ -266,7 +266,8 @@ def test_three_browsers_play_a_session(browser: Browser, shots: Path, tmp_path: 
         expect(ana.locator(".fist.open")).to_have_count(3, timeout=WAIT)
         with paused(ana):
             for page, text in ((ana, "Cleo was in alone and wins 6 uncontested"),
-                               (ben, "Cleo est seul dedans et gagne 6 sans opposition"),
+                               (ben, "Personne d'autre n'est dedans : Cleo remporte 6 "
+                                     "sans abattage"),
                                (cleo, "Cleo ist allein „rein“ und gewinnt 6 unangefochten")):
                 expect(page.locator("#result")).to_contain_text(text, timeout=WAIT)
                 expect(page.locator("#pot")).to_have_text("0")
