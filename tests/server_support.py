@@ -92,11 +92,11 @@ class Server:
         return data
 
     def get(self, path: str) -> httpx.Response:
-        return httpx.get(f"{self.http}{path}", timeout=10)
+        return httpx.get(f"{self.http}{path}", timeout=30)
 
     def post(self, path: str, body: Any) -> httpx.Response:
         """POST ``body`` as JSON from the server's own origin (as the browser table does)."""
-        return httpx.post(f"{self.http}{path}", json=body, timeout=10,
+        return httpx.post(f"{self.http}{path}", json=body, timeout=30,
                           headers={"Origin": self.http})
 
 
@@ -120,7 +120,7 @@ def running_server(db_url: str, *, seed_numbers: Sequence[int] = (), dealer: int
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + 60  # generous: a loaded machine starts slowly
     while not server.started:
         assert time.monotonic() < deadline, "server did not start"
         time.sleep(0.01)
@@ -141,8 +141,13 @@ class Player:
     def __init__(self, server: Server, room_id: str, token: str | None = None, *,
                  hello: bool = True, origin: str | None = None, protocol: int = 1) -> None:
         headers = {"Origin": origin} if origin else None
-        self.ws: ClientConnection = connect(server.ws_url(room_id), open_timeout=5,
-                                            additional_headers=headers).__enter__()
+        # No flow control and no keep-alive pings of our own: a test that leaves a
+        # player unread for a while (more than 16 frames) must not stop its answers to the
+        # server's pings, and a loaded machine must not close it for a late pong ("keepalive
+        # ping timeout"); a dead server shows as a recv timeout.
+        self.ws: ClientConnection = connect(server.ws_url(room_id), open_timeout=30,
+                                            additional_headers=headers, max_queue=None,
+                                            ping_interval=None).__enter__()
         self.log: list[dict[str, Any]] = []
         self.raw: list[str] = []
         self.inbox: list[dict[str, Any]] = []

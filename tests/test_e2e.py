@@ -29,6 +29,7 @@ fails when it is missing.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import os
 import re
@@ -47,7 +48,8 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-
                  "--disable-sync"]
 DESKTOP = {"width": 1280, "height": 860}
 PHONE = {"width": 375, "height": 740}
-WAIT = 8000  # ms: the longest any screen may take to show what the server decided
+WAIT = 20000  # ms: the longest any screen may take to show what the server decided (a
+# generous bound for a loaded machine: a passing test waits only as long as it must)
 
 
 @pytest.fixture(scope="module")
@@ -130,6 +132,13 @@ def join(browser: Browser, invite: str, name: str, locale: str, viewport: dict[s
     return page
 
 
+def set_timers(server: Server, room_id: str, **seconds: float) -> None:
+    """Change a room's ``decision_seconds`` / ``reveal_seconds`` in play (the next timer
+    started uses them: a deal, a new turn, a resume)."""
+    room = server.manager.rooms[room_id]
+    room.settings = dataclasses.replace(room.settings, **seconds)  # type: ignore[arg-type]
+
+
 def server_ledger(server: Server, room_id: str) -> list[dict[str, str]]:
     text = server.get(f"/api/rooms/{room_id}/ledger.csv").text
     table = text.split("\n\n")[0]
@@ -137,7 +146,6 @@ def server_ledger(server: Server, room_id: str) -> list[dict[str, str]]:
 
 
 def test_three_browsers_play_a_session(browser: Browser, shots: Path, tmp_path: Path) -> None:
-    started = time.monotonic()
     with running_server(f"sqlite:///{tmp_path / 'e2e.db'}", seed_numbers=(1, 2, 3, 4),
                         dealer=0, bot_delay=(0.0, 0.0)) as server:
         # --- Ana creates the room from the home page, adds and kicks a bot. ---------------
@@ -146,7 +154,7 @@ def test_three_browsers_play_a_session(browser: Browser, shots: Path, tmp_path: 
         expect(ana.locator("html")).to_have_attribute("lang", "en")
         ana.fill("#host-name", "Ana")
         ana.fill("#buy-in", "20")
-        ana.fill("#decision-seconds", "5")
+        ana.fill("#decision-seconds", "30")
         ana.fill("#reveal-seconds", "2.5")
         # Whole seeds: the deals are the test seeds' (the default mixes in the browsers'
         # random client seeds, tests/test_server_fairness.py).
@@ -194,7 +202,7 @@ def test_three_browsers_play_a_session(browser: Browser, shots: Path, tmp_path: 
             expect(watcher.locator(".seat")).to_have_count(3)
             assert cards_on(watcher) == []
             expect(watcher.locator("[data-declare]")).to_have_count(0)
-        expect(ana.locator("#countdown .secs")).to_have_text(re.compile(r"^[1-5] s$"))
+        expect(ana.locator("#countdown .secs")).to_have_text(re.compile(r"^([1-9]|[12]\d|30) s$"))
 
         ana.click("#declare-in")
         expect(ana.locator("#my-declaration")).to_contain_text("You declared In")
@@ -204,10 +212,8 @@ def test_three_browsers_play_a_session(browser: Browser, shots: Path, tmp_path: 
         ben.locator("body").press("i")  # the keyboard shortcut
         expect(cleo.locator("#waiting")).to_have_text("Warten auf 1 Spieler")
         expect(ana.locator(".fist.open")).to_have_count(0)
-        cleo.click("#declare-out")
-
-        expect(ana.locator(".fist.open")).to_have_count(3, timeout=WAIT)
-        with paused(ana, ben, cleo):  # the next deal waits
+        with paused(ana, ben, cleo):  # the round ends while paused: the next deal waits
+            cleo.click("#declare-out")  # seats may declare while the table is paused
             for page in everyone:  # all fists open at once
                 expect(page.locator(".fist.open")).to_have_count(3, timeout=WAIT)
                 expect(page.locator(f"{seat(page, 0)}.is-in")).to_have_count(1)
@@ -241,8 +247,15 @@ def test_three_browsers_play_a_session(browser: Browser, shots: Path, tmp_path: 
         ana.keyboard.press("o")
         ben.click("#declare-out")
         expect(cleo.locator("#waiting")).to_have_text("Warten auf 1 Spieler")
+        # Ana and Ben have declared: the timer is made short now (and the result kept on
+        # the table), so it ends for Cleo alone however slowly the machine runs. A resume
+        # restarts the timer in full, with the room's new setting.
+        set_timers(server, room_id, decision_seconds=1, reveal_seconds=600)
+        ana.click("#pause")
+        ana.click("#resume")
         expect(ana.locator(".fist.open")).to_have_count(3, timeout=WAIT)
         with paused(ana):
+            set_timers(server, room_id, decision_seconds=30, reveal_seconds=2.5)
             for page in everyone:
                 expect(page.locator(f"{seat(page, 2)}.is-out")).to_have_count(1, timeout=WAIT)
                 expect(page.locator(".fist.open.in")).to_have_count(0)
@@ -262,9 +275,10 @@ def test_three_browsers_play_a_session(browser: Browser, shots: Path, tmp_path: 
                 expect(page.locator("#pot")).to_have_text("6")
         ana.click("#declare-out")
         cleo.click("#declare-in")
-        ben.keyboard.press("o")
-        expect(ana.locator(".fist.open")).to_have_count(3, timeout=WAIT)
-        with paused(ana):
+        expect(ben.locator(f"{seat(ben, 2)} .fist.closed")).to_have_count(1, timeout=WAIT)
+        with paused(ana):  # the round ends while paused
+            ben.keyboard.press("o")
+            expect(ana.locator(".fist.open")).to_have_count(3, timeout=WAIT)
             for page, text in ((ana, "Cleo was in alone and wins 6 uncontested"),
                                (ben, "Personne d'autre n'est dedans : Cleo remporte 6 "
                                      "sans abattage"),
@@ -312,7 +326,6 @@ def test_three_browsers_play_a_session(browser: Browser, shots: Path, tmp_path: 
 
         for page in (*everyone, watcher):
             assert page.errors == [], page.errors  # type: ignore[attr-defined]
-    assert time.monotonic() - started < 120
 
 
 def test_pass_the_trash_and_hi_lo_with_bots(browser: Browser, shots: Path,

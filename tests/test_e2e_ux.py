@@ -11,13 +11,12 @@ host ends the session: the pot is shared, 1 each: 21, 19.
 
 from __future__ import annotations
 
-import dataclasses
 import time
 from pathlib import Path
 
 from playwright.sync_api import Browser, expect
 from server_support import Player, running_server
-from test_e2e import DESKTOP, WAIT, browser, expect_stacks, open_page, seat
+from test_e2e import DESKTOP, WAIT, browser, expect_stacks, open_page, seat, set_timers
 
 __all__ = ["browser"]  # the Chromium fixture of test_e2e
 
@@ -29,7 +28,7 @@ def test_timer_session_end_disconnect_and_form(browser: Browser, tmp_path: Path)
         page.goto(server.http + "/")
         expect(page.locator("#rule-ante")).to_have_attribute("min", "1")  # ante 0 is refused
 
-        created = server.create_room("Ana", decision_seconds=1.5, reveal_seconds=1,
+        created = server.create_room("Ana", decision_seconds=30, reveal_seconds=1,
                                      seed_reveal="round")
         room_id = created["room_id"]
         page.context.add_init_script(
@@ -44,9 +43,14 @@ def test_timer_session_end_disconnect_and_form(browser: Browser, tmp_path: Path)
         # Round 1: Ana in; Ben silent until the timer counts him out.
         expect(page.locator("#declare-in")).to_be_enabled(timeout=WAIT)
         page.click("#declare-in")
+        expect(page.locator(f"{seat(page, 0)} .fist.closed")).to_have_count(1, timeout=WAIT)
+        # Ana has declared: a short timer now (a resume restarts it with the room's
+        # setting) ends for Ben alone, however slowly the machine runs.
+        set_timers(server, room_id, decision_seconds=1)
+        page.click("#pause")
+        page.click("#resume")
         ben.expect("event", lambda m: m["event"]["type"] == "RoundResolved")
-        room = server.manager.rooms[room_id]
-        room.settings = dataclasses.replace(room.settings, decision_seconds=60)
+        set_timers(server, room_id, decision_seconds=60)
         expect(page.locator("#log")).to_contain_text("All fists open: Ana In, Ben Out (timer).",
                                                      timeout=WAIT)
 

@@ -232,20 +232,22 @@ def test_connections_per_room_and_per_address(db_url: str) -> None:
 
 
 def test_a_connection_that_never_says_hello_is_closed(db_url: str) -> None:
-    with running_server(db_url, hello_timeout=0.3) as server:
+    # A timeout a loaded machine meets with a prompt hello; the silent connections wait it
+    # out together.
+    with running_server(db_url, hello_timeout=4.0) as server:
         room_id = server.create_room()["room_id"]
         silent = Player(server, room_id, hello=False)
-        assert silent.recv() == {"type": "error", "code": "hello_timeout", "action_id": None,
-                                 "message": "no hello within 0.3 seconds of connecting"}
-        assert closed_code(silent) == 1008
-        # A bad hello does not reset the clock.
         stubborn = Player(server, room_id, hello=False)
         stubborn.send({"type": "hello", "protocol": 1, "token": "nope"})
         assert stubborn.recv()["code"] == "bad_token"
-        assert stubborn.recv()["code"] == "hello_timeout"
-        # Whoever said hello stays.
-        polite = Player(server, room_id)
+        polite = Player(server, room_id)  # whoever said hello stays
         silent2 = Player(server, room_id, hello=False)
+        assert silent.recv() == {"type": "error", "code": "hello_timeout", "action_id": None,
+                                 "message": "no hello within 4 seconds of connecting"}
+        assert closed_code(silent) == 1008
+        # A bad hello does not reset the clock.
+        assert stubborn.recv()["code"] == "hello_timeout"
+        assert closed_code(stubborn) == 1008
         assert silent2.recv()["code"] == "hello_timeout"
         polite.send({"type": "ping"})
         assert polite.expect("pong") == {"type": "pong"}
