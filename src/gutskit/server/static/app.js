@@ -817,8 +817,8 @@ function centerHtml() {
     }
   }
   const result = table.phase === "over" ? freshResult(table) : table.last_result;
-  if (table.community) parts.push(`<div class="extra">${esc(t("community"))} ${handHtml(table.community, "small")}</div>`);
-  if (table.ghost) parts.push(`<div class="extra">${esc(t("ghost"))} ${handHtml(table.ghost, "small")}</div>`);
+  if (table.community) parts.push(`<div class="extra" id="community" data-extra="community">${esc(t("community"))} ${handHtml(table.community, "small")}</div>`);
+  if (table.ghost) parts.push(`<div class="extra" id="ghost" data-extra="ghost">${esc(t("ghost"))} ${handHtml(table.ghost, "small")}</div>`);
   if (result) {
     const fresh = table.phase === "deal" || table.phase === "over";
     parts.push(`<div class="result${fresh ? " fresh" : ""}" id="result"><span class="label">${esc(fresh ? t("this_round") : t("last_round"))}</span>
@@ -948,7 +948,7 @@ function meHtml() {
     if (table.passed_card) parts.push(`<p class="hint">${esc(t("you_pass", { card: handText([table.passed_card]) }))}</p>`);
     if (table.received_card) parts.push(`<p class="hint">${esc(t("you_received", { card: handText([table.received_card]) }))}</p>`);
   } else if (hand && !hand.length && table.phase === "declare") {
-    parts.push(`<div class="my-hand">${backHtml("big").repeat(S.room.rules.cards_per_hand)}</div><p class="hint">${esc(t("no_peek"))}</p>`);
+    parts.push(`<div class="my-hand" id="my-hand">${backHtml("big").repeat(S.room.rules.cards_per_hand)}</div><p class="hint">${esc(t("no_peek"))}</p>`);
   }
   if (table.phase === "declare" && table.dealt_in[S.seat]) {
     const mine = table.declarations[S.seat];
