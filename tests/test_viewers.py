@@ -199,7 +199,8 @@ def test_every_view_field_and_event_field_states_its_audience() -> None:
     assert {cls.__name__ for cls in RECORD_FIELDS} == {
         "SessionStarted", "AntesPosted", "CardsDealt", "PassChosen", "CardsPassed",
         "Declared", "DeclarationsRevealed", "RoundResolved", "Misdealt", "Rebought",
-        "SatOut", "SessionEnded", "SeatAway", "SeatBack", "SeatLeft", "SeatRemoved"}
+        "SatOut", "SessionEnded", "SeatAway", "SeatBack", "SeatLeft", "SeatRemoved",
+        "CardsShown", "WinnersNamed", "RoundUndone"}  # companion mode: made in front of all
     private = {(cls.__name__, name) for cls, fields in RECORD_FIELDS.items()
                for name, audience in fields.items() if audience is not Audience.EVERYONE}
     assert private == {("CardsDealt", "hands"), ("CardsDealt", "ghost"),

@@ -41,6 +41,7 @@ from gutskit.core.events import (
     AntesPosted,
     CardsDealt,
     CardsPassed,
+    CardsShown,
     Declaration,
     DeclarationsRevealed,
     Declared,
@@ -51,6 +52,7 @@ from gutskit.core.events import (
     PassChosen,
     Rebought,
     RoundResolved,
+    RoundUndone,
     SatOut,
     SeatAway,
     SeatBack,
@@ -58,6 +60,7 @@ from gutskit.core.events import (
     SeatRemoved,
     SessionEnded,
     SessionStarted,
+    WinnersNamed,
 )
 from gutskit.core.rules import DEFAULT_RULES, Rules
 from gutskit.variants import Resolution, Variants, variants_for
@@ -69,15 +72,20 @@ __all__ = [
     "GameState",
     "IllegalActionError",
     "Phase",
+    "ShowdownNeeds",
     "can_deal",
     "can_declare",
     "can_misdeal",
+    "can_name_winners",
     "can_pass_card",
     "can_rebuy",
+    "can_show_cards",
+    "can_undo_round",
     "deal",
     "deal_from_deck",
     "deal_from_rng",
     "deal_from_top",
+    "deal_unseen",
     "declare",
     "declare_all",
     "end_session",
@@ -85,6 +93,7 @@ __all__ = [
     "hands_from_deck",
     "legal_declarations",
     "misdeal",
+    "name_winners",
     "new_session",
     "next_antes",
     "pass_all",
@@ -92,7 +101,10 @@ __all__ = [
     "rebuy",
     "replay",
     "seat_to_deal",
+    "show_cards",
+    "showdown_needs",
     "shuffled_deck",
+    "undo_round",
 ]
 
 
@@ -113,6 +125,10 @@ class Phase(enum.Enum):
     """Pass the Trash: cards are out; waiting for every seat's passed card."""
     DECLARE = "declare"
     """Cards are out; waiting for declarations."""
+    SHOWDOWN = "showdown"
+    """Companion mode: the declarations are revealed and the round compares hands; waiting
+    for the cards turned up at the real table (:func:`show_cards`) or the winners the
+    table names (:func:`name_winners`)."""
     OVER = "over"
     """The session has ended."""
 
@@ -158,6 +174,10 @@ class GameState:
             nobody ever was.
         left: seats that left or were removed (:class:`SeatLeft`, :class:`SeatRemoved`;
             also marked ``eliminated``); ``()`` while nobody ever did.
+        companion: companion mode (:attr:`SessionStarted.companion`): the cards are dealt
+            at a real table; gutskit sees them only at the showdown.
+        undo_point: companion mode: the state before the last round's deal, which
+            :func:`undo_round` restores (``None``: nothing to undo).
     """
 
     rules: Rules
@@ -189,6 +209,8 @@ class GameState:
     sat_out: tuple[bool, ...] = ()
     away: tuple[bool, ...] = ()
     left: tuple[bool, ...] = ()
+    companion: bool = False
+    undo_point: GameState | None = field(default=None, compare=False, repr=False)
 
     @property
     def n_seats(self) -> int:
@@ -295,6 +317,7 @@ def _start(event: SessionStarted) -> GameState:
         rebuys_used=(0,) * n,
         loss_limits=event.loss_limits,
         sat_out=(False,) * n,
+        companion=event.companion,
     )
 
 
@@ -317,6 +340,9 @@ def evolve(state: GameState | None, event: Event) -> GameState:
     if handler is None:  # pragma: no cover - exhaustive over Event
         raise IllegalActionError(f"unknown event {event!r}")
     new = handler(state, event)
+    if new.undo_point is not None and type(event) in _BETWEEN_ROUNDS and not (
+            type(event) is SessionEnded and state.phase is Phase.OVER):
+        new = _with(new, undo_point=None)  # only the last round, right after it, is undone
     if sum(new.stacks) + new.pot + new.reserve != new.total:
         raise ConservationError(
             f"chips not conserved after {type(event).__name__}: stacks {new.stacks}, pot "
@@ -331,8 +357,12 @@ def _on_declared(state: GameState, event: Declared) -> GameState:
 
 
 def _on_dealt(state: GameState, event: CardsDealt) -> GameState:
-    passing = state.variants.pass_phase
+    passing = state.variants.pass_phase and not state.companion  # passed at the table
     n = len(state.names)
+    if state.companion:
+        point = state.undo_point
+        if point is None or point.round_number != state.round_number:  # no antes before
+            state = _with(state, undo_point=_undo_point(state))
     return _with(state, hands=event.hands, declarations=(None,) * n,
                  phase=Phase.PASS if passing else Phase.DECLARE,
                  round_number=state.round_number + 1, ghost=event.ghost,
@@ -340,18 +370,65 @@ def _on_dealt(state: GameState, event: CardsDealt) -> GameState:
                  passes=(None,) * n if passing else None)
 
 
+def _undo_point(state: GameState) -> GameState:
+    """``state`` as :func:`undo_round` restores it (without an undo point of its own: only
+    the last round can be undone)."""
+    return _with(state, undo_point=None)
+
+
 def _on_antes(state: GameState, event: AntesPosted) -> GameState:
     stacks = tuple([s - a for s, a in zip(state.stacks, event.amounts, strict=True)])
+    point = _undo_point(state) if state.companion else None
     return _with(
         state, stacks=stacks, pot=state.pot + event.refill + sum(event.amounts),
         reserve=state.reserve - event.refill, reante_due=False,
         game_number=state.game_number + event.new_game,
         game_matched=state.game_matched and not event.new_game, ante_payers=(),
+        undo_point=point,
     )
 
 
+def _in_seats(declarations: Sequence[Declaration | None]) -> list[int]:
+    """The seats whose declaration put them in."""
+    out = Declaration.OUT
+    return [s for s, d in enumerate(declarations) if d is not None and d is not out]
+
+
 def _on_revealed(state: GameState, event: DeclarationsRevealed) -> GameState:
+    if state.companion and state.variants.compares_hands(_in_seats(event.declarations)):
+        # companion mode: the hands compared are at the real table; wait for them
+        return _with(state, declarations=event.declarations, phase=Phase.SHOWDOWN)
     return _with(state, declarations=event.declarations)
+
+
+def _on_cards_shown(state: GameState, event: CardsShown) -> GameState:
+    if state.phase is not Phase.SHOWDOWN:
+        raise IllegalActionError(f"no showdown is waiting for cards: the session is in the "
+                                 f"{state.phase.value} phase")
+    hands = tuple(h if h is not None else old
+                  for h, old in zip(event.hands, state.hands, strict=True))
+    return _with(state, hands=hands,
+                 ghost=state.ghost if event.ghost is None else event.ghost,
+                 community=state.community if event.community is None else event.community)
+
+
+def _on_winners_named(state: GameState, event: WinnersNamed) -> GameState:
+    if state.phase is not Phase.SHOWDOWN:
+        raise IllegalActionError(f"no showdown is waiting for its winners: the session is "
+                                 f"in the {state.phase.value} phase")
+    return state
+
+
+def _on_undone(state: GameState, event: RoundUndone) -> GameState:
+    point = state.undo_point
+    if point is None:
+        raise IllegalActionError("there is no round to undo")
+    if (point.stacks, point.pot, point.reserve) != (event.stacks, event.pot, event.reserve):
+        raise IllegalActionError(
+            f"the undo restores stacks {list(event.stacks)}, pot {event.pot}, reserve "
+            f"{event.reserve}, but the round started from stacks {list(point.stacks)}, pot "
+            f"{point.pot}, reserve {point.reserve}")
+    return point
 
 
 def _on_resolved(state: GameState, event: RoundResolved) -> GameState:
@@ -449,8 +526,17 @@ _HANDLERS: dict[type, Callable[[GameState, Any], GameState]] = {
     SeatLeft: _on_left,
     SeatRemoved: _on_left,
     SessionEnded: _on_ended,
+    CardsShown: _on_cards_shown,
+    WinnersNamed: _on_winners_named,
+    RoundUndone: _on_undone,
 }
 """How each event changes the state (:func:`evolve` dispatches on the event's type)."""
+
+
+_BETWEEN_ROUNDS: frozenset[type] = frozenset(
+    {Rebought, SeatAway, SeatBack, SeatLeft, SeatRemoved, SessionEnded})
+"""Events that end the chance to undo the last round (companion mode): what happens at the
+table after it; the end of the session the round itself caused is undone with it."""
 
 
 def _handler_of(event: object) -> Callable[[GameState, Any], GameState] | None:
@@ -506,15 +592,16 @@ LossLimits = Sequence[int | None] | Mapping[str, int | None] | None
 
 def new_session(names: Sequence[str], stacks: int | Sequence[int], *, dealer: int = 0,
                 rules: Rules = DEFAULT_RULES, pot: int = 0, reserve: int = 0,
-                loss_limits: LossLimits = None) -> GameState:
+                loss_limits: LossLimits = None, companion: bool = False) -> GameState:
     """A session's starting state; see :func:`start_event` for the arguments and errors."""
     return evolve(None, start_event(names, stacks, dealer=dealer, rules=rules, pot=pot,
-                                    reserve=reserve, loss_limits=loss_limits))
+                                    reserve=reserve, loss_limits=loss_limits,
+                                    companion=companion))
 
 
 def start_event(names: Sequence[str], stacks: int | Sequence[int], *, dealer: int = 0,
                 rules: Rules = DEFAULT_RULES, pot: int = 0, reserve: int = 0,
-                loss_limits: LossLimits = None) -> SessionStarted:
+                loss_limits: LossLimits = None, companion: bool = False) -> SessionStarted:
     """The :class:`SessionStarted` event for a table.
 
     Args:
@@ -528,6 +615,10 @@ def start_event(names: Sequence[str], stacks: int | Sequence[int], *, dealer: in
         loss_limits: each player's personal loss limit in chips (``None`` = none), per
             seat or by name: a player whose net loss reaches it is sat out (seeds: "set a
             personal loss limit before play and stop when it is reached").
+        companion: companion mode (:attr:`SessionStarted.companion`): the cards are dealt
+            at a real table (:func:`deal_unseen`), the showdown waits for them
+            (:func:`show_cards`) or for the winners the table names
+            (:func:`name_winners`), and the last round can be undone (:func:`undo_round`).
 
     Raises:
         IllegalActionError: a bad table (seat count, duplicate name, negative or
@@ -568,9 +659,11 @@ def start_event(names: Sequence[str], stacks: int | Sequence[int], *, dealer: in
             f"{len(names)} players need {needed} cards a deal (hands, ghost hand, community "
             f"card), more than the {len(DECK)} in the deck")
     dealer = seat_to_deal(dealer, stack_list)  # a first dealer with no chips passes the deal
+    if companion is not False and companion is not True:
+        raise IllegalActionError(f"companion must be true or false, not {companion!r}")
     return SessionStarted(rules=rules, names=names, stacks=tuple(stack_list), dealer=dealer,
                           pot=pot, reserve=reserve,
-                          loss_limits=_loss_limits(names, loss_limits))
+                          loss_limits=_loss_limits(names, loss_limits), companion=companion)
 
 
 def _loss_limits(names: tuple[str, ...], limits: LossLimits) -> tuple[int | None, ...] | None:
@@ -912,16 +1005,16 @@ def pass_all(state: GameState, passes: Mapping[int, Card]) -> tuple[GameState, l
 def can_misdeal(state: GameState) -> str | None:
     """``None`` if a misdeal may be declared now (cards are out and the round is not
     resolved), else the reason it may not."""
-    if state.phase not in (Phase.PASS, Phase.DECLARE):
+    if state.phase not in (Phase.PASS, Phase.DECLARE, Phase.SHOWDOWN):
         return f"no deal to throw in: the session is in the {state.phase.value} phase"
     return None
 
 
 def misdeal(state: GameState, reason: str = "misdeal") -> tuple[GameState, list[Event]]:
     """Declare a misdeal (a player has the wrong number of cards, a card was exposed while
-    dealing): the cards are thrown in, the antes stay in the pot, the same dealer deals
-    again and the re-deal asks no new ante (RULES.md "Table and cards"; German/French
-    seed). Declarations already made are void.
+    dealing; in companion mode also when found at the showdown): the cards are thrown in,
+    the antes stay in the pot, the same dealer deals again and the re-deal asks no new ante
+    (RULES.md "Table and cards"; German/French seed). Declarations already made are void.
 
     Raises:
         IllegalActionError: see :func:`can_misdeal`.
@@ -979,6 +1072,296 @@ def rebuy(state: GameState, seat: int, chips: int) -> tuple[GameState, list[Even
 
 
 # ---------------------------------------------------------------------------------------------
+# Companion mode (issue 10): the cards are dealt at a real table; gutskit runs the
+# declarations and moves the chips. The settlement is the same pipeline (:func:`_resolve`).
+
+
+def deal_unseen(state: GameState) -> tuple[GameState, list[Event]]:
+    """Post the antes that are due and record a deal made at a real table: every seat in
+    play is dealt in with cards gutskit does not know (``()``), and so are the ghost hand
+    and the community card when the rules have them. The deal of companion mode
+    (:attr:`GameState.companion`).
+
+    Raises:
+        IllegalActionError: see :func:`can_deal`.
+    """
+    problem = can_deal(state)
+    if problem is not None:
+        raise IllegalActionError(problem)
+    hands: list[Hand | None] = [None] * state.n_seats
+    for seat in _deal_order(state):
+        hands[seat] = ()
+    extras: dict[str, Hand] = {what: () for what, _ in state.variants.extra_cards}
+    return _deal(state, tuple(hands), extras.get("ghost"), extras.get("community"))
+
+
+@dataclass(frozen=True, slots=True)
+class ShowdownNeeds:
+    """What a companion showdown waits for (:func:`showdown_needs`).
+
+    Attributes:
+        seats: the seats whose cards are needed, in declaration order (clockwise from the
+            dealer's left): the players in; every seat dealt in when everyone is out under
+            ``all_out = "best_pays_antes"`` (the best hand pays the antes).
+        in_seats: the seats in (``()`` in a void round).
+        ghost: the ghost hand is needed (``ghost_hand``), ``cards_per_hand`` cards.
+        community: the community card is needed (``community_card``), one card.
+    """
+
+    seats: tuple[int, ...]
+    in_seats: tuple[int, ...]
+    ghost: bool
+    community: bool
+
+
+def showdown_needs(state: GameState) -> ShowdownNeeds | None:
+    """What the companion showdown waits for, or ``None`` when no showdown waits
+    (:attr:`Phase.SHOWDOWN`): the input of :func:`show_cards` (or of :func:`name_winners`:
+    the winners are among ``in_seats``; in a void round among ``seats``)."""
+    if state.phase is not Phase.SHOWDOWN:
+        return None
+    in_seats = _in_seats(state.declarations)
+    order = state.declaration_order()
+    seats = tuple(s for s in order if s in in_seats) if in_seats else order
+    extras = dict(state.variants.extra_cards)
+    return ShowdownNeeds(seats=seats, in_seats=tuple(in_seats), ghost="ghost" in extras,
+                         community="community" in extras)
+
+
+def _is_seat(state: GameState, seat: object) -> bool:
+    return (isinstance(seat, int) and not isinstance(seat, bool)
+            and 0 <= seat < state.n_seats)
+
+
+def can_show_cards(state: GameState, hands: Mapping[int, Sequence[Card]], *,
+                   ghost: Sequence[Card] | None = None,
+                   community: Sequence[Card] | None = None) -> str | None:
+    """``None`` if :func:`show_cards` may be applied, else the reason it may not: no
+    showdown waits, a seat whose cards are needed is missing (:func:`showdown_needs`), a
+    seat that was out (or not dealt in) is given, a hand of the wrong size, something
+    that is not a card, a card given twice, the ghost hand or the community card missing
+    or given when the rules deal none."""
+    needs = showdown_needs(state)
+    if needs is None:
+        return f"no showdown is waiting for cards: the session is in the {state.phase.value} phase"
+    k = state.rules.cards_per_hand
+    seen: dict[Card, int] = {}
+    for seat, hand in hands.items():
+        if not _is_seat(state, seat):
+            return f"there is no seat {seat!r} at the table"
+        name = state.names[seat]
+        if seat not in needs.seats:
+            why = ("was not dealt in" if state.hands[seat] is None
+                   else "declared out: their cards stay hidden")
+            return f"the cards of {name!r} are not needed: {name!r} {why}"
+        if isinstance(hand, str) or len(hand) != k:
+            return (f"hand of {name!r} ({_cards_text(hand)}) has {len(hand)} card"
+                    f"{'' if len(hand) == 1 else 's'}, expected {k}")
+        for card in hand:
+            if isinstance(card, bool) or not isinstance(card, int) or not 0 <= card < 52:
+                return f"hand of {name!r} holds {card!r}, which is not a card"
+            if card in seen:
+                other = state.names[seen[card]]
+                where = f"both {other!r} and {name!r}" if other != name else f"{name!r} twice"
+                return f"card {format_cards([card])} is given to {where}"
+            seen[card] = seat
+    for seat in needs.seats:
+        if seat not in hands:
+            name = state.names[seat]
+            why = "is in" if needs.in_seats else "was dealt in (everyone is out)"
+            return f"the cards of {name!r} are needed: {name!r} {why}"
+    for label, extra, needed in (("ghost hand", ghost, needs.ghost),
+                                 ("community card", community, needs.community)):
+        if needed and not extra:
+            return f"the {label} is needed for the showdown"
+    problem = _extras_problem(state, seen, None if ghost is None else tuple(ghost),
+                              None if community is None else tuple(community))
+    if problem is not None:
+        return problem
+    trial = evolve(state, _shown_event(state, hands, ghost, community))
+    return _resolution_problem(trial, trial.declarations)
+
+
+def _cards_text(hand: object) -> str:
+    try:
+        return format_cards(hand)  # type: ignore[arg-type]
+    except (TypeError, ValueError, IndexError, KeyError):
+        return repr(hand)
+
+
+def _shown_event(state: GameState, hands: Mapping[int, Sequence[Card]],
+                 ghost: Sequence[Card] | None, community: Sequence[Card] | None
+                 ) -> CardsShown:
+    per_seat = tuple(None if s not in hands else tuple(hands[s])
+                     for s in range(state.n_seats))
+    return CardsShown(hands=per_seat, ghost=None if ghost is None else tuple(ghost),
+                      community=None if community is None else tuple(community))
+
+
+def show_cards(state: GameState, hands: Mapping[int, Sequence[Card]], *,
+               ghost: Sequence[Card] | None = None,
+               community: Sequence[Card] | None = None) -> tuple[GameState, list[Event]]:
+    """Companion mode: enter the cards turned up at the real table's showdown; the round is
+    settled from them exactly as a dealt round (the rules' ranking, split pots, matches,
+    pot cap, shortfall, hi-lo, ghost hand, community card: :func:`_resolve`).
+
+    Args:
+        hands: seat -> its cards (``cards_per_hand`` card codes, :mod:`gutskit.core.cards`)
+            for exactly the seats :func:`showdown_needs` names.
+        ghost: the ghost hand (``ghost_hand``).
+        community: the community card as a one-card hand (``community_card``).
+
+    Returns:
+        The new state and the events: :class:`CardsShown`, :class:`RoundResolved` (and a
+        :class:`SatOut` for a player at their loss limit).
+
+    Raises:
+        IllegalActionError: see :func:`can_show_cards`; nothing is applied then.
+    """
+    problem = can_show_cards(state, hands, ghost=ghost, community=community)
+    if problem is not None:
+        raise IllegalActionError(problem)
+    shown = _shown_event(state, hands, ghost, community)
+    state, more = _round_end(evolve(state, shown))
+    return state, [shown, *more]
+
+
+def _seats_problem(state: GameState, seats: object, what: str) -> str | None:
+    if isinstance(seats, str | bytes) or not isinstance(seats, Sequence | frozenset | set):
+        return f"{what} must be a list of seats, not {seats!r}"
+    for seat in seats:
+        if not _is_seat(state, seat):
+            return f"{what}: there is no seat {seat!r} at the table"
+    if len(set(seats)) != len(seats):
+        return f"{what}: a seat is named twice"
+    return None
+
+
+def can_name_winners(state: GameState, winners: Sequence[int], *,
+                     low_winners: Sequence[int] = (),
+                     losers: Sequence[int] | None = None) -> str | None:
+    """``None`` if :func:`name_winners` may be applied, else the reason it may not.
+
+    The named result must be one the cards could give: the winners are players in (in a
+    void round under ``all_out = "best_pays_antes"``: players dealt in, the best hand(s));
+    at least one winner unless the pot may stay (the ghost hand beat everyone; hi-lo);
+    ``low_winners`` only under ``hi_lo`` (each side's winners declared that side or both;
+    a both player wins both ways or neither); ``losers`` exactly under ``losers_pay =
+    "worst"`` (players in who did not win: the worst hand(s)).
+    """
+    needs = showdown_needs(state)
+    if needs is None:
+        return (f"no showdown is waiting for its winners: the session is in the "
+                f"{state.phase.value} phase")
+    for what, seats in (("winners", winners), ("low winners", low_winners)):
+        problem = _seats_problem(state, seats, what)
+        if problem is not None:
+            return problem
+    if losers is not None:
+        problem = _seats_problem(state, losers, "losers")
+        if problem is not None:
+            return problem
+    game = state.variants
+    names = state.names
+    in_seats = needs.in_seats
+    hi_lo = Declaration.LOW in game.declarations
+    if low_winners and not hi_lo:
+        return "low winners are named only in hi-lo Guts (hi_lo)"
+    if not in_seats:  # a void round: the best hand(s) pay the antes
+        if not winners or losers is not None:
+            return ("everyone is out: name the player(s) holding the best hand, who pay "
+                    "everyone's ante (all_out = \"best_pays_antes\")")
+        return None
+    for seat in winners if not hi_lo else ():
+        if seat not in in_seats:
+            return f"{names[seat]!r} cannot win: {names[seat]!r} is not in"
+    if not winners and not low_winners and not game.pot_may_stay:
+        return "name at least one winner (tied winners split the pot)"
+    problem = game.named_problem(state, in_seats, winners, low_winners)
+    if problem is not None:
+        return problem
+    if game.picks_losers:
+        rest = [s for s in in_seats if s not in winners]
+        if losers is None or (rest and not losers):
+            return ("name the loser(s) too: under losers_pay = \"worst\" only the worst "
+                    "hand in matches the pot")
+        for seat in losers:
+            if seat not in rest:
+                return (f"{names[seat]!r} cannot be a loser: "
+                        + ("they won" if seat in winners else "they are not in"))
+    elif losers is not None:
+        return ("losers are named only under losers_pay = \"worst\": every player in "
+                "who did not win matches the pot")
+    return None
+
+
+def name_winners(state: GameState, winners: Sequence[int], *,
+                 low_winners: Sequence[int] = (),
+                 losers: Sequence[int] | None = None) -> tuple[GameState, list[Event]]:
+    """Companion mode: the table agrees not to enter cards and names the result of the
+    showdown; the chips move by the same settlement as a dealt round (:func:`_resolve`
+    with the named winners in place of the comparison of the hands).
+
+    Args:
+        winners: the seats that take the pot (tied winners split it, odd chips per
+            ``odd_chip``); ``()`` under ``ghost_hand`` when the ghost hand was best; the
+            high side's winners under ``hi_lo``; in a void round under ``all_out =
+            "best_pays_antes"`` the seats holding the best hand (they pay the antes).
+        low_winners: the low side's winners (``hi_lo``).
+        losers: under ``losers_pay = "worst"``: the seats holding the worst hand in.
+
+    Returns:
+        The new state and the events: :class:`WinnersNamed`, :class:`RoundResolved` (and a
+        :class:`SatOut` for a player at their loss limit).
+
+    Raises:
+        IllegalActionError: see :func:`can_name_winners`; nothing is applied then.
+    """
+    problem = can_name_winners(state, winners, low_winners=low_winners, losers=losers)
+    if problem is not None:
+        raise IllegalActionError(problem)
+    named = WinnersNamed(winners=tuple(sorted(winners)), low_winners=tuple(sorted(low_winners)),
+                         losers=None if losers is None else tuple(sorted(losers)))
+    state, more = _round_end(evolve(state, named), named)
+    return state, [named, *more]
+
+
+def can_undo_round(state: GameState) -> str | None:
+    """``None`` if :func:`undo_round` may be applied, else the reason it may not: not a
+    companion session, no round dealt yet, or something happened at the table after the
+    last round (a rebuy, a seat away, back or gone, the table agreed to stop): only the
+    last round, right after it, can be undone."""
+    if not state.companion:
+        return "only a companion session's rounds can be undone (the cards were dealt here)"
+    if state.undo_point is None:
+        if state.round_number == 0:
+            return "no round has been dealt yet: nothing to undo"
+        return ("nothing to undo: only the last round can be undone, before anything else "
+                "happens at the table (a rebuy, a seat away or gone, the end)")
+    return None
+
+
+def undo_round(state: GameState, reason: str = "undone by the host"
+               ) -> tuple[GameState, list[Event]]:
+    """Companion mode: undo the last round (a wrong entry), resolved or still in progress.
+    Every chip it moved goes back (antes, wins, matches, the reserve, eliminations, the end
+    of the session it caused) and the table stands where it stood before its deal, with
+    the same dealer; one :class:`RoundUndone` records it in the hand history.
+
+    Raises:
+        IllegalActionError: see :func:`can_undo_round`.
+    """
+    problem = can_undo_round(state)
+    if problem is not None:
+        raise IllegalActionError(problem)
+    point = state.undo_point
+    assert point is not None
+    event = RoundUndone(round=state.round_number, stacks=point.stacks, pot=point.pot,
+                        reserve=point.reserve, reason=reason)
+    return _apply(state, [event])
+
+
+# ---------------------------------------------------------------------------------------------
 # Declarations.
 
 
@@ -1029,7 +1412,7 @@ def _declaration_problem(state: GameState, seat: int, declaration: Declaration) 
             return (f"{name!r} declared {declaration.value!r}: high, low and both need "
                     "hi_lo; declare in or out")
         return f"declaration of {name!r} must be in or out, not {declaration!r}"
-    if not state.hands[seat]:
+    if not state.hands[seat] and not state.companion:  # companion: shown at the showdown
         return f"{name!r} declared in, but their hand is unknown: an in player needs a hand"
     if not settlement.can_cover(state.stacks[seat], state.pot, state.rules):
         owed = settlement.match_amount(state.pot, state.rules)
@@ -1053,13 +1436,15 @@ def declare(state: GameState, seat: int,
     events: list[Event] = [Declared(seat, declaration)]
     if all(d is not None or h is None for d, h in zip(after.declarations, after.hands,
                                                        strict=True)):
-        problem = _resolution_problem(after, after.declarations)
+        problem = None if after.companion else _resolution_problem(after, after.declarations)
         if problem is not None:
             raise IllegalActionError(problem)
         reveal = DeclarationsRevealed(after.declarations)
         after = evolve(after, reveal)
-        after, more = _round_end(after)
         events.append(reveal)
+        if after.phase is Phase.SHOWDOWN:  # companion mode: the cards are at the table
+            return after, events
+        after, more = _round_end(after)
         events.extend(more)
     return after, events
 
@@ -1101,12 +1486,14 @@ def declare_all(state: GameState, declarations: Mapping[int, Declaration]
         extra = next(s for s in declarations
                      if not (isinstance(s, int) and 0 <= s < state.n_seats))
         raise IllegalActionError(f"seat {extra!r} is not at the table")
-    if not state.variants.plain:
+    if not state.variants.plain and not state.companion:
         problem = _resolution_problem(state, decls)
         if problem is not None:
             raise IllegalActionError(problem)
     reveal = DeclarationsRevealed(tuple(decls))
     state = evolve(state, reveal)
+    if state.phase is Phase.SHOWDOWN:  # companion mode: the cards are at the table
+        return state, [reveal]
     resolved = _resolve(state)
     state = evolve(state, resolved)
     if state.loss_limits is None:
@@ -1115,9 +1502,11 @@ def declare_all(state: GameState, declarations: Mapping[int, Declaration]
     return state, [reveal, resolved, *more]
 
 
-def _round_end(state: GameState) -> tuple[GameState, list[Event]]:
-    """Resolve the revealed round, then sit out the players at their loss limit."""
-    resolved = _resolve(state)
+def _round_end(state: GameState, named: WinnersNamed | None = None
+               ) -> tuple[GameState, list[Event]]:
+    """Resolve the revealed round (with the winners the table named, in companion mode),
+    then sit out the players at their loss limit."""
+    resolved = _resolve(state, named)
     state = evolve(state, resolved)
     if state.loss_limits is None:
         return state, [resolved]
@@ -1190,7 +1579,7 @@ def _next_dealer(dealer: int, playing: Sequence[int], *, void: bool) -> int:
     return playing[0] if playing else dealer
 
 
-def _resolve(state: GameState) -> RoundResolved:
+def _resolve(state: GameState, named: WinnersNamed | None = None) -> RoundResolved:
     """Settle the round once every declaration is revealed: the one resolution pipeline
     (RULES.md "Antes, declaration, resolution", steps 4-5). The variants
     (``state.variants``, :func:`gutskit.variants.variants_for`) plug in at its named steps:
@@ -1206,6 +1595,9 @@ def _resolve(state: GameState) -> RoundResolved:
     5. *round end*: stacks, eliminations, loss limits, next dealer, end of the session.
 
     Under rules with no resolution variant (``Variants.plain``) the hooks are skipped.
+    ``named``: companion mode, the table named the result instead of showing cards
+    (:func:`name_winners`): it stands in for the comparison of the hands; every other step
+    is the same.
     """
     game = state.variants
     plain = game.plain
@@ -1227,7 +1619,10 @@ def _resolve(state: GameState) -> RoundResolved:
     if not in_seats:
         outcome = Outcome.VOID
         if result is not None:  # 2. void round
-            game.on_void(state, game.score(state, game.strength), result)
+            if named is not None:  # the table named the best hand(s)
+                result.ante_payers = named.winners
+            else:
+                game.on_void(state, game.score(state, game.strength), result)
     elif len(in_seats) == 1 and game.uncontested_win:
         outcome = Outcome.UNCONTESTED
         winners = (in_seats[0],)
@@ -1235,7 +1630,8 @@ def _resolve(state: GameState) -> RoundResolved:
         pot_after = 0
     else:  # 3. showdown
         outcome = Outcome.SHOWDOWN
-        winners, carry, owing = _showdown(state, game, in_seats, won, owed, shown, result)
+        winners, carry, owing = _showdown(state, game, in_seats, won, owed, shown, result,
+                                          named)
         rules = state.rules
         stacks = state.stacks
         for seat in owing:
@@ -1276,18 +1672,26 @@ def _resolve(state: GameState) -> RoundResolved:
 
 
 def _showdown(state: GameState, game: Variants, in_seats: list[int], won: list[int],
-              owed: list[int], shown: list[Hand | None], result: Resolution | None
-              ) -> tuple[tuple[int, ...], int, list[int]]:
+              owed: list[int], shown: list[Hand | None], result: Resolution | None,
+              named: WinnersNamed | None = None) -> tuple[tuple[int, ...], int, list[int]]:
     """The showdown step: shows the hands in, fills ``won`` (the awards) and ``owed`` (each
     loser's match); returns the winners, the chips the award leaves in the pot and the
     seats that owe a match, in seat order. ``result``: the variants' record (``None``
-    under plain rules)."""
+    under plain rules). ``named``: the result the table named (companion mode): no hand is
+    shown, the named seats win (and, under single loser, the named seats match); the
+    award is the same."""
     rules = state.rules
     table = game.strength
     hands = state.hands
     keys: dict[int, int] = {}
     chosen: tuple[int, ...] | None = None
-    if result is None:
+    if named is not None:
+        chosen = named.winners
+        if result is not None:
+            if game.award(state, in_seats, named.winners, named.low_winners, result):
+                return result.winners, result.carry, [s for s in in_seats if owed[s]]
+            game.winners_named(state, named.winners, result)
+    elif result is None:
         for seat in in_seats:
             hand = hands[seat]
             assert hand is not None
@@ -1319,7 +1723,10 @@ def _showdown(state: GameState, game: Variants, in_seats: list[int], won: list[i
             won[seat] = share
     else:
         carry = pot  # nobody takes the pot
-    losers = None if result is None else game.losers(state, keys, winners)
+    if named is not None:
+        losers = None if named.losers is None else list(named.losers)
+    else:
+        losers = None if result is None else game.losers(state, keys, winners)
     if losers is None:
         losers = [s for s in in_seats if s not in winners]
     amount = settlement.match_amount(pot, rules)

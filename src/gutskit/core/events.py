@@ -63,6 +63,12 @@ class SessionStarted:
     """Each player's personal loss limit (chips; ``None`` = none), a per-seat choice
     (seeds: "set a personal loss limit before play"); a player whose net loss reaches it is
     sat out (:class:`SatOut`)."""
+    companion: bool = False
+    """Companion mode (issue 10): the cards are dealt at a real table, not by gutskit. Every
+    deal records each hand as ``()`` (dealt, not known), a player may declare in without
+    gutskit knowing the cards, and a round that compares hands waits in the showdown phase
+    for the cards of the players in (:class:`CardsShown`) or the winners named by the table
+    (:class:`WinnersNamed`); the host may undo the last round (:class:`RoundUndone`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -232,6 +238,63 @@ class RoundResolved:
 
 
 @dataclass(frozen=True, slots=True)
+class CardsShown:
+    """Companion mode: the cards turned face up at the real table's showdown, entered
+    into gutskit: ``hands[seat]`` for each seat whose cards the round needs (the players
+    in; every dealt seat for the all-out penalty), ``None`` for the others; the ghost hand
+    and the community card when the rules have them and the round needs them. Public: the
+    table sees them. The round is then settled from them exactly as a dealt round
+    (:class:`RoundResolved` follows)."""
+
+    hands: tuple[Hand | None, ...]
+    ghost: Hand | None = None
+    community: Hand | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class WinnersNamed:
+    """Companion mode: the table agrees not to enter cards and names the result of the
+    showdown; the chips move by the same settlement as a dealt round (:class:`RoundResolved`
+    follows). Public.
+
+    Attributes:
+        winners: the seats that take the pot (tied winners split it); ``()`` under
+            ``ghost_hand``: nobody beat the ghost hand. Under ``hi_lo`` the high side's
+            winners. In a void round under ``all_out = "best_pays_antes"``: the seats
+            holding the best hand, who pay the re-deal's antes.
+        low_winners: ``hi_lo``: the low side's winners.
+        losers: ``losers_pay = "worst"``: the seats holding the worst hand in, who match
+            (``None`` under every other rule: every player in who did not win matches).
+    """
+
+    winners: tuple[int, ...]
+    low_winners: tuple[int, ...] = ()
+    losers: tuple[int, ...] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RoundUndone:
+    """Companion mode: the host undoes the last round (a wrong entry): every chip it moved
+    goes back (antes, wins, matches, the reserve, eliminations, and the end of the session
+    the round caused) and the table stands where it stood before that round's deal, with
+    the same dealer. Kept in the hand history (never a silent edit). Public.
+
+    Attributes:
+        round: the number of the round undone (1-based, as counted by the deals).
+        stacks: the stacks restored (chips).
+        pot: the pot restored.
+        reserve: the reserve restored.
+        reason: why (as the host gave it).
+    """
+
+    round: int
+    stacks: tuple[int, ...]
+    pot: int
+    reserve: int
+    reason: str = "undone by the host"
+
+
+@dataclass(frozen=True, slots=True)
 class SessionEnded:
     """The session stops. ``payouts[seat]`` is that seat's share of what was left in the
     pot and the reserve (shared evenly among the players still seated, odd chips clockwise
@@ -244,6 +307,6 @@ class SessionEnded:
 Event: TypeAlias = (
     SessionStarted | AntesPosted | CardsDealt | PassChosen | CardsPassed | Declared
     | DeclarationsRevealed | RoundResolved | Misdealt | Rebought | SatOut | SessionEnded
-    | SeatAway | SeatBack | SeatLeft | SeatRemoved
+    | SeatAway | SeatBack | SeatLeft | SeatRemoved | CardsShown | WinnersNamed | RoundUndone
 )
 """Any hand-history event."""

@@ -35,6 +35,7 @@ from gutskit.core.events import (
     AntesPosted,
     CardsDealt,
     CardsPassed,
+    CardsShown,
     Declaration,
     DeclarationsRevealed,
     Declared,
@@ -44,6 +45,7 @@ from gutskit.core.events import (
     PassChosen,
     Rebought,
     RoundResolved,
+    RoundUndone,
     SatOut,
     SeatAway,
     SeatBack,
@@ -51,6 +53,7 @@ from gutskit.core.events import (
     SeatRemoved,
     SessionEnded,
     SessionStarted,
+    WinnersNamed,
 )
 from gutskit.core.rules import Rules, RulesError, rules_from_mapping
 
@@ -93,7 +96,8 @@ EVENT_TYPES: dict[str, type[Any]] = {
     cls.__name__: cls
     for cls in (SessionStarted, AntesPosted, CardsDealt, PassChosen, CardsPassed, Declared,
                 DeclarationsRevealed, RoundResolved, Misdealt, Rebought, SatOut, SessionEnded,
-                SeatAway, SeatBack, SeatLeft, SeatRemoved)
+                SeatAway, SeatBack, SeatLeft, SeatRemoved, CardsShown, WinnersNamed,
+                RoundUndone)
 }
 
 REDACTION_TYPES: dict[str, type[Any]] = {
@@ -136,6 +140,8 @@ def _encode(value: Any, name: str) -> Any:
         return value.value
     if name in ("hands", "shown"):
         return [_hand_out(h) for h in value]
+    if name == "losers":
+        return None if value is None else list(value)
     if name in _HAND_FIELDS:
         return _hand_out(value)
     if name in _CARD_FIELDS:
@@ -171,10 +177,18 @@ def _decode(value: Any, name: str) -> Any:
     return value
 
 
+_WRITTEN_WHEN_SET = frozenset({("SessionStarted", "companion")})
+"""Fields added later that are written only when they differ from their default (a
+history without them reads the same, and older histories are written unchanged)."""
+
+
 def event_to_dict(event: Record) -> dict[str, Any]:
     """A JSON-ready object for ``event`` (an event or a redaction)."""
-    out: dict[str, Any] = {"type": type(event).__name__}
+    kind = type(event).__name__
+    out: dict[str, Any] = {"type": kind}
     for field in dataclasses.fields(event):
+        if (kind, field.name) in _WRITTEN_WHEN_SET and getattr(event, field.name) == field.default:
+            continue
         out[field.name] = _encode(getattr(event, field.name), field.name)
     return out
 

@@ -22,6 +22,17 @@ Variants add optional keys (docs/variants/)::
                                                             #   (its cards are not read)
     top level: "end": true                                  # end the session, settle up
 
+Companion mode (a session whose cards were dealt at the table, ``guts companion``; a hand
+history of one converts with :func:`referee_file`)::
+
+    top level: "companion": true                            # cards known only at showdown
+    rounds:  {"declarations",                               # then, at a showdown, either
+              "hands": {name: cards},                       #   the cards of those in
+              "ghost", "community"}                         #   (+ ghost / community)
+             {"declarations", "winners": [names],           # or the winners named
+              "low_winners": [names], "losers": [names]}    #   (hi-lo low side; the
+                                                            #   worst hand, single loser)
+
 Output::
 
     {"rounds": [{"dealer", "antes": {name: int}, "pot_before", "in": [names],
@@ -47,7 +58,7 @@ engine (:mod:`gutskit.core.engine`); every rule lives there.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from gutskit.core.cards import CardError, format_cards, parse_card, parse_cards
@@ -56,15 +67,36 @@ from gutskit.core.engine import (
     IllegalActionError,
     Phase,
     deal,
+    deal_unseen,
     declare_all,
     end_session,
     misdeal,
+    name_winners,
     new_session,
     pass_all,
     rebuy,
+    show_cards,
+    showdown_needs,
 )
 from gutskit.core.errors import GutsError
-from gutskit.core.events import AntesPosted, Declaration, Event, Hand, RoundResolved, SatOut
+from gutskit.core.events import (
+    AntesPosted,
+    CardsDealt,
+    CardsShown,
+    Declaration,
+    DeclarationsRevealed,
+    Declared,
+    Event,
+    Hand,
+    Misdealt,
+    Rebought,
+    RoundResolved,
+    RoundUndone,
+    SatOut,
+    SessionEnded,
+    SessionStarted,
+    WinnersNamed,
+)
 from gutskit.core.payments import settle_up
 from gutskit.core.rules import RulesError, rules_from_mapping
 
@@ -73,8 +105,9 @@ class RefereeError(GutsError):
     """Invalid referee input; the message names the problem (and the round, 1-based)."""
 
 
-_TOP_KEYS = {"rules", "players", "dealer", "pot", "reserve", "rounds", "end"}
-_ROUND_KEYS = {"hands", "declarations", "community", "ghost", "passes", "rebuys", "misdeal"}
+_TOP_KEYS = {"rules", "players", "dealer", "pot", "reserve", "rounds", "end", "companion"}
+_ROUND_KEYS = {"hands", "declarations", "community", "ghost", "passes", "rebuys", "misdeal",
+               "winners", "low_winners", "losers"}
 _DECLARATIONS = {d.value: d for d in Declaration}
 
 
@@ -153,10 +186,14 @@ def _start(data: Mapping[str, Any]) -> GameState:
     if reserve and (rules.pot_cap is None or rules.pot_cap_mode != "reserve"):
         raise RefereeError(f"reserve: {reserve} chips given, but these house rules keep no "
                            f"reserve (only a pot_cap with pot_cap_mode = \"reserve\" does)")
+    companion = data.get("companion", False)
+    if not isinstance(companion, bool):
+        raise RefereeError(f"companion must be true or false, not {companion!r}")
     try:
         return new_session(names, stacks, dealer=names.index(dealer), rules=rules, pot=pot,
                            reserve=reserve,
-                           loss_limits=limits if any(x is not None for x in limits) else None)
+                           loss_limits=limits if any(x is not None for x in limits) else None,
+                           companion=companion)
     except IllegalActionError as error:
         raise RefereeError(str(error)) from None
 
@@ -368,6 +405,59 @@ def _deltas(before: GameState, state: GameState) -> dict[str, int]:
     return {name: state.stacks[s] - before.stacks[s] for s, name in enumerate(state.names)}
 
 
+def _seat_list(state: GameState, rnd: Mapping[str, Any], key: str, where: str) -> list[int]:
+    names = rnd.get(key)
+    if not isinstance(names, list):
+        raise RefereeError(f"{where}: {key} must be a list of player names, not {names!r}")
+    seats = []
+    for name in names:
+        if name not in state.names:
+            raise RefereeError(f"{where}: unknown player {name!r} in {key}")
+        seats.append(state.seat_of(name))
+    return seats
+
+
+def _companion_round(state: GameState, rnd: Mapping[str, Any], where: str,
+                     decls: dict[int, Declaration]
+                     ) -> tuple[GameState, list[Event], int, list[Event]]:
+    """A companion round: dealt at the table (unseen), declared, and at a showdown settled
+    from the cards of the players in or from the winners named."""
+    rules = state.rules
+    try:
+        state, dealt_events = deal_unseen(state)
+        pot_before = state.pot
+        state, events = declare_all(state, decls)
+        needs = showdown_needs(state)
+        if needs is not None:
+            if "winners" in rnd:
+                losers = _seat_list(state, rnd, "losers", where) if "losers" in rnd else None
+                low = _seat_list(state, rnd, "low_winners", where) if (
+                    "low_winners" in rnd) else []
+                state, more = name_winners(state, _seat_list(state, rnd, "winners", where),
+                                           low_winners=low, losers=losers)
+            else:
+                raw = _mapping(rnd.get("hands", {}), f"{where}: hands")
+                hands: dict[int, Hand] = {}
+                for seat in needs.seats:
+                    name = state.names[seat]
+                    if name not in raw:
+                        raise RefereeError(f"{where}: the cards of {name!r} are needed at the "
+                                           "showdown (or name the \"winners\")")
+                    try:
+                        hands[seat] = parse_cards(raw[name], count=rules.cards_per_hand)
+                    except (CardError, TypeError, AttributeError) as error:
+                        raise RefereeError(f"{where}: hand of {name!r}: {error}") from None
+                ghost = _extra(state, rnd, "ghost", False, rules.cards_per_hand, where)
+                community = _extra(state, rnd, "community", False, 1, where)
+                state, more = show_cards(state, hands, ghost=ghost, community=community)
+            events = [*events, *more]
+        elif "winners" in rnd:
+            raise RefereeError(f"{where}: winners are named only at a showdown")
+    except IllegalActionError as error:
+        raise RefereeError(f"{where}: {error}") from None
+    return state, dealt_events, pot_before, events
+
+
 def _played_round(state: GameState, rnd: Mapping[str, Any], where: str
                   ) -> tuple[GameState, dict[str, Any]]:
     """Deal, (pass,) declare and resolve one recorded round."""
@@ -375,6 +465,14 @@ def _played_round(state: GameState, rnd: Mapping[str, Any], where: str
         raise RefereeError(f"{where}: no \"declarations\"")
     rules = state.rules
     decls = _round_declarations(state, rnd, where)
+    before = state
+    if state.companion:
+        state, dealt_events, pot_before, events = _companion_round(state, rnd, where, decls)
+        return state, _round_out(before, state, decls, dealt_events, pot_before, events)
+    for key in ("winners", "low_winners", "losers"):
+        if key in rnd:
+            raise RefereeError(f"{where}: {key} are named only in a companion file "
+                               "(\"companion\": true)")
     hands = _round_hands(state, rnd, where, decls)
     ghost = _extra(state, rnd, "ghost", rules.ghost_hand, rules.cards_per_hand, where)
     community = _extra(state, rnd, "community", rules.community_card, 1, where)
@@ -392,6 +490,14 @@ def _played_round(state: GameState, rnd: Mapping[str, Any], where: str
         state, events = declare_all(state, decls)
     except IllegalActionError as error:
         raise RefereeError(f"{where}: {error}") from None
+    return state, _round_out(before, state, decls, dealt_events, pot_before, events)
+
+
+def _round_out(before: GameState, state: GameState, decls: dict[int, Declaration],
+               dealt_events: list[Event], pot_before: int, events: list[Event]
+               ) -> dict[str, Any]:
+    """A played round's output object (the module docstring)."""
+    rules = state.rules
     result = next(e for e in events if isinstance(e, RoundResolved))
     out: dict[str, Any] = {
         **_opening(before, dealt_events, pot_before),
@@ -416,4 +522,110 @@ def _played_round(state: GameState, rnd: Mapping[str, Any], where: str
     sat = {state.names[e.seat]: e.reason for e in events if isinstance(e, SatOut)}
     if sat:
         out["sat_out"] = sat
-    return state, out
+    return out
+
+
+def referee_file(events: Iterable[Event]) -> dict[str, Any]:
+    """A referee file (the module docstring's input) that :func:`settle` replays to the same
+    stacks as the hand history ``events``: the table from its :class:`SessionStarted`,
+    one round per deal with its declarations and, at a showdown, the cards shown
+    (:class:`CardsShown`) or the winners named (:class:`WinnersNamed`); a misdeal as
+    ``{"misdeal": true}``; rebuys before the deal that follows them; a round the host
+    undid (:class:`RoundUndone`) left out (the undo restored the table as it was before
+    it); ``"end": true`` when the session ended. Out players' cards are not in it (a
+    companion table never sees them; the referee does not need them).
+
+    Raises:
+        RefereeError: the history is empty, does not start with :class:`SessionStarted`,
+            or holds what a referee file cannot say (a seat away or gone, passed cards
+            under Pass the Trash in a dealt session).
+    """
+    rounds: list[dict[str, Any]] = []
+    data: dict[str, Any] | None = None
+    names: tuple[str, ...] = ()
+    current: dict[str, Any] | None = None
+    rebuys: dict[str, int] = {}
+    for event in events:
+        if isinstance(event, SessionStarted):
+            if data is not None:
+                raise RefereeError("the history holds more than one session")
+            names = event.names
+            data = {"rules": event.rules.to_dict(),
+                    "players": [{"name": n, "stack": s} for n, s in zip(
+                        event.names, event.stacks, strict=True)],
+                    "dealer": event.names[event.dealer], "pot": event.pot,
+                    "reserve": event.reserve, "rounds": rounds}
+            if event.loss_limits is not None:
+                for player, limit in zip(data["players"], event.loss_limits, strict=True):
+                    if limit is not None:
+                        player["loss_limit"] = limit
+            if event.companion:
+                data["companion"] = True
+            continue
+        if data is None:
+            raise RefereeError("a hand history must start with SessionStarted")
+        if isinstance(event, Rebought):
+            rebuys[names[event.seat]] = rebuys.get(names[event.seat], 0) + event.chips
+        elif isinstance(event, AntesPosted) or (isinstance(event, CardsDealt)
+                                                and current is None):
+            current = {"declarations": {}}
+            if rebuys:
+                current["rebuys"], rebuys = rebuys, {}
+            if isinstance(event, CardsDealt):
+                _dealt_hands(current, event, names, data)
+        elif isinstance(event, CardsDealt):
+            assert current is not None
+            _dealt_hands(current, event, names, data)
+        elif isinstance(event, Declared | DeclarationsRevealed):
+            assert current is not None
+            decls = ({event.seat: event.declaration} if isinstance(event, Declared) else
+                     {s: d for s, d in enumerate(event.declarations) if d is not None})
+            for seat, decl in decls.items():
+                current["declarations"][names[seat]] = decl.value
+        elif isinstance(event, CardsShown):
+            assert current is not None
+            current["hands"] = {names[s]: format_cards(h) for s, h in enumerate(event.hands)
+                                if h is not None}
+            for key in ("ghost", "community"):
+                extra = getattr(event, key)
+                if extra:
+                    current[key] = format_cards(extra)
+        elif isinstance(event, WinnersNamed):
+            assert current is not None
+            current["winners"] = [names[s] for s in event.winners]
+            if event.low_winners:
+                current["low_winners"] = [names[s] for s in event.low_winners]
+            if event.losers is not None:
+                current["losers"] = [names[s] for s in event.losers]
+        elif isinstance(event, Misdealt | RoundResolved):
+            assert current is not None
+            rounds.append({"misdeal": True, **({"rebuys": current["rebuys"]}
+                                               if "rebuys" in current else {})}
+                          if isinstance(event, Misdealt) else current)
+            current = None
+        elif isinstance(event, RoundUndone):
+            if current is None:  # a resolved round: take it back
+                current = rounds.pop()
+            if "rebuys" in current:  # made before the round's deal: they stand
+                rebuys = {**current["rebuys"], **rebuys}
+            current = None
+        elif isinstance(event, SessionEnded):
+            data["end"] = True
+        elif not isinstance(event, SatOut):
+            raise RefereeError(f"a referee file cannot say {type(event).__name__} "
+                               "(a seat away, back or gone; passed cards)")
+    if data is None:
+        raise RefereeError("an empty hand history has no table")
+    return data
+
+
+def _dealt_hands(current: dict[str, Any], event: CardsDealt, names: tuple[str, ...],
+                 data: dict[str, Any]) -> None:
+    """The cards of a dealt (not companion) round: every hand, ghost and community card."""
+    if data.get("companion"):
+        return
+    current["hands"] = {names[s]: format_cards(h) for s, h in enumerate(event.hands) if h}
+    for key in ("ghost", "community"):
+        extra = getattr(event, key)
+        if extra:
+            current[key] = format_cards(extra)

@@ -25,6 +25,13 @@ What the driver adds to the engine:
   :class:`~gutskit.core.events.SeatRemoved`): the seat is never dealt in again and gets no
   share of what is left in the pot; its chips stay in the ledger; a decision it still owes
   this round is made for it at once (:func:`default_action`), now or when its turn comes;
+* **companion mode** (issue 10; a session started with ``companion=True``): the cards are
+  dealt at a real table, so :func:`deal` records unseen hands
+  (:func:`gutskit.core.engine.deal_unseen`); a round that compares hands stops at
+  :attr:`Step.SHOWDOWN` until the cards of the players in are entered (:func:`show_cards`)
+  or the table names the winners (:func:`name_winners`); the host may undo the last round
+  (:func:`undo_round`) or call a misdeal (:func:`misdeal`). The chips move by the same
+  settlement as a dealt round;
 * **the end of the session**: when a round ends it (``RoundResolved.session_over``) or fewer
   than two seats are left at the table, :class:`~gutskit.core.events.SessionEnded` follows at
   once (:func:`gutskit.core.engine.end_session`); :func:`end` when the table agrees to stop.
@@ -56,7 +63,7 @@ from dataclasses import dataclass
 
 from gutskit.core import engine, settlement
 from gutskit.core.cards import Card
-from gutskit.core.engine import GameState, IllegalActionError, Phase
+from gutskit.core.engine import GameState, IllegalActionError, Phase, ShowdownNeeds
 from gutskit.core.events import (
     AntesPosted,
     Declaration,
@@ -75,6 +82,7 @@ __all__ = [
     "MatchQuote",
     "PassCard",
     "SeatActions",
+    "ShowdownNeeds",
     "Status",
     "Step",
     "apply_action",
@@ -83,11 +91,15 @@ __all__ = [
     "can_declare",
     "can_kick",
     "can_leave",
+    "can_misdeal",
+    "can_name_winners",
     "can_pass_card",
     "can_rebuy",
     "can_rebuy_later",
+    "can_show_cards",
     "can_sit_out",
     "can_time_out",
+    "can_undo_round",
     "come_back",
     "deal",
     "declare",
@@ -99,14 +111,19 @@ __all__ = [
     "leave",
     "legal_actions",
     "match_quotes",
+    "misdeal",
+    "name_winners",
     "next_antes",
     "pass_all",
     "pass_card",
     "rebuy",
     "rebuy_floor",
+    "show_cards",
+    "showdown_needs",
     "sit_out",
     "status",
     "time_out",
+    "undo_round",
     "waiting_for",
 ]
 
@@ -122,6 +139,9 @@ class Step(enum.Enum):
     """Pass the Trash: the seats in :attr:`Status.seats` choose the card they pass."""
     DECLARE = "declare"
     """The seats in :attr:`Status.seats` may declare now (sequential: one seat)."""
+    SHOWDOWN = "showdown"
+    """Companion mode: the showdown waits for the cards of the seats in
+    :attr:`Status.seats` (:func:`show_cards`) or the named winners (:func:`name_winners`)."""
     WAIT = "wait"
     """No deal is possible now, but the seats in :attr:`Status.seats` could make one
     possible (a rebuy, coming back from away)."""
@@ -207,8 +227,8 @@ def _away(state: GameState, seat: int) -> bool:
 def waiting_for(state: GameState) -> tuple[int, ...]:
     """The seats whose card (Pass the Trash) or declaration the table waits for now, in
     declaration order: every seat that has not chosen (simultaneous and drop declaration,
-    passing), or the one seat whose turn it is (sequential declaration); ``()`` between
-    rounds."""
+    passing), or the one seat whose turn it is (sequential declaration); at a companion
+    showdown the seats whose cards are needed; ``()`` between rounds."""
     phase = state.phase
     if phase is Phase.PASS:
         passes = state.passes
@@ -217,7 +237,8 @@ def waiting_for(state: GameState) -> tuple[int, ...]:
     if phase is Phase.DECLARE:
         return tuple(s for s in state.declaration_order()
                      if engine.can_declare(state, s, Declaration.OUT) is None)
-    return ()
+    needs = engine.showdown_needs(state)
+    return () if needs is None else needs.seats
 
 
 def rebuy_floor(state: GameState) -> int:
@@ -262,6 +283,8 @@ def status(state: GameState) -> Status:
         return Status(Step.PASS, waiting_for(state), None)
     if phase is Phase.DECLARE:
         return Status(Step.DECLARE, waiting_for(state), None)
+    if phase is Phase.SHOWDOWN:
+        return Status(Step.SHOWDOWN, waiting_for(state), None)
     problem = engine.can_deal(state)
     if problem is None:
         return Status(Step.DEAL, (), None)
@@ -364,7 +387,9 @@ def deal(state: GameState, *, rng: random.Random | None = None,
          deck: Sequence[Card] | None = None) -> Result:
     """Post the antes that are due and deal every card the rules ask: the hands of the seats
     in play (not away, not gone), then the ghost hand (``ghost_hand``) and the community card
-    (``community_card``), face down.
+    (``community_card``), face down. In companion mode the cards are dealt at the real
+    table: the hands are recorded unseen (:func:`gutskit.core.engine.deal_unseen`) and
+    ``rng`` and ``deck`` are not used.
 
     Args:
         rng: shuffles the deck (``None``: the OS CSPRNG); ignored when ``deck`` is given.
@@ -377,6 +402,8 @@ def deal(state: GameState, *, rng: random.Random | None = None,
     problem = engine.can_deal(state)
     if problem is not None:
         raise IllegalActionError(problem)
+    if state.companion:
+        return engine.deal_unseen(state)
     if deck is not None:
         return engine.deal_from_top(state, deck)
     return engine.deal_from_rng(state, rng)
@@ -520,6 +547,90 @@ def _settle(state: GameState, events: list[Event]) -> Result:
         state, more = engine.end_session(state, "fewer than two players left at the table")
         events = [*events, *more]
     return state, events
+
+
+# ---------------------------------------------------------------------------------------------
+# Companion mode: the showdown at a real table, misdeals, undo.
+
+
+def showdown_needs(state: GameState) -> ShowdownNeeds | None:
+    """What a companion showdown waits for (``None``: none waits); see
+    :func:`gutskit.core.engine.showdown_needs`."""
+    return engine.showdown_needs(state)
+
+
+def can_show_cards(state: GameState, hands: Mapping[int, Sequence[Card]], *,
+                   ghost: Sequence[Card] | None = None,
+                   community: Sequence[Card] | None = None) -> str | None:
+    """``None`` if the cards may be entered now (:func:`gutskit.core.engine.can_show_cards`),
+    else why not."""
+    return engine.can_show_cards(state, hands, ghost=ghost, community=community)
+
+
+def show_cards(state: GameState, hands: Mapping[int, Sequence[Card]], *,
+               ghost: Sequence[Card] | None = None,
+               community: Sequence[Card] | None = None) -> Result:
+    """Companion mode: enter the cards of the players in (and the ghost hand, the community
+    card); the round is settled (:func:`gutskit.core.engine.show_cards`) and the session
+    ends when the round ends it.
+
+    Raises:
+        IllegalActionError: see :func:`can_show_cards`; nothing is applied then.
+    """
+    return _settle(*engine.show_cards(state, hands, ghost=ghost, community=community))
+
+
+def can_name_winners(state: GameState, winners: Sequence[int], *,
+                     low_winners: Sequence[int] = (),
+                     losers: Sequence[int] | None = None) -> str | None:
+    """``None`` if the table may name this result now
+    (:func:`gutskit.core.engine.can_name_winners`), else why not."""
+    return engine.can_name_winners(state, winners, low_winners=low_winners, losers=losers)
+
+
+def name_winners(state: GameState, winners: Sequence[int], *,
+                 low_winners: Sequence[int] = (),
+                 losers: Sequence[int] | None = None) -> Result:
+    """Companion mode: the table names the winners instead of entering cards
+    (:func:`gutskit.core.engine.name_winners`); the session ends when the round ends it.
+
+    Raises:
+        IllegalActionError: see :func:`can_name_winners`; nothing is applied then.
+    """
+    return _settle(*engine.name_winners(state, winners, low_winners=low_winners,
+                                        losers=losers))
+
+
+def can_misdeal(state: GameState) -> str | None:
+    """``None`` if a misdeal may be called now (cards are out, the round not settled), else
+    why not."""
+    return engine.can_misdeal(state)
+
+
+def misdeal(state: GameState, reason: str = "misdeal") -> Result:
+    """A misdeal: the cards are thrown in, the antes stay, the same dealer deals again with
+    no new ante (:func:`gutskit.core.engine.misdeal`).
+
+    Raises:
+        IllegalActionError: see :func:`can_misdeal`.
+    """
+    return engine.misdeal(state, reason)
+
+
+def can_undo_round(state: GameState) -> str | None:
+    """``None`` if the host may undo the last round now
+    (:func:`gutskit.core.engine.can_undo_round`), else why not."""
+    return engine.can_undo_round(state)
+
+
+def undo_round(state: GameState, reason: str = "undone by the host") -> Result:
+    """Companion mode: undo the last round, every chip back, kept in the history as a
+    :class:`~gutskit.core.events.RoundUndone` (:func:`gutskit.core.engine.undo_round`).
+
+    Raises:
+        IllegalActionError: see :func:`can_undo_round`.
+    """
+    return engine.undo_round(state, reason)
 
 
 # ---------------------------------------------------------------------------------------------

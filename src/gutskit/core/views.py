@@ -43,6 +43,7 @@ from gutskit.core.events import (
     AntesPosted,
     CardsDealt,
     CardsPassed,
+    CardsShown,
     Declaration,
     DeclarationsRevealed,
     Declared,
@@ -52,6 +53,7 @@ from gutskit.core.events import (
     PassChosen,
     Rebought,
     RoundResolved,
+    RoundUndone,
     SatOut,
     SeatAway,
     SeatBack,
@@ -59,6 +61,7 @@ from gutskit.core.events import (
     SeatRemoved,
     SessionEnded,
     SessionStarted,
+    WinnersNamed,
 )
 from gutskit.core.history import DeclarationSealed, PassSealed, PassSeen, Record
 from gutskit.core.rules import Rules
@@ -195,7 +198,7 @@ VIEW_FIELDS: Mapping[str, Audience] = MappingProxyType({
 
 RECORD_FIELDS: dict[type[Any], Mapping[str, Audience]] = {
     SessionStarted: {"rules": _E, "names": _E, "stacks": _E, "dealer": _E, "pot": _E,
-                     "reserve": _E, "loss_limits": _E},
+                     "reserve": _E, "loss_limits": _E, "companion": _E},
     AntesPosted: {"amounts": _E, "refill": _E, "new_game": _E},
     CardsDealt: {"hands": _OWNER, "ghost": _NOBODY, "community": _NOBODY},
     PassChosen: {"seat": _E, "card": _OWNER},
@@ -216,6 +219,11 @@ RECORD_FIELDS: dict[type[Any], Mapping[str, Audience]] = {
     SeatBack: {"seat": _E},
     SeatLeft: {"seat": _E},
     SeatRemoved: {"seat": _E, "reason": _E},
+    # companion mode: the cards turned up at the real table, the result the table named,
+    # the host's undo are all made in front of everyone
+    CardsShown: {"hands": _E, "ghost": _E, "community": _E},
+    WinnersNamed: {"winners": _E, "low_winners": _E, "losers": _E},
+    RoundUndone: {"round": _E, "stacks": _E, "pot": _E, "reserve": _E, "reason": _E},
 }
 """Who may see each field of each hand-history event (an event type not listed is
 withheld; a field not listed is hidden). ``RoundResolved`` is the public settlement: the
@@ -374,7 +382,8 @@ def _build(state: GameState, seats: Sequence[int | None], plan: _Plan) -> list[S
     declarations = state.declarations
     passes = state.passes
     table, open_now, own_hand, own_decl = _decisions(plan, rules)
-    open_decls = declaring and open_now
+    # the fists are open: as made (sequential), or revealed while a companion showdown waits
+    open_decls = (declaring and open_now) or phase is Phase.SHOWDOWN
     # the public facts (the private fields start hidden)
     rules_, names, stacks, eliminated, dealer, pot, reserve, phase_ = (
         rules, state.names, state.stacks, state.eliminated, state.dealer, state.pot,

@@ -70,7 +70,7 @@ community card; a single loser's ante skip comes before the all-out penalty's pa
 STANDARD_DECLARATIONS = (Declaration.IN, Declaration.OUT)
 
 _RESOLUTION_HOOKS = ("antes", "missing_cards", "score", "on_void", "showdown", "winners",
-                     "losers", "turn", "extra_cards")
+                     "losers", "turn", "extra_cards", "award", "winners_named")
 
 
 def _overrides(variant: Variant, hook: str) -> bool:
@@ -107,6 +107,7 @@ class Variants:
         self.in_turn = any(v.in_turn for v in active)
         self.sealed = all(v.sealed for v in active)
         self.hides_cards = any(v.hides_cards for v in active)
+        self.pot_may_stay = any(v.pot_may_stay for v in active)
         self.extra_cards = tuple(extra for v in active for extra in v.extra_cards())
         self._void = [v for v in active if _overrides(v, "on_void")]
         self._turn = [v for v in active if _overrides(v, "turn")]
@@ -116,6 +117,9 @@ class Variants:
         self._winners = self._only("winners")
         self._losers = self._only("losers")
         self._view = self._only("view_hand")
+        self._award = self._only("award")
+        self._named = [v for v in active if _overrides(v, "winners_named")]
+        self._named_checks = [v for v in active if _overrides(v, "named_problem")]
 
     def _only(self, hook: str) -> Variant | None:
         """The one active variant that overrides ``hook`` (``None``: none does)."""
@@ -210,6 +214,34 @@ class Variants:
         if self._losers is None:
             return None
         return self._losers.losers(state, keys, winners)
+
+    @property
+    def picks_losers(self) -> bool:
+        """A variant says who matches (single loser: the worst hand), not "every player in
+        who did not win"."""
+        return self._losers is not None
+
+    def named_problem(self, state: RoundState, in_seats: Sequence[int],
+                      winners: Sequence[int], low_winners: Sequence[int]) -> str | None:
+        """The first variant's reason the named winners cannot be this showdown's result
+        (companion mode), or ``None``."""
+        for variant in self._named_checks:
+            problem = variant.named_problem(state, in_seats, winners, low_winners)
+            if problem is not None:
+                return problem
+        return None
+
+    def award(self, state: RoundState, in_seats: Sequence[int], winners: tuple[int, ...],
+              low_winners: tuple[int, ...], result: Resolution) -> bool:
+        """A variant's award to named winners (``True``: done; hi-lo), else ``False``."""
+        return self._award is not None and self._award.award(
+            state, in_seats, winners, low_winners, result)
+
+    def winners_named(self, state: RoundState, winners: tuple[int, ...],
+                      result: Resolution) -> None:
+        """What the variants record when the table names the winners (the ghost hand)."""
+        for variant in self._named:
+            variant.winners_named(state, winners, result)
 
     def turn(self, state: RoundState, result: Resolution) -> None:
         """Cards turned face up at every resolution."""

@@ -115,6 +115,11 @@ class Variant:
     sealed: ClassVar[bool] = True
     """A declaration stays hidden from the other seats until the reveal."""
 
+    pot_may_stay: ClassVar[bool] = False
+    """A showdown may leave the pot with nobody (the ghost hand beats every hand in; every
+    hi-lo player in declared both and failed): in companion mode the table may name no
+    winner."""
+
     hides_cards: ClassVar[bool] = False
     """:meth:`view_hand` hides something (the views take their slower, careful path)."""
 
@@ -175,6 +180,26 @@ class Variant:
 
     def turn(self, state: RoundState, result: Resolution) -> None:
         """Cards turned face up at every resolution, whatever the outcome."""
+
+    # Companion mode: the table names the result instead of showing the cards. -----------
+
+    def named_problem(self, state: RoundState, in_seats: Sequence[int],
+                      winners: Sequence[int], low_winners: Sequence[int]) -> str | None:
+        """Why the winners the table named cannot be the result of this showdown under the
+        variant (``None``: they can)."""
+        return None
+
+    def award(self, state: RoundState, in_seats: Sequence[int], winners: tuple[int, ...],
+              low_winners: tuple[int, ...], result: Resolution) -> bool:
+        """Award the pot to ``winners`` (and ``low_winners``) and fill ``owed``, as
+        :meth:`showdown` does once it knows the winners; ``True`` if the variant did it,
+        ``False`` (the default): the standard steps do it."""
+        return False
+
+    def winners_named(self, state: RoundState, winners: tuple[int, ...],
+                      result: Resolution) -> None:
+        """The table named ``winners`` (companion mode): what the variant records, as
+        :meth:`winners` does from the keys."""
 
     # The views. --------------------------------------------------------------------------
 

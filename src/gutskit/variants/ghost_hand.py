@@ -18,6 +18,7 @@ class GhostHand(Variant):
 
     name = "ghost hand"
     uncontested_win = False
+    pot_may_stay = True
 
     @classmethod
     def applies(cls, rules: Rules) -> bool:
@@ -44,3 +45,10 @@ class GhostHand(Variant):
         result.ghost = ghost
         result.ghost_won = score(ghost, False) >= max(keys.values())  # a tie is a loss
         return () if result.ghost_won else None
+
+    def winners_named(self, state: RoundState, winners: tuple[int, ...],
+                      result: Resolution) -> None:
+        """Companion mode: no named winner means the ghost hand was best (shown as entered,
+        ``()`` when it was not)."""
+        result.ghost = state.ghost
+        result.ghost_won = not winners

@@ -21,6 +21,7 @@ class HiLo(Variant):
     """Two pots at once: high and low."""
 
     name = "hi-lo"
+    pot_may_stay = True
     declarations = (Declaration.HIGH, Declaration.LOW, Declaration.BOTH, Declaration.OUT)
 
     @classmethod
@@ -31,8 +32,6 @@ class HiLo(Variant):
     def showdown(self, state: RoundState, in_seats: Sequence[int], score: Score,
                  result: Resolution) -> bool:
         """The hi-lo showdown: fills the awards and the matches of both sides."""
-        rules = self.rules
-        n = len(state.names)
         decls = state.declarations
         hands = state.hands
         high_side = [s for s in in_seats if decls[s] is not Declaration.LOW]
@@ -43,13 +42,26 @@ class HiLo(Variant):
         best_low = min(low_keys.values(), default=0)
         failed = {s for s in in_seats if decls[s] is Declaration.BOTH
                   and (high_keys[s] != best_high or low_keys[s] != best_low)}
-        high_pot, low_pot = settlement.hi_lo_pots(state.pot, bool(high_side), bool(low_side))
         eligible_high = [s for s in high_side if s not in failed]
         eligible_low = [s for s in low_side if s not in failed]
         top = max((high_keys[s] for s in eligible_high), default=None)
         bottom = min((low_keys[s] for s in eligible_low), default=None)
         high_winners = tuple(s for s in eligible_high if high_keys[s] == top)
         low_winners = tuple(s for s in eligible_low if low_keys[s] == bottom)
+        return self.award(state, in_seats, high_winners, low_winners, result)
+
+    def award(self, state: RoundState, in_seats: Sequence[int], winners: tuple[int, ...],
+              low_winners: tuple[int, ...], result: Resolution) -> bool:
+        """The two pots, once each side's winners are known (``winners``: the high side's):
+        a side with no winner gives its half to the other; each side's losers match that
+        side's pot."""
+        rules = self.rules
+        n = len(state.names)
+        decls = state.declarations
+        high_winners = winners
+        high_side = [s for s in in_seats if decls[s] is not Declaration.LOW]
+        low_side = [s for s in in_seats if decls[s] is not Declaration.HIGH]
+        high_pot, low_pot = settlement.hi_lo_pots(state.pot, bool(high_side), bool(low_side))
         high_take, low_take = high_pot, low_pot
         if not high_winners:
             high_take, low_take = 0, high_pot + low_pot
@@ -79,6 +91,30 @@ class HiLo(Variant):
         result.high_winners, result.low_winners = high_winners, low_winners
         result.high_pot, result.low_pot = high_pot, low_pot
         return True
+
+    def named_problem(self, state: RoundState, in_seats: Sequence[int],
+                      winners: Sequence[int], low_winners: Sequence[int]) -> str | None:
+        """Companion mode: the high winners declared high or both, the low winners low or
+        both; a player who declared both wins both ways or neither; a side with a player
+        who declared only that side has a winner."""
+        decls = state.declarations
+        names = state.names
+        for side, seats, other in (("high", winners, Declaration.LOW),
+                                   ("low", low_winners, Declaration.HIGH)):
+            for seat in seats:
+                if seat not in in_seats or decls[seat] is other:
+                    return (f"{names[seat]!r} cannot win the {side} pot: they did not "
+                            f"declare {side} or both")
+            only = Declaration.HIGH if side == "high" else Declaration.LOW
+            alone = [s for s in in_seats if decls[s] is only]
+            if alone and not seats:
+                return (f"the {side} pot needs a winner: {names[alone[0]]!r} declared "
+                        f"{side}")
+        for seat in in_seats:
+            if decls[seat] is Declaration.BOTH and (seat in winners) != (seat in low_winners):
+                return (f"{names[seat]!r} declared both: they win both ways or neither "
+                        f"(a both player who does not win or tie both ways loses both)")
+        return None
 
 
 def side_matches(pot: int, rules: Rules, has_high: bool, has_low: bool) -> tuple[int, int]:
