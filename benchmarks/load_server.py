@@ -15,6 +15,16 @@ Bounded: at most 300 tables, 10 seats, 300 seconds; loopback only. Prints the fi
 the machine, Python and library versions.
 
     python benchmarks/load_server.py --tables 200 --seats 6 --duration 60
+
+Scaling out (``guts serve --workers N``, docs/deploy.md): ``--workers 1,2`` runs the load
+on the default one-process server (1) and on N worker processes sharing a ``redis-server``
+started here (from ``PATH``) and the SQLite file; ``--clients P`` spreads the tables over P
+load-client processes that measure the same window; ``--tables 20,50,100`` plays each
+count in turn on the same server. The summary gives, per worker count, the most rounds per
+second whose reveal latency p99 stays under ``--p99-ms`` (50 ms).
+
+    python benchmarks/load_server.py --workers 1,2 --clients 2 --tables 25,50,100 \
+        --duration 20
 """
 
 from __future__ import annotations
@@ -22,6 +32,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import multiprocessing
 import os
 import platform
 import random
@@ -89,28 +100,86 @@ def raise_fd_limit(needed: int) -> None:
         resource.setrlimit(resource.RLIMIT_NOFILE, (min(needed, hard), hard))
 
 
-def start_server(port: int, db: Path) -> subprocess.Popen[bytes]:
+def start_server(port: int, db: Path, workers: int = 1,
+                 redis_url: str | None = None) -> subprocess.Popen[bytes]:
+    """``guts serve`` on ``port``: one process, or ``workers`` worker processes leasing
+    their rooms through ``redis_url`` (returns once every worker has joined)."""
     code = "import typer; from gutskit.cli.serve import serve; typer.run(serve)"
+    cluster = [] if redis_url is None else ["--workers", str(workers), "--redis", redis_url]
     process = subprocess.Popen(
         [sys.executable, "-c", code, "--host", HOST, "--port", str(port), "--db",
          f"sqlite:///{db}",
          # every client comes from one address: lift the per-address limits
          "--room-limit", "100000/minute", "--max-connections-per-address", "100000",
-         "--min-reveal-seconds", "0"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 120
+         "--min-reveal-seconds", "0", *cluster], stdout=subprocess.DEVNULL,
+        stderr=(db.parent / "server.log").open("wb"))  # a file: a full pipe would block it
+    deadline = time.monotonic() + 180
     while time.monotonic() < deadline:
         try:
             httpx.get(f"http://{HOST}:{port}/api/rules", timeout=2)
-            return process
+            if redis_url is None or _workers_up(redis_url) >= workers:
+                return process
         except httpx.HTTPError:
-            time.sleep(0.2)
+            pass
+        time.sleep(0.2)
     process.kill()
     raise SystemExit("the server did not start")
 
 
+def _workers_up(redis_url: str) -> int:
+    import redis
+
+    client = redis.Redis.from_url(redis_url)
+    try:
+        return len(client.keys("gutskit:worker:*"))
+    finally:
+        client.close()
+
+
+def start_redis(folder: Path) -> tuple[subprocess.Popen[bytes], str]:
+    """A private ``redis-server`` on a free loopback port (no persistence)."""
+    import redis
+
+    port = free_port()
+    process = subprocess.Popen(
+        ["redis-server", "--port", str(port), "--bind", HOST, "--save", "", "--appendonly",
+         "no", "--dir", str(folder)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"redis://{HOST}:{port}/0"
+    client = redis.Redis.from_url(url)
+    deadline = time.monotonic() + 20
+    while True:
+        try:
+            client.ping()
+            client.close()
+            return process, url
+        except redis.exceptions.ConnectionError:
+            if time.monotonic() > deadline:
+                process.kill()
+                raise SystemExit("redis-server did not start") from None
+            time.sleep(0.05)
+
+
 def cpu_seconds(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    """CPU seconds (user + system) of ``pid`` and every process below it."""
+    total = 0.0
+    for one in _tree(pid):
+        try:
+            fields = Path(f"/proc/{one}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # ended meanwhile
+        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
+
+
+def _tree(pid: int) -> list[int]:
+    pids = [pid]
+    try:
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except OSError:
+        return pids
+    for child in children:
+        pids.extend(_tree(int(child)))
+    return pids
 
 
 async def bot(url: str, token: str | None, name: str | None, table: Table, stats: Stats,
@@ -201,7 +270,8 @@ async def declare(ws: ClientConnection, round_number: int, seat: int, table: Tab
                               "action_id": f"{seat}-{round_number}", "declaration": choice}))
 
 
-async def run(args: argparse.Namespace, port: int, pid: int) -> tuple[Stats, float]:
+async def run(args: argparse.Namespace, port: int, pid: int | None, tables_here: int,
+              barrier: Any = None) -> tuple[Stats, float]:
     base = f"http://{HOST}:{port}"
     stats = Stats()
     tasks: list[asyncio.Task[None]] = []
@@ -216,7 +286,7 @@ async def run(args: argparse.Namespace, port: int, pid: int) -> tuple[Stats, flo
         return Table(created["room_id"]), created["token"]
 
     async with httpx.AsyncClient(timeout=120) as http:
-        tables = await asyncio.gather(*(create() for _ in range(args.tables)))
+        tables = await asyncio.gather(*(create() for _ in range(tables_here)))
     readies = []
     for table, token in tables:
         url = f"ws://{HOST}:{port}/ws/{table.room_id}"
@@ -234,16 +304,18 @@ async def run(args: argparse.Namespace, port: int, pid: int) -> tuple[Stats, flo
             await asyncio.gather(*(e.wait() for e in seated[1:]))
     await asyncio.wait_for(asyncio.gather(*(r.wait() for r in readies)), 300)
     setup = time.monotonic() - setup_start
+    if barrier is not None:  # every load-client process measures the same window
+        await asyncio.get_running_loop().run_in_executor(None, barrier.wait)
     # Play: measure over the duration, then stop the bots.
     stats.latencies.clear()
     stats.rounds = 0
     stats.frames = stats.messages = 0
     stats.load_before = os.getloadavg()[0]
-    play_start = cpu_seconds(pid)
+    play_start = 0.0 if pid is None else cpu_seconds(pid)
     watcher = asyncio.create_task(watch_lag(stats))
     await asyncio.sleep(args.duration)
     watcher.cancel()
-    stats.play_cpu = cpu_seconds(pid) - play_start
+    stats.play_cpu = 0.0 if pid is None else cpu_seconds(pid) - play_start
     measured = list(stats.latencies)
     rounds = stats.rounds
     for task in tasks:
@@ -259,9 +331,92 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
+def client_process(args: argparse.Namespace, port: int, tables_here: int, barrier: Any,
+                   results: Any) -> None:
+    """One load-client process: its share of the tables; its figures go to ``results``."""
+    raise_fd_limit(tables_here * args.seats * 2 + 256)
+    stats, setup = asyncio.run(run(args, port, None, tables_here, barrier))
+    results.put((stats, setup))
+
+
+def play_load(args: argparse.Namespace, port: int, pid: int, tables: int
+              ) -> tuple[Stats, float]:
+    """``tables`` tables over ``args.clients`` load-client processes, one window; the
+    server's CPU over the window (all its processes) in ``play_cpu``."""
+    if args.clients == 1:
+        return asyncio.run(run(args, port, pid, tables))
+    context = multiprocessing.get_context("spawn")
+    results = context.Queue()
+    shares = [share for share in (tables // args.clients + (i < tables % args.clients)
+                                  for i in range(args.clients)) if share]
+    barrier = context.Barrier(len(shares) + 1)
+    processes = [context.Process(target=client_process,
+                                 args=(args, port, share, barrier, results))
+                 for share in shares]
+    for process in processes:
+        process.start()
+    barrier.wait(timeout=600)
+    load_before = os.getloadavg()[0]
+    start = cpu_seconds(pid)
+    time.sleep(args.duration)
+    play_cpu = cpu_seconds(pid) - start
+    total = Stats(play_cpu=play_cpu, load_before=load_before)
+    setup = 0.0
+    for _ in processes:
+        stats, took = results.get(timeout=600)
+        setup = max(setup, took)
+        total.latencies += stats.latencies
+        total.lag += stats.lag
+        total.errors += stats.errors
+        for name in ("messages", "frames", "rounds", "dropped"):
+            setattr(total, name, getattr(total, name) + getattr(stats, name))
+    for process in processes:
+        process.join(60)
+    return total, setup
+
+
+def report(args: argparse.Namespace, workers: int, tables: int, stats: Stats, setup: float
+           ) -> float | None:
+    """Print one run's figures; its p99 reveal latency (ms), ``None`` without samples."""
+    lat = [x * 1000 for x in stats.latencies]
+    rate = stats.rounds / args.duration
+    print(f"\n== {workers} worker{'s' if workers > 1 else ''} "
+          f"({'the default one-process server' if workers == 1 else 'guts serve --workers'}"
+          f"), {tables} tables x {args.seats} seats = {tables * args.seats} WebSocket "
+          f"clients in {args.clients} load-client process"
+          f"{'es' if args.clients > 1 else ''} (protocol {args.protocol})")
+    print(f"setup (create, join, start): {setup:.1f}s; played {args.duration:.0f}s")
+    print(f"rounds resolved: {stats.rounds} ({rate:.1f}/s); received while playing: "
+          f"{stats.messages} messages in {stats.frames} frames")
+    print(f"server CPU while playing (all its processes): {stats.play_cpu:.1f}s over "
+          f"{args.duration:.0f}s ({100 * stats.play_cpu / args.duration:.0f}% of a core, "
+          f"{1000 * stats.play_cpu / max(1, stats.rounds):.1f} ms per round)")
+    p99 = None
+    if lat:
+        p99 = percentile(lat, 0.99)
+        print(f"reveal latency ms: p50 {statistics.median(lat):.1f}, p95 "
+              f"{percentile(lat, 0.95):.1f}, p99 {p99:.1f}, max {max(lat):.1f} "
+              f"({len(lat)} samples)")
+    if stats.lag:
+        lag = [x * 1000 for x in stats.lag]
+        print(f"load clients' own event-loop lag ms: p50 {statistics.median(lag):.1f}, "
+              f"p99 {percentile(lag, 0.99):.1f}")
+    print(f"machine load average (1 min): {stats.load_before:.1f} when play started, "
+          f"{os.getloadavg()[0]:.1f} at the end")
+    print(f"errors: {len(stats.errors)}" + (f" (first: {stats.errors[0]})"
+                                            if stats.errors else "")
+          + f"; connections dropped by the server: {stats.dropped}")
+    return p99
+
+
+def _counts(text: str) -> list[int]:
+    return [int(part) for part in text.split(",") if part.strip()]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--tables", type=int, default=200)
+    parser.add_argument("--tables", type=_counts, default=[200],
+                        help="tables (a comma list: each in turn on the same server)")
     parser.add_argument("--seats", type=int, default=6)
     parser.add_argument("--duration", type=float, default=60.0, help="seconds of play")
     parser.add_argument("--think", type=float, default=3.0,
@@ -271,52 +426,68 @@ def main() -> None:
     parser.add_argument("--protocol", type=int, choices=(1, 2), default=2,
                         help="protocol version of the clients (1: a frame per message, "
                         "2: a frame per change)")
+    parser.add_argument("--workers", type=_counts, default=[1],
+                        help="server processes (a comma list: 1 = the default server; "
+                        "N > 1 = guts serve --workers N with a redis-server started here)")
+    parser.add_argument("--clients", type=int, default=1,
+                        help="load-client processes sharing the tables")
+    parser.add_argument("--p99-ms", type=float, default=50.0,
+                        help="the latency bound of the summary")
     args = parser.parse_args()
-    if not (1 <= args.tables <= 300 and 2 <= args.seats <= 10 and 0 < args.duration <= 300):
-        parser.error("bounded: 1-300 tables, 2-10 seats, at most 300 seconds")
-    raise_fd_limit(args.tables * args.seats * 2 + 256)
-    port = free_port()
-    with tempfile.TemporaryDirectory() as folder:
-        server = start_server(port, Path(folder) / "load.db")
-        try:
-            cpu_before = cpu_seconds(server.pid)
-            started = time.monotonic()
-            stats, setup = asyncio.run(run(args, port, server.pid))
-            wall = time.monotonic() - started
-            cpu = cpu_seconds(server.pid) - cpu_before
-        finally:
-            server.terminate()
-            server.wait(30)
-    lat = [x * 1000 for x in stats.latencies]
-    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, {platform.platform()}")
+    if not (all(1 <= t <= 300 for t in args.tables) and 2 <= args.seats <= 10
+            and 0 < args.duration <= 300 and all(1 <= w <= 8 for w in args.workers)
+            and 1 <= args.clients <= 8):
+        parser.error("bounded: 1-300 tables, 2-10 seats, at most 300 seconds, 1-8 workers, "
+                     "1-8 client processes")
+    raise_fd_limit(max(args.tables) * args.seats * 2 + 256)
+    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, {platform.platform()}; "
+          f"load average {' '.join(f'{x:.1f}' for x in os.getloadavg())} at the start")
+    redis_version = "-"
+    if any(w > 1 for w in args.workers):
+        redis_version = subprocess.run(["redis-server", "--version"], capture_output=True,
+                                       text=True, check=False).stdout.split()[2]
     print(f"python {platform.python_version()}; fastapi {version('fastapi')}, uvicorn "
           f"{version('uvicorn')}, websockets {version('websockets')}, sqlalchemy "
-          f"{version('sqlalchemy')}; database: SQLite (WAL)")
-    print(f"tables {args.tables} x {args.seats} seats = {args.tables * args.seats} "
-          f"WebSocket clients (protocol {args.protocol}); think <= {args.think}s, reveal "
-          f"pause {args.reveal}s")
-    print(f"setup (create, join, start): {setup:.1f}s; played {args.duration:.0f}s")
-    print(f"rounds resolved: {stats.rounds} ({stats.rounds / args.duration:.1f}/s); "
-          f"received while playing: {stats.messages} messages in {stats.frames} frames")
-    print(f"server CPU: {cpu:.1f}s over {wall:.1f}s wall ({100 * cpu / wall:.0f}% of a core); "
-          f"while playing {stats.play_cpu:.1f}s over {args.duration:.0f}s "
-          f"({100 * stats.play_cpu / args.duration:.0f}% of a core, "
-          f"{1000 * stats.play_cpu / max(1, stats.rounds):.1f} ms per round)")
-    if lat:
-        print(f"reveal latency ms: p50 {statistics.median(lat):.1f}, p95 "
-              f"{percentile(lat, 0.95):.1f}, p99 {percentile(lat, 0.99):.1f}, max "
-              f"{max(lat):.1f} ({len(lat)} samples)")
-    if stats.lag:
-        lag = [x * 1000 for x in stats.lag]
-        print(f"load client's own event-loop lag ms: p50 {statistics.median(lag):.1f}, "
-              f"p99 {percentile(lag, 0.99):.1f}")
-    print(f"machine load average (1 min): {stats.load_before:.1f} when play started, "
-          f"{os.getloadavg()[0]:.1f} at the end")
-    print(f"errors: {len(stats.errors)}" + (f" (first: {stats.errors[0]})"
-                                            if stats.errors else "")
-          + f"; connections dropped by the server: {stats.dropped}")
+          f"{version('sqlalchemy')}, redis-py {version('redis')}, redis-server "
+          f"{redis_version}; database: SQLite (WAL)")
+    print(f"think <= {args.think}s, reveal pause {args.reveal}s")
+    best: dict[int, tuple[float, int] | None] = {}
+    for workers in args.workers:
+        best[workers] = None
+        port = free_port()
+        with tempfile.TemporaryDirectory() as folder:
+            redis_server = None
+            redis_url = None
+            if workers > 1:
+                redis_server, redis_url = start_redis(Path(folder))
+            server = start_server(port, Path(folder) / "load.db", workers, redis_url)
+            log = Path(folder) / "server.log"
+            try:
+                for tables in sorted(args.tables):
+                    stats, setup = play_load(args, port, server.pid, tables)
+                    p99 = report(args, workers, tables, stats, setup)
+                    rate = stats.rounds / args.duration
+                    previous = best[workers]
+                    if p99 is not None and p99 < args.p99_ms and not stats.errors and (
+                            previous is None or rate > previous[0]):
+                        best[workers] = (rate, tables)
+            except BaseException:
+                print("the server's log ends:\n" + "\n".join(
+                    log.read_text(errors="replace").splitlines()[-30:]))
+                raise
+            finally:
+                server.terminate()
+                server.wait(60)
+                if redis_server is not None:
+                    redis_server.terminate()
+                    redis_server.wait(10)
+    print(f"\n== summary: most rounds/s with reveal latency p99 < {args.p99_ms:g} ms")
+    for workers, found in best.items():
+        if found is None:
+            print(f"{workers} worker(s): none of the table counts stayed under the bound")
+        else:
+            print(f"{workers} worker(s): {found[0]:.1f} rounds/s ({found[1]} tables)")
 
 
 if __name__ == "__main__":
     main()
-

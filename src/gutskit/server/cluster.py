@@ -75,9 +75,10 @@ LEASE_SECONDS = 3.0
 room is without an owner after its owner dies."""
 RENEW_SECONDS = 1.0
 """How often a worker renews its leases and heartbeat, and checks the owners it relays to."""
-FORWARD_TIMEOUT = 2.0
+FORWARD_TIMEOUT = 10.0
 """Seconds a relay waits for the owner to accept a forwarded connection or answer a
-forwarded request (then: WebSocket closed with 1013, HTTP 503 ``room_moving``)."""
+forwarded request (then: WebSocket closed with 1013, HTTP 503 ``room_moving``). A relay
+waiting on an owner that died stops sooner: when the room's lease no longer names it."""
 CONFIG_ENV = "GUTSKIT_CLUSTER"
 """Environment variable carrying :class:`WorkerSettings` (JSON) to the worker processes."""
 
@@ -446,7 +447,10 @@ class Node:
             if bridge is not None:
                 bridge[1].put_nowait(_unpack(message["msg"]))
         elif op == "ws_open":
-            self._spawn(self._run_bridge(message))
+            # registered now: the connection's first frames may follow in this very batch
+            inbox: asyncio.Queue[Message] = asyncio.Queue()
+            self.bridges[message["conn"]] = (message["from"], inbox)
+            self._spawn(self._run_bridge(message, inbox))
         elif op == "http":
             self._spawn(self._run_http(message))
         elif op == "http_reply":
@@ -493,12 +497,11 @@ class Node:
                 if not handles:
                     del self.handles[room_id]
 
-    async def _run_bridge(self, message: dict[str, Any]) -> None:
+    async def _run_bridge(self, message: dict[str, Any], inbox: asyncio.Queue[Message]
+                          ) -> None:
         """A WebSocket relayed from another worker: run the application on it here."""
         conn, origin = message["conn"], message["from"]
         scope = _scope_from(message["scope"])
-        inbox: asyncio.Queue[Message] = asyncio.Queue()
-        self.bridges[conn] = (origin, inbox)
         closed = False
 
         async def send(out: Message) -> None:
