@@ -28,6 +28,7 @@ operations :func:`misdeal` and :func:`rebuy`.
 from __future__ import annotations
 
 import enum
+import functools
 import random
 import secrets
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -61,6 +62,7 @@ from gutskit.core.events import (
     SessionEnded,
     SessionStarted,
     WinnersNamed,
+    builder,
 )
 from gutskit.core.rules import DEFAULT_RULES, Rules
 from gutskit.variants import Resolution, Variants, variants_for
@@ -273,6 +275,12 @@ class GameState:
 
 
 _SYSTEM_RANDOM = secrets.SystemRandom()
+
+# the events of every round, built without a frozen dataclass's per-field setattr calls
+_ANTES_POSTED = builder(AntesPosted)
+_CARDS_DEALT = builder(CardsDealt)
+_REVEALED = builder(DeclarationsRevealed)
+_ROUND_RESOLVED = builder(RoundResolved)
 
 
 def _with(state: GameState, **changes: Any) -> GameState:
@@ -702,15 +710,20 @@ def hands_from_deck(state: GameState, deck: Sequence[Card]) -> tuple[Hand | None
 
 def _deal_order(state: GameState) -> list[int]:
     """The seats in play, clockwise from the dealer's left (the order of the deal)."""
-    n_seats = len(state.names)
     stacks = state.stacks
     eliminated = state.eliminated
-    dealer = state.dealer
-    order = [s for s in [(dealer + i) % n_seats for i in range(1, n_seats + 1)]
+    order = [s for s in _clockwise(state.dealer, len(stacks))
              if stacks[s] > 0 and not eliminated[s]]
     if state.away:
         return [s for s in order if not state.away[s]]
     return order
+
+
+@functools.cache
+def _clockwise(dealer: int, n_seats: int) -> tuple[int, ...]:
+    """:func:`gutskit.core.settlement.clockwise_from`, remembered (the deal asks it every
+    round)."""
+    return tuple(settlement.clockwise_from(dealer, n_seats))
 
 
 def _hands(state: GameState, order: list[int], deck: Sequence[Card]
@@ -875,17 +888,16 @@ def next_antes(state: GameState) -> AntesPosted | None:
         return None
     rules = state.rules
     eliminated = state.eliminated
-    ante_amount = settlement.ante_amount
-    amounts = tuple([ante_amount(stack, rules) if stack > 0 and not eliminated[s]
-                     else 0 for s, stack in enumerate(state.stacks)])
+    in_play = [stack > 0 and not eliminated[s] for s, stack in enumerate(state.stacks)]
     if state.away:
-        amounts = tuple(0 if state.away[s] else a for s, a in enumerate(amounts))
+        in_play = [p and not away for p, away in zip(in_play, state.away, strict=True)]
+    amounts = settlement.ante_amounts(state.stacks, in_play, rules)
     game = state.variants
     if not game.plain:
         amounts = game.antes(state, amounts)
     new_game = state.pot == 0
     refill = settlement.reserve_refill(state.pot, state.reserve, rules)
-    return AntesPosted(amounts=amounts, refill=refill, new_game=new_game)
+    return _ANTES_POSTED(amounts, refill, new_game)
 
 
 def _deal(state: GameState, hands: tuple[Hand | None, ...], ghost: Hand | None = None,
@@ -895,10 +907,7 @@ def _deal(state: GameState, hands: tuple[Hand | None, ...], ghost: Hand | None =
     antes = next_antes(state)
     if antes is not None:
         events.append(antes)
-    if ghost is None and community is None:
-        events.append(CardsDealt(hands=hands))
-    else:
-        events.append(CardsDealt(hands=hands, ghost=ghost, community=community))
+    events.append(_CARDS_DEALT(hands, ghost, community))
     return _apply(state, events)
 
 
@@ -1478,9 +1487,10 @@ def declare_all(state: GameState, declarations: Mapping[int, Declaration]
         if choice is None:
             raise IllegalActionError(f"no declaration for {state.names[seat]!r}")
         if decls[seat] is None:
-            problem = _declaration_problem(state, seat, choice)
-            if problem is not None:
-                raise IllegalActionError(problem)
+            if choice is not Declaration.OUT:  # out is always legal
+                problem = _declaration_problem(state, seat, choice)
+                if problem is not None:
+                    raise IllegalActionError(problem)
             decls[seat] = choice
     if len(declarations) > dealt:
         extra = next(s for s in declarations
@@ -1490,7 +1500,7 @@ def declare_all(state: GameState, declarations: Mapping[int, Declaration]
         problem = _resolution_problem(state, decls)
         if problem is not None:
             raise IllegalActionError(problem)
-    reveal = DeclarationsRevealed(tuple(decls))
+    reveal = _REVEALED(tuple(decls))
     state = evolve(state, reveal)
     if state.phase is Phase.SHOWDOWN:  # companion mode: the cards are at the table
         return state, [reveal]
@@ -1656,12 +1666,12 @@ def _resolve(state: GameState, named: WinnersNamed | None = None) -> RoundResolv
         outcome is Outcome.UNCONTESTED and state.rules.end_on_uncontested
         and state.game_matched)
     if result is None:
-        return RoundResolved(
+        return _ROUND_RESOLVED(
             outcome=outcome, shown=tuple(shown), winners=winners,
             won=tuple(won), matched=tuple(matched), eliminated=tuple(eliminated),
             to_reserve=to_reserve, pot_after=pot_after, next_dealer=next_dealer,
             session_over=session_over)
-    return RoundResolved(
+    return _ROUND_RESOLVED(
         outcome=outcome, shown=tuple(shown), winners=winners, won=tuple(won),
         matched=tuple(matched), eliminated=tuple(eliminated), to_reserve=to_reserve,
         pot_after=pot_after, next_dealer=next_dealer, session_over=session_over,
@@ -1778,6 +1788,32 @@ def deal_from_rng(state: GameState, rng: random.Random | None = None
     game = state.variants
     if not game.extra_cards:
         needed = state.rules.cards_per_hand * len(order)
-        return _deal(state, _hands(state, order, source.sample(DECK, needed)))
-    deck = source.sample(DECK, game.cards_needed(len(order)))
+        return _deal(state, _hands(state, order, _sample_deck(source, needed)))
+    deck = _sample_deck(source, game.cards_needed(len(order)))
     return _deal(state, *deal_from_deck(state, deck))
+
+
+_BIT_LENGTHS = tuple(n.bit_length() for n in range(len(DECK) + 1))
+
+
+def _sample_deck(rng: random.Random, k: int) -> list[Card]:
+    """``rng.sample(DECK, k)``: the same cards in the same order, drawn from the same
+    random bits. For a plain :class:`random.Random` and ``k > 5`` (where ``sample`` takes
+    its pool path: ``k`` draws of ``_randbelow`` by ``getrandbits`` with rejection, each
+    drawn card replaced in the pool by the pool's last) the draws are made here, without
+    ``sample``'s argument checks and one Python call per card: the deal's hot path. Any
+    other source, and fewer cards, use ``rng.sample`` itself. ``tests/test_engine_speed``
+    checks the equality for many seeds and sizes; the golden sessions pin the deals."""
+    if type(rng) is not random.Random or k <= 5:
+        return rng.sample(DECK, k)
+    getrandbits = rng.getrandbits
+    pool = list(DECK)
+    cards = []
+    for n in range(len(pool), len(pool) - k, -1):
+        bits = _BIT_LENGTHS[n]
+        j = getrandbits(bits)
+        while j >= n:
+            j = getrandbits(bits)
+        cards.append(pool[j])
+        pool[j] = pool[n - 1]
+    return cards

@@ -7,9 +7,11 @@ integers.
 
 from __future__ import annotations
 
+import dataclasses
 import enum
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TypeAlias
+from typing import Any, TypeAlias, TypeVar
 
 from gutskit.core.cards import Card
 from gutskit.core.rules import Rules
@@ -310,3 +312,37 @@ Event: TypeAlias = (
     | SeatAway | SeatBack | SeatLeft | SeatRemoved | CardsShown | WinnersNamed | RoundUndone
 )
 """Any hand-history event."""
+
+
+_E = TypeVar("_E")
+
+
+def builder(cls: type[_E]) -> Callable[..., _E]:
+    """A constructor of the frozen, slotted event class ``cls`` that takes the same
+    arguments and returns an equal event, for the engine's hot paths.
+
+    A frozen dataclass sets each field in ``__init__`` through ``object.__setattr__`` (one
+    C call per field, defaults included: 18 for :class:`RoundResolved`). The builder fills
+    a draft, a plain class with the same slots, by ordinary stores, then turns it into
+    ``cls`` by one ``__class__`` assignment (allowed because the two layouts are the same);
+    the result is an ordinary, immutable ``cls`` instance. ``tests/test_engine_speed.py``
+    checks each builder against its class.
+    """
+    fields = dataclasses.fields(cls)  # type: ignore[arg-type]
+    draft = type(f"_{cls.__name__}Draft", (), {"__slots__": cls.__slots__})  # type: ignore[attr-defined]
+    namespace: dict[str, Any] = {"_new": object.__new__, "_Draft": draft, "_Event": cls}
+    params = []
+    for f in fields:
+        if f.default is dataclasses.MISSING:
+            params.append(f.name)
+        else:
+            namespace[f"_default_{f.name}"] = f.default
+            params.append(f"{f.name}=_default_{f.name}")
+    stores = "".join(f"    event.{f.name} = {f.name}\n" for f in fields)
+    source = (f"def build({', '.join(params)}):\n    event = _new(_Draft)\n{stores}"
+              "    event.__class__ = _Event\n    return event\n")
+    exec(source, namespace)  # code generated from the fields, as dataclasses does
+    build: Callable[..., _E] = namespace["build"]
+    build.__qualname__ = build.__name__ = f"build_{cls.__name__}"
+    build.__doc__ = f"Build a :class:`{cls.__name__}` (same arguments, faster)."
+    return build

@@ -27,9 +27,22 @@ def ante_amount(stack: int, rules: Rules) -> int:
     The full ante, except that a player with fewer chips than the ante pays what they have
     (``shortfall = "debt"``: always the full ante, the stack may go negative).
     """
+    return ante_amounts((stack,), (True,), rules)[0]
+
+
+def ante_amounts(stacks: Sequence[int], antes: Sequence[bool], rules: Rules
+                 ) -> tuple[int, ...]:
+    """:func:`ante_amount` for every seat: the ante of each seat whose ``antes[seat]`` is
+    true (a seat in play), 0 for the others.
+
+    >>> ante_amounts([5, 0, 1], [True, False, True], Rules(ante=2))
+    (2, 0, 1)
+    """
+    ante = rules.ante
     if rules.shortfall == "debt":
-        return rules.ante
-    return min(rules.ante, max(stack, 0))
+        return tuple([ante if due else 0 for due in antes])
+    return tuple([(ante if stack >= ante else max(stack, 0)) if due else 0
+                  for stack, due in zip(stacks, antes, strict=True)])
 
 
 def reserve_refill(pot: int, reserve: int, rules: Rules) -> int:

@@ -41,6 +41,7 @@ from gutskit.core.cards import DECK, Card
 from gutskit.core.engine import GameState, Phase, pass_all
 from gutskit.core.evaluation import Category, Ranking, category_of_key, strength_table
 from gutskit.core.events import Declaration, Event
+from gutskit.core.rules import Rules
 from gutskit.core.table import Declare, PassCard
 from gutskit.core.views import SeatView, joint_views, view_for
 from gutskit.variants import Variants, variants_for
@@ -131,6 +132,10 @@ def qualifies_by_rule_of_thumb(cards: Sequence[Card], cards_per_hand: int) -> bo
     return category is not Category.PAIR or max(ranks) >= JACK
 
 
+_Bars = tuple[bool, float, "float | None", tuple[float, ...], tuple[bool, ...]]
+"""A rule-of-thumb bot's bars for one pot (:meth:`RuleOfThumbBot._bars`)."""
+
+
 @dataclass
 class RuleOfThumbBot:
     """The seeds' rules of thumb, adjusted for pot size and opponents.
@@ -147,6 +152,10 @@ class RuleOfThumbBot:
         default_factory=dict, init=False, repr=False, compare=False)
     _variants: dict[int, Variants] = field(default_factory=dict, init=False, repr=False,
                                            compare=False)
+    _bars_seen: dict[tuple[int, int, tuple[bool, ...]], _Bars] = field(
+        default_factory=dict, init=False, repr=False, compare=False)
+    _rules_seen: dict[int, Rules] = field(default_factory=dict, init=False, repr=False,
+                                          compare=False)
 
     def _lookup(self, ranking: Ranking) -> tuple[Ranking, tuple[float, ...], float,
                                                  tuple[bool, ...]]:
@@ -227,7 +236,45 @@ class RuleOfThumbBot:
             game = self._variants[id(rules)] = variants_for(rules)
         if not game.plain:
             return self.declare_variant(view, rng)
-        return Declaration.IN if self.plays(hand, view) else Declaration.OUT
+        return Declaration.IN if self._plays_plain(hand, view) else Declaration.OUT
+
+    def _plays_plain(self, hand: Sequence[Card], view: SeatView) -> bool:
+        """:meth:`plays`, with the bars of a pot and a table remembered: the bars depend
+        only on the rules, the pot and who is dealt in, so they are worked out once (by
+        :meth:`_bars`, with the very expressions of :meth:`plays`) and looked up after."""
+        bars = self._bars_seen.get((id(view.rules), view.pot, view.dealt_in))
+        if bars is None:
+            bars = self._bars(view)
+        coin_flip, bar, loose_bar, pct_table, rule_table = bars
+        index = 0
+        for card in hand:
+            index = index * 52 + card
+        pct = pct_table[index]
+        if coin_flip:
+            return pct >= bar
+        return (rule_table[index] and pct >= bar) or (loose_bar is not None
+                                                      and pct >= loose_bar)
+
+    def _bars(self, view: SeatView) -> _Bars:
+        """For :meth:`_plays_plain`: whether the pot is a coin flip (at most two antes),
+        the percentile bar, and the loose style's bar (``None`` unless ``style < 0``), as
+        :meth:`plays` computes them, with the ranking's percentile and rule tables;
+        remembered by rules, pot and dealt-in seats."""
+        rules = view.rules
+        _, pct_table, rule_percentile, rule_table = self._lookup(rules.ranking)
+        coin_flip = view.pot <= 2 * rules.ante
+        bar = self._threshold(view, coin_flip, rule_percentile)
+        loose_bar = None
+        if not coin_flip and self.style < 0:
+            loose_bar = (_rule_share_percentile(rules.ranking) + self.tightening(view)
+                         + self.style)
+        if len(self._bars_seen) >= 4096:
+            self._bars_seen.clear()
+            self._rules_seen.clear()
+        bars = self._bars_seen[(id(rules), view.pot, view.dealt_in)] = (
+            coin_flip, bar, loose_bar, pct_table, rule_table)
+        self._rules_seen[id(rules)] = rules  # keeps the ids in the keys unique
+        return bars
 
     def declare_blind(self, view: SeatView, rng: random.Random) -> Declaration:
         """No Peek: in with the break-even probability of :func:`blind_in_probability`
