@@ -438,3 +438,41 @@ def test_a_connect_sends_the_newcomer_its_state_and_the_others_one_small_update(
     assert clients[0].got[2:] == [presence]
     for client in clients[1:]:
         assert client.got[2:] == [presence, {**presence, "spectators": 49}]
+
+
+def test_chip_amounts_from_clients_are_bounded(db_url: str) -> None:
+    """The auditor's rebuy of 10**40 chips (approved, it made a stack no browser holds
+    exactly): every chip amount a client sends is 1..MAX_CHIPS (1,000,000), the buy-in,
+    the rebuy and the whole numbers of the house rules."""
+    huge = 10**30  # (10**40 is quoted cut to 40 digits)
+    with running_server(db_url) as server:
+        response = server.post("/api/rooms", room_body(buy_in=1_000_001))
+        assert (response.status_code, response.json()) == (400, {
+            "code": "bad_message",
+            "message": "buy_in: input should be less than or equal to 1000000 (got 1000001)"})
+        response = server.post("/api/rooms", room_body(rules={"pot_cap": huge}))
+        assert response.json() == {"code": "bad_message", "message":
+                                   f"rules.pot_cap: must be at most 1000000 (got {huge})"}
+        response = server.post("/api/rooms", room_body(rules={"rebuys": True,
+                                                              "max_rebuys": 1_000_001}))
+        assert response.json()["message"] == ("rules.max_rebuys: must be at most 1000000 "
+                                              "(got 1000001)")
+        assert server.manager.rooms == {}
+        assert server.get("/api/rules").json()["max_chips"] == 1_000_000
+        room_id, players = seat_three(server, rules={"preset": "buy-in-limits"})
+        ana, ben = players[0], players[1]
+        ana.send({"type": "start"})
+        ben.state(lambda t: t["phase"] == "declare")
+        for chips in (huge, 1_000_001):
+            ben.send({"type": "rebuy", "chips": chips})
+            error = ben.expect("error")
+            assert error == {"type": "error", "code": "bad_message", "action_id": None,
+                             "message": "rebuy.chips: input should be less than or equal "
+                                        f"to 1000000 (got {chips})"}
+        assert server.manager.rooms[room_id].rebuys == {}
+        # The largest amount is taken (buy-in-limits: a stack below 20 may buy back in).
+        ana.send({"type": "rebuy", "chips": 1_000_000})
+        room = ana.expect("room", lambda m: m["room"]["rebuy_requests"] != [])["room"]
+        assert room["rebuy_requests"] == [{"seat": 0, "chips": 1_000_000, "approved": False}]
+        for player in players:
+            player.close()

@@ -4,7 +4,8 @@ Routes:
 
 * ``GET /`` and ``GET /r/<room_id>``: the browser table (``static/index.html``);
   ``/static/...``: its files.
-* ``GET /api/rules``: presets and every house rule with its default and description.
+* ``GET /api/rules``: presets and every house rule with its default and description, and
+  the largest chip amount a client may send (``max_chips``).
 * ``POST /api/rooms`` (:class:`~gutskit.server.protocol.CreateRoom`) ->
   :class:`~gutskit.server.protocol.CreatedRoom`.
 * ``GET /api/rooms/<id>``: :class:`~gutskit.server.protocol.RoomInfo`.
@@ -50,6 +51,7 @@ from gutskit.core.engine import Phase
 from gutskit.core.rules import PRESETS, Rules
 from gutskit.server.exports import history_jsonl, ledger_csv
 from gutskit.server.protocol import (
+    MAX_CHIPS,
     CreatedRoom,
     CreateRoom,
     Error,
@@ -359,7 +361,8 @@ def create_app(db: str | Path | None = None, *, config: ServerConfig | None = No
                   for name, f in Rules.model_fields.items()}
         presets = {name: {"description": text, "rules": Rules(**rules).to_dict()}
                    for name, (text, rules) in PRESETS.items()}
-        return {"rules": fields, "presets": presets, "choices": rule_choices()}
+        return {"rules": fields, "presets": presets, "choices": rule_choices(),
+                "max_chips": MAX_CHIPS}
 
     @app.post("/api/rooms")
     async def create_room(request: Request) -> CreatedRoom:

@@ -33,7 +33,8 @@ from __future__ import annotations
 import json
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
+from pydantic_core import PydanticCustomError
 
 from gutskit.core.errors import GutsError
 
@@ -57,8 +58,18 @@ MAX_JSON_DEPTH = 32
 deeper one is refused (``too_deep``) before it is parsed, so no handler ever recurses
 past it."""
 
+MAX_CHIPS = 1_000_000
+"""Largest chip amount a client may send (a buy-in, a rebuy, a chip-valued house rule such
+as the ante, ``pot_cap`` or ``min_buy_in``; also any other whole number in the house rules):
+stacks, pots and ledgers stay far inside the integers a browser holds exactly
+(JavaScript: ``2**53``). A larger one is refused with ``bad_message`` naming the field."""
+
+Chips = Annotated[int, Field(ge=1, le=MAX_CHIPS)]
+"""A chip amount a client sends: 1 to :data:`MAX_CHIPS`."""
+
 __all__ = [
     "ERROR_CODES",
+    "MAX_CHIPS",
     "MAX_JSON_DEPTH",
     "MAX_MESSAGE_BYTES",
     "PROTOCOL_VERSION",
@@ -66,6 +77,7 @@ __all__ = [
     "Ack",
     "AddBot",
     "ApproveRebuy",
+    "Chips",
     "ClientMessage",
     "ClientSeed",
     "Coach",
@@ -170,7 +182,8 @@ class CreateRoom(_Message):
         host_name: the host's player name (1-24 characters).
         rules: house rules (``{"preset": "german-2card", "pot_cap": 50}``; every key of
             :class:`gutskit.core.rules.Rules` or ``"preset"``); empty = the defaults.
-        buy_in: chips each player brings (every seat starts with the same stack).
+        buy_in: chips each player brings (every seat starts with the same stack), 1 to
+            :data:`MAX_CHIPS`.
         decision_seconds: the declaration timer; a seat silent when it ends counts as out.
         reveal_seconds: pause after a round is resolved before the next deal (the reveal).
         seed_reveal: how the deals are proved fair (docs/fairness.md): ``"shown"`` (the
@@ -182,10 +195,23 @@ class CreateRoom(_Message):
 
     host_name: str
     rules: dict[str, Any] = Field(default_factory=dict)
-    buy_in: int = Field(100, ge=1, le=1_000_000)
+    buy_in: Chips = 100
     decision_seconds: float = Field(30.0, gt=0, le=600)
     reveal_seconds: float = Field(3.0, ge=0, le=60)
     seed_reveal: Literal["shown", "round", "session"] = "shown"
+
+    @field_validator("rules")
+    @classmethod
+    def _rule_numbers(cls, rules: dict[str, Any]) -> dict[str, Any]:
+        """No whole number in the house rules (the ante, ``pot_cap``, ``min_buy_in``,
+        ``max_rebuys``) above :data:`MAX_CHIPS`; the rules themselves are checked by
+        :func:`gutskit.core.rules.rules_from_mapping`."""
+        for key, value in rules.items():
+            if isinstance(value, int) and not isinstance(value, bool) and value > MAX_CHIPS:
+                raise PydanticCustomError(
+                    "too_many_chips", "{key}: must be at most {most} (got {got})",
+                    {"key": key, "most": MAX_CHIPS, "got": str(value)[:40]})
+        return rules
 
 
 class CreatedRoom(_Message):
@@ -296,14 +322,15 @@ class Kick(_Message):
 
 
 class Rebuy(_Message):
-    """Ask to buy ``chips`` more (a rebuy, or a top-up of a short stack; ``rebuys``): refused
+    """Ask to buy ``chips`` more (1 to :data:`MAX_CHIPS`; a rebuy, or a top-up of a short
+    stack; ``rebuys``): refused
     unless the rules would allow it at the next break between rounds
     (:func:`gutskit.core.table.can_rebuy_later`). The host approves it
     (:class:`ApproveRebuy`); it is applied between rounds. Pending requests are listed in
     :attr:`RoomInfo.rebuy_requests`."""
 
     type: Literal["rebuy"] = "rebuy"
-    chips: int
+    chips: Chips
 
 
 class SitOut(_Message):
@@ -463,6 +490,8 @@ def _describe(error: ValidationError, raw: dict[str, Any], whole: str = "message
         msg = str(item["msg"]).lower()
         if item["type"] == "missing":
             parts.append(f"{loc}: field required")
+        elif item["type"] == "too_many_chips":  # a house rule: its message names it
+            parts.append(f"{loc}.{item['msg']}")
         else:
             got = item.get("input")
             parts.append(f"{loc}: {msg} (got {json.dumps(got, default=str)[:40]})")

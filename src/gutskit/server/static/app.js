@@ -171,7 +171,7 @@ async function startHome(badLink = null) {
       <label>${esc(t("preset"))}
         <select id="preset" name="preset">${presets}</select></label>
       <div class="row3">
-        <label>${esc(t("buy_in"))}<input id="buy-in" type="number" min="1" max="1000000" value="100" required></label>
+        <label>${esc(t("buy_in"))}<input id="buy-in" type="number" min="1" max="${meta.max_chips}" value="100" required></label>
         <label>${esc(t("decision_seconds"))}<input id="decision-seconds" type="number" min="1" max="600" step="1" value="30" required></label>
         <label>${esc(t("reveal_seconds"))}<input id="reveal-seconds" type="number" min="0" max="60" step="0.5" value="3" required></label>
       </div>
@@ -1027,7 +1027,7 @@ function rebuyHtml(table) {
   }
   if (table.rebuy == null) return "";
   return `<div class="rebuy-row"><label>${esc(t("rebuy_chips"))}
-    <input id="rebuy-chips" type="number" min="${table.rebuy}" step="1" value="${table.rebuy}"></label>
+    <input id="rebuy-chips" type="number" min="${table.rebuy}" max="${S.rulesMeta ? S.rulesMeta.max_chips : ""}" step="1" value="${table.rebuy}"></label>
     <button type="button" id="rebuy">${esc(t("rebuy_ask"))}</button>
     <span class="hint">${esc(t("rebuy_hint", { chips: table.rebuy }))}</span></div>`;
 }
