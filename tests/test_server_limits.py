@@ -70,7 +70,7 @@ def test_room_creation_per_address_is_rate_limited(db_url: str) -> None:
         assert [a.status_code for a in answers] == [200, 200, 200, 429, 429]
         assert answers[3].json() == {
             "code": "rate_limited",
-            "message": "this address may create at most 3 per 1 minute rooms; try again "
+            "message": "this address may create at most 3 rooms per minute; try again "
                        "later"}
         assert len(server.manager.rooms) == 3
         # The rooms made still work, and reading is not limited.
@@ -196,6 +196,9 @@ def test_pages_carry_the_security_headers(db_url: str) -> None:
             assert headers["x-frame-options"] == "DENY"
             assert headers["x-content-type-options"] == "nosniff"
             assert headers["referrer-policy"] == "no-referrer"
+        # FastAPI's generated pages are not served (the protocol is docs/protocol.md).
+        for path in ("/docs", "/redoc", "/openapi.json", "/docs/oauth2-redirect"):
+            assert server.get(path).status_code == 404, path
     # Nothing inline that the policy would block: no <script> or <style> element without
     # a file, no style="..." or on...= attribute, in the page or in what app.js writes.
     page = (STATIC / "index.html").read_text(encoding="utf-8")

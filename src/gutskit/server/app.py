@@ -305,7 +305,9 @@ def create_app(db: str | Path | None = None, *, config: ServerConfig | None = No
         rooms.store.close()
 
     settings = (manager.config if manager is not None else config) or ServerConfig()
-    app = FastAPI(title="gutskit", lifespan=lifespan)
+    # No /docs, /redoc or /openapi.json: the protocol is documented in docs/protocol.md.
+    app = FastAPI(title="gutskit", lifespan=lifespan, docs_url=None, redoc_url=None,
+                  openapi_url=None)
     app.state.holder = holder
     app.add_middleware(HttpGuard, max_body_bytes=settings.max_body_bytes,
                        allowed=tuple(allowed_origins))
@@ -370,7 +372,7 @@ def create_app(db: str | Path | None = None, *, config: ServerConfig | None = No
         for rate in room_rates:
             if not room_limiter.test(rate, "rooms", address):
                 raise ProtocolError("rate_limited", f"this address may create at most "
-                                    f"{rate} rooms; try again later")
+                                    f"{_per(rate, 'room')}; try again later")
         text = await request.body()
         check_json_depth(text)
         for rate in room_rates:
@@ -523,6 +525,17 @@ class ApiError(Exception):
         self.status = status
         self.code = code
         self.message = message
+
+
+def _per(rate: limits.RateLimitItem, thing: str) -> str:
+    """A rate in words.
+
+    >>> [_per(rate, "room") for rate in limits.parse_many("5/minute;1/2 hours")]
+    ['5 rooms per minute', '1 room per 2 hours']
+    """
+    unit = rate.GRANULARITY.name
+    window = unit if rate.multiples == 1 else f"{rate.multiples} {unit}s"
+    return f"{rate.amount} {thing}{'' if rate.amount == 1 else 's'} per {window}"
 
 
 def _set_aside_text(room_id: str) -> str:
