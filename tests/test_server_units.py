@@ -17,10 +17,18 @@ from hypothesis import strategies as st
 from server_support import DB_KINDS, make_db_url
 from sqlalchemy import inspect
 
-from gutskit.core.engine import deal, declare, hands_from_deck, new_session, start_event
+from gutskit.core import table as driver
+from gutskit.core.engine import (
+    deal,
+    declare,
+    end_session,
+    hands_from_deck,
+    new_session,
+    start_event,
+)
 from gutskit.core.events import Declaration
 from gutskit.core.rules import Rules
-from gutskit.core.views import SPECTATOR, view
+from gutskit.core.views import SPECTATOR, Viewer, view
 from gutskit.io.storage import Base, open_store
 from gutskit.server.exports import ledger_csv
 from gutskit.server.fairness import (
@@ -128,6 +136,30 @@ def test_the_spectators_table_hides_hands_and_sealed_declarations() -> None:
     seq, _ = deal(seq, hands_from_deck(seq, deck_from_seed(bytes([1]) * 32)))
     seq, _ = declare(seq, 1, Declaration.OUT)  # dealer Ana: Ben calls first, in public
     assert table_view(seq, view(seq, SPECTATOR), None).declarations == [None, "out", None]
+
+
+def test_a_session_ended_mid_round_shows_no_card_of_the_round_before() -> None:
+    """The auditor's end_mid_round_extra.py: Monte Carlo, round 1 settled (its community
+    card turned), round 2 dealt, the host ends the session: the final table says round 2
+    and must not show round 1's community card as if it were round 2's (nor a ghost
+    hand); between rounds it shows the settled round's."""
+    for rules, field in ((Rules(community_card=True), "community"),
+                         (Rules(ghost_hand=True), "ghost")):
+        state = new_session(["Ana", "Ben"], 20, rules=rules)
+        state, _ = driver.deal(state, deck=deck_from_seed(bytes([1]) * 32))
+        for seat in (1, 0):
+            state, _ = declare(state, seat, Declaration.IN)
+        shown = getattr(state.last_result, field)
+        assert shown  # round 1 settled at a showdown: its extra cards are public
+        table = table_view(state, view(state, SPECTATOR), None)
+        assert (table.round, getattr(table, field)) == (1, deck_names(shown))
+        state, _ = driver.deal(state, deck=deck_from_seed(bytes([2]) * 32))
+        state, _ = declare(state, 1, Declaration.IN)
+        state, _ = end_session(state, "the host ended the session")
+        for viewer in (SPECTATOR, Viewer(0), Viewer(1)):
+            table = table_view(state, view(state, viewer), None)
+            assert table.phase == "over" and table.round == 2
+            assert table.community is None and table.ghost is None
 
 
 def test_migrations_build_the_models_schema(db_url: str) -> None:

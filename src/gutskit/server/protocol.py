@@ -618,9 +618,11 @@ class TableView(_Message):
         time_left: seconds left on the declaration timer (``None`` when not declaring or
             paused).
         legal_declarations: what :class:`Declare` may say under the room's rules.
-        community: the community card (``community_card``) once turned face up, else
-            ``None``.
-        ghost: the ghost hand (``ghost_hand``) once shown at the showdown, else ``None``.
+        community: between rounds, the community card (``community_card``) of the round
+            just settled, else ``None`` (also after a round thrown in: a misdeal, a
+            session ended mid-round).
+        ghost: between rounds, the ghost hand (``ghost_hand``) of the round just settled
+            when its showdown showed it, else ``None``.
         passed: Pass the Trash: per seat, has chosen the card to pass (``None`` otherwise).
         passed_card: Pass the Trash: the card you pass (once chosen).
         received_card: Pass the Trash: the card you received (after the exchange).

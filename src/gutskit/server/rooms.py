@@ -243,8 +243,12 @@ def table_view(state: GameState, view: SeatView, time_left: float | None) -> Tab
         matches = [MatchQuote(declaration=q.declaration.value, least=q.least, most=q.most,
                               pays=q.pays, eliminated=q.eliminated)
                    for q in driver.match_quotes(state, view.seat)]
-    community = getattr(result, "community", None) if between else None
-    ghost = getattr(result, "ghost", None) if between else None
+    # Between rounds the table shows the settled round's community card and ghost hand;
+    # not after a round thrown in (a misdeal, the session ended in the middle of it), whose
+    # cards stay unknown: the last result belongs to the round before.
+    settled = between and _settled(state)
+    community = getattr(result, "community", None) if settled else None
+    ghost = getattr(result, "ghost", None) if settled else None
     return TableView.model_construct(
         seat=view.seat, names=list(view.names), stacks=list(view.stacks),
         eliminated=list(view.eliminated), dealer=view.dealer, pot=view.pot,
@@ -271,6 +275,16 @@ def table_view(state: GameState, view: SeatView, time_left: float | None) -> Tab
 def _deciding(state: GameState) -> bool:
     """Cards are out and seats are choosing (Pass the Trash or declaring)."""
     return state.phase.value in ("pass", "declare")
+
+
+def _settled(state: GameState) -> bool:
+    """Whether the round last dealt (``state.round_number``) was settled (its
+    :class:`RoundResolved` is ``state.last_result``): it holds dealt hands and every seat
+    dealt in has its declaration. A misdeal clears the hands; a session ended in the
+    middle of a round leaves declarations missing (they are made all at once when the
+    round resolves)."""
+    dealt = [d for h, d in zip(state.hands, state.declarations, strict=True) if h is not None]
+    return state.last_result is not None and bool(dealt) and None not in dealt
 
 
 def _may_act(state: GameState, seat: int) -> bool:
