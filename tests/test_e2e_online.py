@@ -158,3 +158,32 @@ def test_away_and_back_next_game_in_the_browser(browser: Browser, shots: Path,
         assert cleo.errors == [], cleo.errors  # type: ignore[attr-defined]
         ana.close()
         ben.close()
+
+
+def test_bots_chosen_by_style_show_it_beside_the_name(browser: Browser, shots: Path,
+                                                      tmp_path: Path) -> None:
+    with running_server(f"sqlite:///{tmp_path / 'bots.db'}", seed_numbers=(1, 2)) as server:
+        created = server.create_room("Ana", reveal_seconds=1)
+        room_id = created["room_id"]
+        page = open_page(browser, "en-US", DESKTOP)
+        page.context.add_init_script(
+            f"localStorage.setItem('gutskit.seat.{room_id}', '{created['token']}')")
+        page.goto(f"{server.http}/r/{room_id}")
+        options = page.locator("#bot-style option").all_inner_texts()
+        assert options == ["equilibrium (strongest)", "standard", "exploitative (learns your play)",
+                           "cautious", "loose"], options
+        for style in ("equilibrium", "exploitative"):
+            page.select_option("#bot-style", style)
+            page.click("#add-bot")
+        expect(page.locator(".lobby-seat")).to_have_count(3, timeout=WAIT)
+        expect(page.locator('.lobby-seat [data-bot-style="exploitative"]')).to_have_text(
+            "exploitative (learns your play)")
+        page.screenshot(path=str(shots / "online-bots-lobby.png"), full_page=True)
+        page.click("#start")
+        expect(page.locator('.seat[data-seat="1"] [data-bot-style="equilibrium"]')
+               ).to_have_text("equilibrium (strongest)", timeout=WAIT)
+        page.click("#declare-out")
+        expect(page.locator("#log")).to_contain_text("Ava (bot)", timeout=WAIT)
+        expect(page.locator('#center .round[data-round="2"]')).to_have_count(1, timeout=WAIT)
+        page.screenshot(path=str(shots / "online-bots-table.png"), full_page=True)
+        assert page.errors == [], page.errors  # type: ignore[attr-defined]

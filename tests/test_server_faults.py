@@ -258,7 +258,8 @@ def test_host_controls_pause_kick_bots_end(db_url: str) -> None:
         ana.send({"type": "add_bot", "style": "cautious"})
         room = ana.expect("room", lambda m: len(m["room"]["seats"]) == 3)["room"]
         assert room["seats"][2] == {"seat": 2, "name": "Ava (bot)", "bot": True, "host": False,
-                                    "connected": True, "kicked": False, "away": False,
+                                    "connected": True, "kicked": False,
+                                    "bot_style": "cautious", "away": False,
                                     "back_next_game": False}
         ana.send({"type": "start"})
         ana.state(lambda t: t["phase"] == "declare" and t["round"] == 1)

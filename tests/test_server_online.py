@@ -89,3 +89,27 @@ def test_away_seat_is_dealt_out_and_comes_back_for_the_next_game(tmp_path: Path)
         assert cleo.expect("error")["message"] == "'Cleo' is not away"
         for player in (ana, ben, cleo, spectator):
             player.close()
+
+
+def test_bots_by_style_and_strength_play_and_show_their_style(tmp_path: Path) -> None:
+    with running_server(f"sqlite:///{tmp_path / 'bots.db'}", seed_numbers=(1, 2, 3)
+                        ) as server:
+        created = server.create_room("Ana")
+        ana = Player(server, created["room_id"], created["token"])
+        styles = ["equilibrium", "standard", "exploitative", "cautious", "loose"]
+        for style in styles:
+            ana.send({"type": "add_bot", "style": style})
+        ana.send({"type": "add_bot", "style": "shark"})
+        error = ana.expect("error")
+        assert error["code"] == "bad_message" and "shark" in error["message"]
+        info = server.get(f"/api/rooms/{created['room_id']}").json()
+        assert [s["bot_style"] for s in info["seats"]] == [None, *styles]
+        assert [s["name"] for s in info["seats"][1:3]] == ["Ava (bot)", "Bruno (bot)"]
+        ana.send({"type": "start"})
+        for number in (1, 2):  # every bot declares; the rounds resolve
+            _table(ana, number, "declare")
+            assert ana.declare(number, "out")["type"] == "ack"
+            table = _table(ana, number, "deal")  # every bot declared: the round resolved
+            assert len(_events(ana, "RoundResolved")) == number
+            assert sum(table["stacks"]) + table["pot"] == 6 * 20  # no chip made or lost
+        ana.close()

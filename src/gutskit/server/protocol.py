@@ -303,12 +303,19 @@ class PassCard(_Message):
     card: str = Field(min_length=2, max_length=3)
 
 
+BotStyle = Literal["equilibrium", "standard", "exploitative", "cautious", "loose"]
+"""The bots a host may seat, by style and strength (:data:`gutskit.strategy.strategies.BOT_KINDS`):
+``equilibrium`` (the solver's symmetric equilibrium; the rule of thumb where the solver does
+not model the rules), ``standard`` (the rule books' rule of thumb), ``exploitative``
+(learns each opponent and best-responds), ``cautious`` / ``loose`` (the rule of thumb,
+tighter / looser)."""
+
+
 class AddBot(_Message):
-    """Host: seat a bot (before the session starts). ``style``: a
-    :data:`gutskit.strategy.bots.STYLES` name."""
+    """Host: seat a bot (before the session starts) of ``style`` (:data:`BotStyle`)."""
 
     type: Literal["add_bot"] = "add_bot"
-    style: Literal["cautious", "standard", "loose"] = "standard"
+    style: BotStyle = "standard"
 
 
 class Kick(_Message):
@@ -520,6 +527,7 @@ class LobbySeat(_Message):
     host: bool
     connected: bool
     kicked: bool
+    bot_style: str | None = None
     away: bool = False
     back_next_game: bool = False
 

@@ -99,7 +99,8 @@ from gutskit.server.store import (
     hash_token,
 )
 from gutskit.strategy import coach
-from gutskit.strategy.bots import BOT_NAMES, STYLES, RuleOfThumbBot, bot_action
+from gutskit.strategy.bots import BOT_NAMES, Strategy, bot_action
+from gutskit.strategy.strategies import play_table
 
 __all__ = ["PRESENCE_DELAY", "Client", "Room", "RoomManager", "ServerConfig", "table_view"]
 
@@ -324,6 +325,9 @@ class Room:
         self._timer: asyncio.Task[None] | None = None
         self._next_deal: asyncio.Task[None] | None = None
         self._bot_tasks: dict[int, asyncio.Task[None]] = {}
+        self._bots: dict[int, Strategy] = {}
+        """Each bot seat's player (made at its first decision; an exploitative bot keeps
+        what it learned for the session)."""
         self._rng = random.Random()
         self.last_active = time.monotonic()
         """When a connection or an action last touched the room (monotonic seconds; the
@@ -340,6 +344,7 @@ class Room:
         return RoomInfo(
             room_id=self.room_id, status=self.status, paused=self.paused,  # type: ignore[arg-type]
             seats=[LobbySeat(seat=s.seat, name=s.name, bot=s.bot_style is not None,
+                             bot_style=s.bot_style,
                              host=s.host, connected=connected[s.seat],
                              kicked=s.kicked,
                              away=bool(away) and s.seat < len(away) and away[s.seat],
@@ -1182,9 +1187,17 @@ class Room:
                 if state is not None and self.status == "playing" and _deciding(state):
                     self._schedule_bots()
                 return
-            bot = RuleOfThumbBot(style=STYLES.get(style, 0.0), name=self.seats[seat].name)
-            state, events = driver.apply_action(
-                state, bot_action(bot, state, seat, self._rng))
+            bot = self._bots.get(seat)
+            if bot is None:  # the style's bot (the equilibrium falls back where unmodelled)
+                bot = play_table(1, ("standard" if style == "rule-of-thumb" else style,),
+                                 self.settings.rules)[0]
+                bot.name = self.seats[seat].name
+                self._bots[seat] = bot
+            try:  # off the event loop: a first equilibrium may take a solver's moment
+                action = await asyncio.to_thread(bot_action, bot, state, seat, self._rng)
+            except GutsError:  # a bot that cannot play these rules makes the default
+                action = driver.default_action(state, seat)
+            state, events = driver.apply_action(state, action)
             await self._persist_and_send(state, events, None)
 
     def _schedule_deal(self) -> None:

@@ -6,6 +6,8 @@ import { LANGUAGES, has, language, pickLanguage, setLanguage, t, tn } from "./i1
 import { Connection } from "./net.js";
 
 const PROTOCOL = 2; // docs/protocol.md: one frame (a JSON array of messages) per change
+// The bots a host may seat, by style and strength (protocol.BotStyle).
+const BOT_STYLES = ["equilibrium", "standard", "exploitative", "cautious", "loose"];
 const KEYS = { in: "i", out: "o", high: "h", low: "l", both: "b" };
 const REVEAL_MS = 1400; // the fists open, then the showdown hands turn over
 
@@ -659,6 +661,7 @@ function lobbyHtml() {
       <span class="dot ${s.connected ? "on" : "off"}" title="${esc(s.connected ? t("online") : t("offline"))}"></span>
       <span class="name">${esc(s.name)}</span>
       ${s.host ? `<span class="tag">${esc(t("host"))}</span>` : ""}
+      ${s.bot ? `<span class="tag bot-style" data-bot-style="${esc(s.bot_style ?? "")}">${esc(t(`bot.${s.bot_style ?? "standard"}`))}</span>` : ""}
       ${s.seat === S.seat ? `<span class="tag you">${esc(t("you"))}</span>` : ""}
       ${S.host && !s.host ? `<button type="button" id="kick-${s.seat}" data-kick="${s.seat}" class="small">${esc(t("kick"))}</button>` : ""}
     </li>`).join("");
@@ -669,10 +672,8 @@ function lobbyHtml() {
       <button id="join-button" class="primary" type="submit">${esc(t("take_seat"))}</button></form>`;
   } else if (S.host) {
     actions = `<div class="host-lobby">
-      <label>${esc(t("bot_style"))}<select id="bot-style">
-        <option value="cautious">${esc(t("bot.cautious"))}</option>
-        <option value="standard" selected>${esc(t("bot.standard"))}</option>
-        <option value="loose">${esc(t("bot.loose"))}</option></select></label>
+      <label>${esc(t("bot_style"))}<select id="bot-style">${BOT_STYLES.map((b) => `
+        <option value="${b}"${b === "standard" ? " selected" : ""}>${esc(t(`bot.${b}`))}</option>`).join("")}</select></label>
       <button type="button" id="add-bot">${esc(t("add_bot"))}</button>
       <button type="button" id="start" class="primary"${room.seats.length < 2 ? " disabled" : ""}>${esc(t("start"))}</button>
       ${room.seats.length < 2 ? `<p class="hint">${esc(t("need_two"))}</p>` : ""}</div>`;
@@ -778,7 +779,7 @@ function seatsHtml() {
     const badges = [
       seat === table.dealer ? `<span class="dealer" title="${esc(t("dealer"))}" aria-label="${esc(t("dealer"))}">D</span>` : "",
       info.host ? `<span class="tag">${esc(t("host"))}</span>` : "",
-      info.bot ? `<span class="tag">${esc(t("bot"))}</span>` : "",
+      info.bot ? `<span class="tag bot-style" data-bot-style="${esc(info.bot_style ?? "")}">${esc(info.bot_style ? t(`bot.${info.bot_style}`) : t("bot"))}</span>` : "",
       info.away ? `<span class="tag away" data-away="${seat}">${esc(info.back_next_game ? t("back_next_game") : t("away"))}</span>` : "",
       seat === S.seat ? `<span class="tag you">${esc(t("you"))}</span>` : "",
     ].join("");
