@@ -592,7 +592,8 @@ class TableView(_Message):
         dealer: the dealer's seat.
         pot, reserve: chips.
         phase: ``"deal"`` (between rounds), ``"pass"`` (Pass the Trash: choosing the card
-            to pass), ``"declare"``, ``"over"``.
+            to pass), ``"declare"``, ``"showdown"`` (companion mode: waiting for the cards
+            shown at the real table or the winners named), ``"over"``.
         round: the round being declared (or the last one dealt); the ``round`` a
             :class:`Declare` must carry.
         game: games started so far.
@@ -643,7 +644,7 @@ class TableView(_Message):
     dealer: int
     pot: int
     reserve: int
-    phase: Literal["deal", "pass", "declare", "over"]
+    phase: Literal["deal", "pass", "declare", "showdown", "over"]
     round: int
     game: int
     hand: list[str] | None
