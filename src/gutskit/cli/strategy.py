@@ -325,7 +325,12 @@ def solve(
         out.print(f"  certified per-hand equilibrium ({how}): in rate {cert['in_rate']:.6f}; "
                   f"value {_certain(cert['value'], cert['value_standard_error'], True)} "
                   f"chips per round per seat; exploitability "
+                  f"{'' if how == 'exact' else 'lower-bound estimate '}"
                   f"{_certain(cert['exploitability'], cert['standard_error'])} chips per round")
+        if how == "sampled":
+            out.print("  (sampled: an unbiased estimate, ± its standard error, of what one "
+                      "per-hand deviation chosen from sampled gains wins; the best deviation "
+                      "wins at least that)")
         if cert["threshold_exploitability"] is not None:
             out.print(f"  the threshold strategy below: exploitability "
                       f"{_certain(cert['threshold_exploitability'], None)} chips per round "
@@ -370,11 +375,11 @@ def _certified(cards: int, players: int, model: Model, rules: Rules,
     def chips(x: float | None) -> float | None:
         return None if x is None else float(f"{x * scale:.4g}")
 
-    exact = s.certified == "exact"
     return {"certified": s.certified, "in_rate": round(s.in_rate, 6),
             "value": chips(s.value), "value_standard_error": chips(s.value_standard_error),
             "exploitability": chips(s.exploitability), "standard_error": chips(s.standard_error),
-            "threshold_exploitability": chips(s.threshold_exploitability) if exact else None,
+            "threshold_exploitability": (chips(s.threshold_exploitability)
+                                         if s.certified == "exact" else None),
             "method": s.method}
 
 
@@ -404,7 +409,9 @@ def advise(
     """In or out? The equilibrium answer with the odds and expected value behind it, next
     to the seeds' rules of thumb.
 
-    Opponents are assumed to play the equilibrium. The expected value is that of going in
+    Opponents are assumed to play the equilibrium: the stored certified per-hand strategy
+    of the cell where one applies (certified rules, default ranking: exact, or sampled with
+    standard errors), else the threshold equilibrium. The expected value is that of going in
     minus staying out, in chips, in the recursive game (matches come back as shares of later
     pots) and in the one-round game.
     """
@@ -414,17 +421,20 @@ def advise(
     from gutskit.core.evaluation import evaluate
     from gutskit.core.events import Declaration
     from gutskit.strategy.bots import RuleOfThumbBot, hand_percentile, qualifies_by_rule_of_thumb
+    from gutskit.strategy.coach import equilibrium_strategy
     from gutskit.strategy.odds import odds
     from gutskit.strategy.solver import equilibrium
+    from gutskit.strategy.tables import hand_table
 
     rules = _rules(preset_name, rule, hand)
     cards = parse_cards(hand, count=rules.cards_per_hand)
     eq = equilibrium(cards_per_hand=rules.cards_per_hand, players=players, rules=rules,
                      pot=pot)
-    opp = eq.strategy()
+    opp, source = equilibrium_strategy(rules.cards_per_hand, players, rules, pot)
     result = odds(cards, players=players, rules=rules, strategy=opp, pot=pot)
     value = evaluate(cards, rules.ranking)
-    eq_p = eq.in_probability(value.key)
+    table = hand_table(rules.ranking)
+    eq_p = float(opp.in_weights(table)[table.index_of(tuple(cards))])
     ses = result.ev_se or {}
     gain = result.ev.get("recursive")
     gain_one = result.ev.get("one_round")
@@ -448,7 +458,7 @@ def advise(
         "win_if_in_se": _round(se.get("win_total")), "tie_if_in_se": _round(se.get("tie_total")),
         "lose_if_in_se": _round(se.get("lose_total")),
         "uncontested_se": _round(se["in_count"][0] if se else None),
-        "equilibrium": {"threshold": eq.threshold_description,
+        "equilibrium": {"source": source, "threshold": eq.threshold_description,
                         "threshold_percentile": round(eq.threshold_percentile, 6),
                         "in_probability": eq_p},
         "rule_of_thumb": {"entry_rule_in": thumb,
@@ -477,8 +487,11 @@ def advise(
               f"nobody else in {_pct(result.in_count[0], se['in_count'][0] if se else None)}")
     eq_text = ("in" if eq_p >= 1.0 else "out" if eq_p <= 0.0
                else f"in {100 * eq_p:.0f}% of the time")
-    threshold = _threshold_hand(eq.threshold_key, eq.threshold_description, rules)
-    out.print(f"  equilibrium: in with {threshold} or better -> {eq_text}")
+    if source.startswith("certified"):
+        out.print(f"  equilibrium: {source} -> {eq_text}")
+    else:
+        threshold = _threshold_hand(eq.threshold_key, eq.threshold_description, rules)
+        out.print(f"  equilibrium: in with {threshold} or better -> {eq_text}")
     rule_text = ("pair of tens or better" if rules.cards_per_hand == 2
                  else "pair or better with a jack or higher")
     out.print(f"  rule of thumb ({rule_text}): "

@@ -73,6 +73,14 @@ import numpy.typing as npt
 from gutskit.core.cards import Card, card_name, parse_cards
 from gutskit.core.evaluation import Ranking, evaluate
 from gutskit.core.rules import Rules
+from gutskit.strategy.multiway import (
+    CertifyError,
+    _box_lcp,
+    _deal_gains,
+    _Kernel,
+    _kernel,
+    _pairs_block,
+)
 from gutskit.strategy.odds import disjoint_sums
 from gutskit.strategy.solver import MODELS, Model, SolverError, equilibrium, game_model
 from gutskit.strategy.tables import HandTable, combination_index, hand_table
@@ -100,7 +108,7 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:  # scipy is imported by the solvers only: loading a stored cell needs none
-    import scipy.sparse as sp
+    pass
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -110,11 +118,6 @@ _DEFAULT_RULES = {2: Rules(cards_per_hand=2), 3: Rules(cards_per_hand=3)}
 
 EXACT_TARGET = {2: 1e-9, 3: 1e-6}
 """Exploitability targets (chips per round) of the exact solvers by number of players."""
-
-
-class CertifyError(SolverError):
-    """Rules or arguments the certified solver does not handle; the message names them
-    (a :class:`~gutskit.strategy.solver.SolverError`, so the CLI reports it as one)."""
 
 
 # --------------------------------------------------------------------------------------------
@@ -164,44 +167,6 @@ def hand_token(cards: Sequence[Card]) -> str:
 
 # --------------------------------------------------------------------------------------------
 # Exact gains.
-
-
-@dataclass(frozen=True, eq=False)
-class _Kernel:
-    """Card incidence of one ranking's hands: per subset size j (1..k-1) a sparse
-    ``(n_hands, n_subsets)`` 0/1 matrix, and for each hand the columns of its subsets."""
-
-    table: HandTable
-    incidence: tuple[sp.csr_matrix, ...]
-    subset_cols: tuple[IntArray, ...]
-    cards: npt.NDArray[np.bool_]  # (n_hands, 52) card incidence
-
-
-@cache
-def _kernel(ranking: Ranking) -> _Kernel:
-    import scipy.sparse as sp
-
-    table = hand_table(ranking)
-    cards = table.cards.astype(np.int64)
-    n, k = cards.shape
-    mats = []
-    cols_list = []
-    for size in range(1, k):
-        if size == 1:
-            cols = cards
-            m = 52
-        else:  # pairs of a 3-card hand: colex index of the pair
-            pairs = [(0, 1), (0, 2), (1, 2)]
-            cols = np.stack([cards[:, j] * (cards[:, j] - 1) // 2 + cards[:, i]
-                             for i, j in pairs], axis=1)
-            m = comb(52, 2)
-        rows = np.repeat(np.arange(n), cols.shape[1])
-        mats.append(sp.csr_matrix((np.ones(rows.size), (rows, cols.ravel())), shape=(n, m)))
-        cols_list.append(cols)
-    inc = np.zeros((n, 52), dtype=bool)
-    inc[np.arange(n)[:, None], cards] = True
-    return _Kernel(table=table, incidence=tuple(mats), subset_cols=tuple(cols_list),
-                   cards=inc)
 
 
 def _check_sigma(sigma: npt.ArrayLike, table: HandTable) -> FloatArray:
@@ -424,14 +389,6 @@ def pure_threshold_scan(cards: int, players: int, model: Model, *, spread: int =
 # Solvers.
 
 
-def _pairs_block(kern: _Kernel, rows: IntArray, cols: IntArray
-                 ) -> tuple[npt.NDArray[np.bool_], IntArray]:
-    disj = ~((kern.cards[rows].astype(np.float32) @ kern.cards[cols].T.astype(np.float32))
-             > 0)
-    rank = kern.table.rank.astype(np.int64)
-    return disj, np.sign(rank[rows][:, None] - rank[cols][None, :])
-
-
 def _threshold_start(players: int, rules: Rules, model: Model) -> FloatArray:
     eq = equilibrium(cards_per_hand=rules.cards_per_hand, players=players, rules=rules,
                      model=model)
@@ -504,52 +461,6 @@ def heads_up_in_rate_range(ranking: Ranking) -> tuple[float, float]:
             raise CertifyError(f"the linear program failed: {res.message}")
         out.append(float(res.x[:n].mean()))
     return out[0], out[1]
-
-
-def _box_lcp(q: FloatArray, jac: FloatArray) -> FloatArray:
-    """A solution x in [0, 1]^n of: w = q + J x, x = 1 where w > 0, x = 0 where w < 0,
-    w = 0 where 0 < x < 1; a mixed-integer program (HiGHS) that also minimises the number
-    of mixed entries.
-
-    Raises:
-        CertifyError: no solution found.
-    """
-    import scipy.sparse as sp
-    from scipy.optimize import Bounds, LinearConstraint, milp
-
-    n = len(q)
-    big = float(np.abs(q).max() + np.abs(jac).sum(axis=1).max() + 1.0)
-    eye = sp.eye(n, format="csr")
-    zero = sp.csr_matrix((n, n))
-    jm = sp.csr_matrix(jac)
-    # variables: x, a (1: x may be below 1, then w <= 0), b (1: x may be above 0, w >= 0)
-    rows = sp.vstack([
-        sp.hstack([jm, big * eye, zero]),  # w <= big (1 - a)
-        sp.hstack([jm, zero, -big * eye]),  # w >= -big (1 - b)
-        sp.hstack([eye, eye, zero]),  # x >= 1 - a
-        sp.hstack([eye, zero, -eye]),  # x <= b
-    ]).tocsr()
-    inf = np.full(n, np.inf)
-    lower = np.concatenate([-inf, -big - q, np.ones(n), -inf])
-    upper = np.concatenate([big - q, inf, inf, np.zeros(n)])
-    res = milp(np.concatenate([np.zeros(n), np.ones(2 * n)]),
-               constraints=LinearConstraint(rows, lower, upper),
-               integrality=np.concatenate([np.zeros(n), np.ones(2 * n)]),
-               bounds=Bounds(np.zeros(3 * n), np.ones(3 * n)))
-    if res.status != 0 or res.x is None:
-        raise CertifyError(f"the complementarity subproblem failed: {res.message}")
-    x = res.x[:n]
-    a = np.round(res.x[n:2 * n])
-    b = np.round(res.x[2 * n:])
-    mixed = (a == 1) & (b == 1)
-    x = np.where(a == 0, 1.0, np.where(b == 0, 0.0, x))
-    if mixed.any():  # polish the mixed entries: solve w = 0 on them exactly
-        idx = np.flatnonzero(mixed)
-        rest = q + jac[:, ~mixed] @ x[~mixed]
-        sol, *_ = np.linalg.lstsq(jac[np.ix_(idx, idx)], -rest[idx], rcond=None)
-        if np.all((sol >= -1e-9) & (sol <= 1 + 1e-9)):
-            x[idx] = np.clip(sol, 0.0, 1.0)
-    return np.asarray(x)
 
 
 def _linearised(f: FloatArray, free: IntArray, players: int, ranking: Ranking,
@@ -685,36 +596,6 @@ def _rules_for(cards: int, rules: Rules | None) -> Rules:
 
 # --------------------------------------------------------------------------------------------
 # Sampled best response (beyond exact reach).
-
-
-def _deal_gains(h: IntArray, opp: IntArray, f: FloatArray, table: HandTable,
-                players: int, model: str) -> FloatArray:
-    """Gain (pot units) of each of my hands ``h`` (shape (s,)) in one deal each, the
-    opponents' hands ``opp`` (s, N-1) fixed and their declarations drawn from ``f``
-    (expectation taken exactly over the declarations)."""
-    rank = table.rank.astype(np.int64)
-    mine = rank[h][:, None]
-    theirs = rank[opp]
-    p = f[opp]
-    big_n = float(players)
-    no_above = np.prod(np.where(theirs > mine, 1.0 - p, 1.0), axis=1)
-    all_out = np.prod(1.0 - p, axis=1)
-    # E[1 / (1 + J) ; nobody above], J = number of tied opponents in
-    tie_p = np.where(theirs == mine, p, 0.0)
-    poly = np.zeros((len(h), theirs.shape[1] + 1))
-    poly[:, 0] = 1.0
-    for j in range(theirs.shape[1]):
-        q = tie_p[:, j][:, None]
-        shifted = np.zeros_like(poly)
-        shifted[:, 1:] = poly[:, :-1]
-        poly = poly * (1 - q) + shifted * q
-    share = (poly / np.arange(1, poly.shape[1] + 1)).sum(axis=1)
-    tied = no_above * (share - poly[:, 0])  # some tie, nobody above
-    if model == "recursive":
-        return np.asarray((1 - no_above) * (-1 + 1 / big_n) + tied
-                          + (no_above * poly[:, 0] - all_out) * (1 + 1 / big_n)
-                          + all_out * (1 - 1 / big_n))
-    return np.asarray(-(1 - no_above) + tied + no_above * poly[:, 0])
 
 
 def _sample_gains(f: FloatArray, table: HandTable, players: int, model: str, deals: int,
@@ -876,9 +757,12 @@ class PerHandStrategy:
         value: a seat's expected immediate result per round in chips at the opening pot
             (:func:`round_value`; exact, or a sampled estimate).
         value_standard_error: of a sampled value (``None`` when exact).
-        threshold_exploitability: exploitability (same measure and certification) of the
-            threshold strategy of :func:`gutskit.strategy.solver.equilibrium` for the cell.
-        seconds: solve time (0 when loaded).
+        threshold_exploitability: exact exploitability of the threshold strategy of
+            :func:`gutskit.strategy.solver.equilibrium` for the cell (``None`` for sampled
+            cells: not measured).
+        seconds: solve time in seconds (as recorded when the cell was solved).
+        gains_standard_error: per hand, the standard error of :attr:`gains` in chips
+            (``None`` when exact).
     """
 
     cards: int
@@ -893,8 +777,9 @@ class PerHandStrategy:
     method: str
     value: float = 0.0
     value_standard_error: float | None = None
-    threshold_exploitability: float = 0.0
+    threshold_exploitability: float | None = 0.0
     seconds: float = field(default=0.0, compare=False)
+    gains_standard_error: FloatArray | None = field(default=None, compare=False)
 
     @property
     def table(self) -> HandTable:
@@ -917,12 +802,23 @@ class PerHandStrategy:
 
     def ev_in_minus_out(self, hand_cards: Sequence[Card]) -> float:
         """Chips (at the opening pot) that *in* gains over *out* with ``hand_cards``
-        against the others playing this strategy (see :attr:`certified` for exactness).
+        against the others playing this strategy (see :attr:`certified` for exactness and
+        :meth:`ev_standard_error`).
 
         Raises:
             CertifyError: as :meth:`in_probability`.
         """
         return float(self.gains[self._index(hand_cards)])
+
+    def ev_standard_error(self, hand_cards: Sequence[Card]) -> float | None:
+        """Standard error (chips) of :meth:`ev_in_minus_out` (``None`` when exact).
+
+        Raises:
+            CertifyError: as :meth:`in_probability`.
+        """
+        if self.gains_standard_error is None:
+            return None
+        return float(self.gains_standard_error[self._index(hand_cards)])
 
     @property
     def in_rate(self) -> float:
@@ -952,7 +848,11 @@ class PerHandStrategy:
                 "exploitability": self.exploitability, "certified": self.certified,
                 "standard_error": self.standard_error, "method": self.method,
                 "value": self.value, "value_standard_error": self.value_standard_error,
-                "threshold_exploitability": self.threshold_exploitability}
+                "threshold_exploitability": self.threshold_exploitability,
+                "seconds": round(self.seconds, 2),
+                "gains_standard_error": (None if self.gains_standard_error is None else
+                                         [round(float(x), 6)
+                                          for x in self.gains_standard_error])}
 
 
 def _freeze(a: npt.ArrayLike) -> FloatArray:
@@ -962,25 +862,29 @@ def _freeze(a: npt.ArrayLike) -> FloatArray:
 
 
 def solve_strategy(cards: int, players: int, model: Model = "recursive",
-                   rules: Rules | None = None, *, deals: int = 64,
-                   seed: int = 0, exact: bool | None = None) -> PerHandStrategy:
-    """Solve one cell: exact (2 players; 3 players with 2 cards; 3 cards and 3 players
-    when ``exact=True``, which takes many minutes) or, beyond exact reach, the threshold
-    solution per hand with a sampled best response (``deals`` + ``deals`` deals per hand).
+                   rules: Rules | None = None, *, seed: int = 0,
+                   exact: bool | None = None) -> PerHandStrategy:
+    """Solve one cell (see the module docstring): exact for 2 players, 2 cards with 3 to 6
+    players, and 3 cards with 3 players when ``exact=True`` (many minutes); otherwise a
+    per-hand solution with a sampled best response (:mod:`gutskit.strategy.multiway`).
 
     Raises:
-        CertifyError: unsupported rules or arguments, or ``exact=True`` beyond 3 players.
+        CertifyError: unsupported rules or arguments, or ``exact=True`` beyond exact reach.
     """
+    from gutskit.strategy.multiway import is_exact_cell, solve_multiway
+
     start = time.perf_counter()
     base = _rules_for(cards, rules)
     certified_rules(base, players, model)
     pot = players * base.ante
     threshold = _threshold_start(players, base, model)
+    ranking = base.ranking
     if exact is None:
-        exact = players == 2 or (players == 3 and cards == 2)
-    if exact:
+        exact = players == 2 or (players <= 6 and cards == 2)
+    if exact and players > 3 and not is_exact_cell(cards, players):
+        raise CertifyError(f"{cards} cards with {players} players is beyond exact reach")
+    if exact and players <= 3:
         sol = solve_exact(cards, players, model, base)
-        ranking = base.ranking
         return PerHandStrategy(
             cards=cards, players=players, model=model, rules=base,
             probabilities=_freeze(sol.sigma), gains=_freeze(sol.gains * pot),
@@ -993,19 +897,27 @@ def solve_strategy(cards: int, players: int, model: Model = "recursive",
             threshold_exploitability=exploitability(
                 threshold, players=players, ranking=ranking, model=model) * base.ante,
             seconds=time.perf_counter() - start)
-    f = threshold
-    value, value_se = sampled_value(f, players=players, ranking=base.ranking, seed=seed)
-    est, se, gains = sampled_exploitability(f, players=players, ranking=base.ranking,
-                                            model=model, deals=deals, seed=seed)
+    multi = solve_multiway(threshold, players=players, ranking=ranking, model=model,
+                           exact=exact, seed=seed)
+    if multi.value is not None:
+        value, value_se = multi.value, None
+    else:
+        value, value_se = sampled_value(multi.sigma, players=players, ranking=ranking,
+                                        deals=50_000, seed=seed)
     return PerHandStrategy(
-        cards=cards, players=players, model=model, rules=base, probabilities=_freeze(f),
-        gains=_freeze(gains * pot), exploitability=est * base.ante, certified="sampled",
-        standard_error=se * base.ante,
-        method=f"threshold (bisection solver) per hand; best response from {deals} + "
-               f"{deals} sampled deals per hand",
-        value=value * base.ante, value_standard_error=value_se * base.ante,
-        threshold_exploitability=est * base.ante,
-        seconds=time.perf_counter() - start)
+        cards=cards, players=players, model=model, rules=base,
+        probabilities=_freeze(multi.sigma), gains=_freeze(multi.gains * pot),
+        exploitability=multi.exploitability * base.ante,
+        certified="exact" if exact else "sampled",
+        standard_error=(None if multi.standard_error is None
+                        else multi.standard_error * base.ante),
+        method=multi.method, value=value * base.ante,
+        value_standard_error=None if value_se is None else value_se * base.ante,
+        threshold_exploitability=(None if multi.threshold_exploitability is None
+                                  else multi.threshold_exploitability * base.ante),
+        seconds=time.perf_counter() - start,
+        gains_standard_error=(None if multi.gains_se is None
+                              else _freeze(multi.gains_se * pot)))
 
 
 def data_name(cards: int, players: int, model: str) -> str:
@@ -1035,7 +947,11 @@ def from_data(data: dict[str, Any]) -> PerHandStrategy:
         certified=data["certified"], standard_error=data["standard_error"],
         method=str(data["method"]), value=float(data["value"]),
         value_standard_error=data["value_standard_error"],
-        threshold_exploitability=float(data["threshold_exploitability"]))
+        threshold_exploitability=(None if data["threshold_exploitability"] is None
+                                  else float(data["threshold_exploitability"])),
+        seconds=float(data.get("seconds", 0.0)),
+        gains_standard_error=(None if data.get("gains_standard_error") is None
+                              else _freeze(data["gains_standard_error"])))
 
 
 def _stored(cards: int, players: int, model: str) -> PerHandStrategy | None:
@@ -1084,9 +1000,11 @@ def load_strategy(cards: int, players: int, model: Model = "recursive",
 
 
 def stored_strategy(cards: int, players: int, model: str = "recursive",
-                    rules: Rules | None = None) -> PerHandStrategy | None:
-    """The stored per-hand equilibrium of a cell when it is certified **exact** and applies
-    to ``rules``; ``None`` otherwise. Never solves: this is what the bots and the coach
+                    rules: Rules | None = None, *, sampled: bool = False
+                    ) -> PerHandStrategy | None:
+    """The stored per-hand equilibrium of a cell when it is certified **exact** (or, with
+    ``sampled=True``, certified either way) and applies to ``rules``; ``None`` otherwise.
+    Never solves: this is what the bots (exact cells) and the coach (every stored cell)
     play (:class:`gutskit.strategy.strategies.EquilibriumBot`,
     :func:`gutskit.strategy.coach.equilibrium_strategy`), where a solve of seconds or
     minutes would stall a table.
@@ -1094,7 +1012,8 @@ def stored_strategy(cards: int, players: int, model: str = "recursive",
     It applies when ``rules`` are certified (:func:`certified_rules`; ``sequential``
     declaration is the caller's to map to ``simultaneous``) with the default ranking
     (``ace_low_straight = True``, ``suit_tiebreak = high_card``): the stored exact cells are
-    2 and 3 cards with 2 and 3 players, both models (``src/gutskit/strategy/data``).
+    2 cards with 2 to 6 players and 3 cards with 2 and 3 players, both models; every other
+    cell up to 10 players is stored sampled (``src/gutskit/strategy/data``).
     """
     if cards not in _DEFAULT_RULES or model not in MODELS:
         return None
@@ -1106,7 +1025,9 @@ def stored_strategy(cards: int, players: int, model: str = "recursive",
     if base.ranking != _DEFAULT_RANKING[cards]:
         return None
     cell = _stored_cached(cards, players, model)
-    return cell if cell is not None and cell.certified == "exact" else None
+    if cell is None or (cell.certified != "exact" and not sampled):
+        return None
+    return cell
 
 
 @cache
@@ -1129,10 +1050,12 @@ def _num(x: float, se: float | None, digits: int = 4, sign: bool = False) -> str
     return f"{text} exact" if se is None else f"{text} ± {se:.{digits}f}"
 
 
-def _small(x: float, se: float | None) -> str:
+def _small(x: float | None, se: float | None) -> str:
+    if x is None:
+        return "not measured"
     if se is None:
         return "0 exact" if x == 0.0 else f"{x:.2g} exact"
-    return f"{x:.2g} ± {se:.1g}"
+    return f"≥ {x:.2g} ± {se:.1g} (lower-bound estimate)"
 
 
 def markdown_table(rows: Sequence[PerHandStrategy]) -> str:
@@ -1153,7 +1076,7 @@ def markdown_table(rows: Sequence[PerHandStrategy]) -> str:
             f"{len(summary.below_in)} | {len(summary.above_out)} | {len(summary.mixed)} | "
             f"{_num(s.value, s.value_standard_error, sign=True)} | "
             f"{_small(s.exploitability, se)} | "
-            f"{_small(s.threshold_exploitability, se) if exact else 'same strategy'} |")
+            f"{_small(s.threshold_exploitability, None if exact else se)} |")
         if exact and (summary.below_in or summary.above_out):
             table = s.table
 

@@ -5,12 +5,13 @@ only the seat's own :class:`~gutskit.core.views.SeatView` (its cards, the pot, h
 players are dealt in) and answers:
 
 * **what the equilibrium does with this hand**: its in-probability. Where a stored
-  per-hand solution certified exact applies (:func:`gutskit.strategy.certify.stored_strategy`:
-  2 and 3 cards with 2 and 3 players, certified rules, the default ranking; nothing is
-  solved on the spot), the per-hand strategy; otherwise the symmetric threshold equilibrium
-  of :func:`gutskit.strategy.solver.equilibrium` (which is also what the certified module
-  plays per hand beyond exact reach). :class:`gutskit.strategy.strategies.EquilibriumBot`
-  plays the same;
+  per-hand solution applies (:func:`gutskit.strategy.certify.stored_strategy` with
+  ``sampled=True``: 2 and 3 cards with 2 to 10 players, certified rules, the default
+  ranking; exact or sampled; nothing is solved on the spot), the per-hand strategy;
+  otherwise the symmetric threshold equilibrium of
+  :func:`gutskit.strategy.solver.equilibrium`.
+  :class:`gutskit.strategy.strategies.EquilibriumBot` plays the stored exact cells with 2
+  and 3 players dealt in, the threshold equilibrium elsewhere;
 * **the EV of in vs out**: chips that going in gains over staying out at this pot when
   everyone else plays that strategy, in the recursive game (the pot carries on; RULES.md
   "Strategy notes"), from :func:`gutskit.strategy.odds.odds`: exact joint card removal
@@ -65,7 +66,8 @@ def _solver_rules(rules: Rules) -> Rules:
 def equilibrium_strategy(cards_per_hand: int, players: int, rules: Rules, pot: int,
                          model: str = "recursive") -> tuple[OpponentStrategy, str]:
     """The equilibrium every seat plays, as an opponent strategy, and where it comes from
-    (``"certified per-hand equilibrium (exact)"`` or ``"threshold equilibrium"``).
+    (``"certified per-hand equilibrium (exact)"``, ``"... (sampled)"`` or ``"threshold
+    equilibrium ..."``).
 
     Raises:
         gutskit.strategy.solver.SolverError: rules the solver does not model.
@@ -75,7 +77,7 @@ def equilibrium_strategy(cards_per_hand: int, players: int, rules: Rules, pot: i
     rules = _solver_rules(rules)
     from gutskit.strategy.certify import stored_strategy
 
-    cell = stored_strategy(cards_per_hand, players, model, rules)
+    cell = stored_strategy(cards_per_hand, players, model, rules, sampled=True)
     if cell is not None:
         return (_PerHand(np.asarray(cell.probabilities)),
                 f"certified per-hand equilibrium ({cell.certified})")
