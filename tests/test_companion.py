@@ -5,30 +5,38 @@ survives the JSON Lines round trip."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import random
+from collections.abc import Mapping, Sequence
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gutskit.core import engine
 from gutskit.core import table as driver
 from gutskit.core.cards import parse_cards
-from gutskit.core.engine import GameState, Phase
+from gutskit.core.engine import GameState, IllegalActionError, Phase, new_session
 from gutskit.core.events import (
+    CardsShown,
     Declaration,
     Event,
     RoundResolved,
     RoundUndone,
+    SessionStarted,
 )
 from gutskit.core.history import event_from_dict, event_to_dict
 from gutskit.core.ledger import ledger
 from gutskit.core.payments import settle_up
 from gutskit.core.referee import referee_file, settle
-from gutskit.core.rules import Rules, preset
-from gutskit.core.views import SPECTATOR, view
+from gutskit.core.rules import PRESETS, Rules, preset
+from gutskit.core.views import SPECTATOR, redacted_history, view
 
 
 class Table:
     """A companion table driven round by round, its whole history kept."""
 
-    def __init__(self, names: list[str], chips: int, rules: Rules, dealer: int = 0) -> None:
+    def __init__(self, names: list[str], chips: int | Sequence[int], rules: Rules,
+                 dealer: int = 0) -> None:
         start = engine.start_event(names, chips, dealer=dealer, rules=rules, companion=True)
         self.events: list[Event] = [start]
         self.state: GameState = engine.evolve(None, start)
@@ -294,4 +302,218 @@ def test_ten_rounds_of_hi_lo() -> None:
     t.round({"Ana": "out", "Ben": "high", "Cleo": "out"})
     assert t.stacks() == {"Ana": 35, "Ben": 29, "Cleo": 26} and t.state.pot == 0
     t.apply(driver.end(t.state))
+    check_replays(t)
+
+
+# -- the rules' corners, each worked by hand ---------------------------------------------------
+
+
+def test_entries_are_checked_and_nothing_is_half_applied() -> None:
+    t = Table(["Ana", "Ben", "Cleo"], 20, Rules())
+    t.deal()
+    t.declare({"Ana": "in", "Ben": "in", "Cleo": "out"})
+    before = t.state
+    bad = [
+        ({0: parse_cards("Ah Kd 2c")}, "the cards of 'Ben' are needed: 'Ben' is in"),
+        ({0: parse_cards("Ah Kd 2c"), 1: parse_cards("Ah 3d 4d")},
+         "card Ah is given to both 'Ana' and 'Ben'"),
+        ({0: parse_cards("Ah Kd"), 1: parse_cards("Qh 3d 4d")},
+         "hand of 'Ana' (Ah Kd) has 2 cards, expected 3"),
+        ({0: parse_cards("Ah Kd 2c"), 1: parse_cards("Qh 3d 4d"), 2: parse_cards("5c 6c 7c")},
+         "the cards of 'Cleo' are not needed: 'Cleo' declared out: their cards stay hidden"),
+    ]
+    for hands, message in bad:
+        assert driver.can_show_cards(t.state, hands) == message
+        with pytest.raises(IllegalActionError, match=message.replace("(", r"\(").replace(
+                ")", r"\)")):
+            driver.show_cards(t.state, hands)
+        assert t.state is before
+    assert driver.can_name_winners(t.state, [2]) == "'Cleo' cannot win: 'Cleo' is not in"
+    assert driver.can_name_winners(t.state, []) == (
+        "name at least one winner (tied winners split the pot)")
+    assert driver.can_name_winners(t.state, [0, 0]) == "winners: a seat is named twice"
+    assert driver.can_name_winners(t.state, [7]) == "winners: there is no seat 7 at the table"
+    assert driver.can_name_winners(t.state, [0], low_winners=[1]) == (
+        "low winners are named only in hi-lo Guts (hi_lo)")
+    assert driver.can_name_winners(t.state, [0], losers=[1]) == (
+        'losers are named only under losers_pay = "worst": every player in who did not '
+        "win matches the pot")
+    # two winners named: a split of the pot of 3, 1 each, the odd chip stays (carry)
+    t.name(["Ana", "Ben"])
+    assert t.stacks() == {"Ana": 20, "Ben": 20, "Cleo": 19} and t.state.pot == 1
+
+
+def test_undo_is_only_for_companion_tables_and_only_the_last_round() -> None:
+    dealt = new_session(["Ana", "Ben"], 10)
+    assert driver.can_undo_round(dealt) == (
+        "only a companion session's rounds can be undone (the cards were dealt here)")
+    t = Table(["Ana", "Ben"], 10, Rules(rebuys=True))
+    assert driver.can_undo_round(t.state) == "no round has been dealt yet: nothing to undo"
+    # in the middle of a round: the antes go back (9, 9 -> 10, 10)
+    t.deal()
+    t.apply(driver.undo_round(t.state))
+    assert t.stacks() == {"Ana": 10, "Ben": 10} and t.state.pot == 0
+    assert t.state.round_number == 0 and t.state.phase is Phase.DEAL
+    # a round, then a rebuy: the round can no longer be undone
+    t.round({"Ana": "in", "Ben": "in"}, winners=["Ben"])  # Ben +2 (11), Ana matches 2 (7)
+    assert t.stacks() == {"Ana": 7, "Ben": 11} and t.state.pot == 2
+    t.apply(driver.rebuy(t.state, 0, 5)) if driver.can_rebuy(t.state, 0, 5) is None else None
+    with pytest.raises(IllegalActionError):
+        engine.undo_round(new_session(["Ana", "Ben"], 10, companion=True))
+    check_replays(t)
+
+
+def test_undo_of_the_round_that_ended_the_session() -> None:
+    # Ana 3, Ben 3: antes -> 2, 2, pot 2; both in, Ben named: Ben +2 (4), Ana owes 2 and
+    # pays 2 (0): fewer than two players have chips, the session ends, and the pot of 2
+    # left is shared by the players still seated, Ana (not eliminated: she paid in full)
+    # and Ben: 1 each (1, 5). The host undoes it: 3 and 3 again, the session goes on.
+    t = Table(["Ana", "Ben"], 3, Rules())
+    t.round({"Ana": "in", "Ben": "in"}, winners=["Ben"])
+    assert t.state.phase is Phase.OVER and t.stacks() == {"Ana": 1, "Ben": 5}
+    t.apply(driver.undo_round(t.state))
+    assert t.state.phase in (Phase.DEAL,) and t.stacks() == {"Ana": 3, "Ben": 3}
+    assert t.state.pot == 0 and t.state.end_reason is None
+    t.round({"Ana": "in", "Ben": "in"}, winners=["Ana"])
+    assert t.state.phase is Phase.OVER and t.stacks() == {"Ana": 5, "Ben": 1}
+    check_replays(t)
+
+
+def test_sequential_declaration_from_the_dealers_left() -> None:
+    t = Table(["Ana", "Ben", "Cleo"], 10, preset("indonesian"), dealer=1)
+    t.deal()  # two cards, antes 1 each -> 9, pot 3; Ben deals: Cleo speaks first
+    assert driver.waiting_for(t.state) == (2,)
+    assert driver.can_declare(t.state, 0, Declaration.IN) == (
+        "it is 'Cleo''s turn to declare, not 'Ana''s")
+    t.apply(driver.declare(t.state, 2, Declaration.IN))
+    t.apply(driver.declare(t.state, 0, Declaration.OUT))
+    t.apply(driver.declare(t.state, 1, Declaration.IN))
+    # Cleo's pair of twos beats Ben's A-K: Cleo +3 (12), Ben matches 3 (6), pot 3
+    t.show({"Cleo": "2c 2d", "Ben": "As Kd"})
+    assert t.stacks() == {"Ana": 9, "Ben": 6, "Cleo": 12} and t.state.pot == 3
+    check_replays(t)
+
+
+def test_ghost_hand_single_loser_and_the_all_out_penalty() -> None:
+    t = Table(["Ana", "Ben", "Cleo"], 20, preset("estonian-full"))
+    # 1. Antes every hand: 19 each, pot 3. Ana alone in: no uncontested win under the
+    #    ghost hand: her A-K against the ghost's pair of fours loses: nobody takes the pot,
+    #    Ana, the worst (and only) hand in, matches 3 (16). Pot 6.
+    t.deal()
+    t.declare({"Ana": "in", "Ben": "out", "Cleo": "out"})
+    assert driver.showdown_needs(t.state) == engine.ShowdownNeeds(
+        seats=(0,), in_seats=(0,), ghost=True, community=False)
+    result = t.show({"Ana": "Ah Kd"}, ghost="4c 4d")
+    assert result.ghost_won and result.ghost == parse_cards("4c 4d")
+    assert t.stacks() == {"Ana": 16, "Ben": 19, "Cleo": 19} and t.state.pot == 6
+    # 2. Ana skips the ante (she matched): Ben, Cleo 18, pot 8. All three in; the table
+    #    names Cleo and Ben the worst hand: Cleo +8 (26), Ben alone matches 8 (10). Pot 8.
+    t.deal()
+    t.declare({"Ana": "in", "Ben": "in", "Cleo": "in"})
+    assert driver.can_name_winners(t.state, [2]) == (
+        'name the loser(s) too: under losers_pay = "worst" only the worst hand in matches '
+        "the pot")
+    t.name(["Cleo"], losers=["Ben"])
+    assert t.stacks() == {"Ana": 16, "Ben": 10, "Cleo": 26} and t.state.pot == 8
+    # 3. Ben skips the ante: Ana 15, Cleo 25, pot 10. Nobody in: the best hand pays every
+    #    ante of the re-deal (all_out = "best_pays_antes"); every hand is needed, or the
+    #    best named: Cleo. (Cleo deals: the hands are asked from her left, Ana first.)
+    t.deal()
+    t.declare({"Ana": "out", "Ben": "out", "Cleo": "out"})
+    assert driver.showdown_needs(t.state).seats == (0, 1, 2)  # type: ignore[union-attr]
+    t.name(["Cleo"])
+    assert t.stacks() == {"Ana": 15, "Ben": 10, "Cleo": 25} and t.state.pot == 10
+    # 4. The re-deal: Cleo pays the 3 antes (22), pot 13; Ben alone in beats the ghost by
+    #    the table's word: +13 (23). Pot 0.
+    t.deal()
+    assert t.stacks() == {"Ana": 15, "Ben": 10, "Cleo": 22} and t.state.pot == 13
+    t.declare({"Ana": "out", "Ben": "in", "Cleo": "out"})
+    t.name(["Ben"])
+    assert t.stacks() == {"Ana": 15, "Ben": 23, "Cleo": 22} and t.state.pot == 0
+    assert sum(t.state.stacks) == 60
+    check_replays(t)
+
+
+def test_the_fists_open_and_the_shown_cards_are_public() -> None:
+    t = Table(["Ana", "Ben", "Cleo"], 20, Rules())
+    t.deal()
+    t.apply(driver.declare(t.state, 0, Declaration.IN))
+    assert view(t.state, SPECTATOR).declarations == (None, None, None)  # sealed
+    t.apply(driver.declare(t.state, 1, Declaration.IN))
+    t.apply(driver.declare(t.state, 2, Declaration.OUT))
+    assert view(t.state, SPECTATOR).declarations == (
+        Declaration.IN, Declaration.IN, Declaration.OUT)  # revealed at the showdown
+    t.show({"Ana": "Ah Kd 2c", "Ben": "Qh Qc 3d"})
+    copy = redacted_history(t.events, SPECTATOR)
+    shown = [e for e in copy if isinstance(e, CardsShown)]
+    assert shown == [e for e in t.events if isinstance(e, CardsShown)]
+    assert shown[0].hands == (parse_cards("Ah Kd 2c"), parse_cards("Qh Qc 3d"), None)
+
+
+# -- invariants over random companion sessions, every preset --------------------------------
+
+
+def _random_session(rules: Rules, seed: int) -> Table:
+    rng = random.Random(seed)
+    n = rng.randint(2, 5)
+    least = rules.min_buy_in or 1
+    t = Table([f"P{i}" for i in range(n)], [rng.randint(least, 30) for _ in range(n)], rules,
+              dealer=rng.randrange(n))
+    legal = engine.legal_declarations(rules)
+    for _ in range(rng.randint(1, 40)):
+        state = t.state
+        if state.phase is Phase.OVER:
+            break
+        if driver.can_undo_round(state) is None and rng.random() < 0.1:
+            t.apply(driver.undo_round(state))
+            continue
+        if state.phase is Phase.DEAL:
+            if driver.can_deal(state) is not None:
+                break
+            t.deal()
+        elif state.phase is Phase.DECLARE:
+            if rng.random() < 0.05:
+                t.apply(driver.misdeal(state))
+                continue
+            seats = driver.waiting_for(state)
+            calls = {s: rng.choice([d for d in legal if driver.can_declare(state, s, d)
+                                    is None] or [Declaration.OUT]) for s in seats}
+            if state.variants.in_turn:  # sequential: one at a time from the dealer's left
+                t.apply(driver.declare(state, seats[0], calls[seats[0]]))
+            else:
+                t.apply(driver.declare_all(state, calls))
+        else:
+            needs = driver.showdown_needs(state)
+            assert needs is not None
+            pool = needs.in_seats or needs.seats
+            winners = rng.sample(pool, rng.randint(0, len(pool)))
+            low = rng.sample(pool, rng.randint(0, len(pool))) if rules.hi_lo else []
+            losers = [s for s in needs.in_seats if s not in winners][:1] or (
+                [] if state.variants.picks_losers else None)
+            if not state.variants.picks_losers:
+                losers = None
+            if rng.random() < 0.5 and driver.can_name_winners(
+                    state, winners, low_winners=low, losers=losers) is None:
+                t.apply(driver.name_winners(state, winners, low_winners=low, losers=losers))
+                continue
+            deck = rng.sample(range(52), 52)
+            k = rules.cards_per_hand
+            hands = {s: tuple(deck[i * k:(i + 1) * k]) for i, s in enumerate(needs.seats)}
+            rest = deck[len(needs.seats) * k:]
+            t.apply(driver.show_cards(state, hands,
+                                      ghost=tuple(rest[:k]) if needs.ghost else None,
+                                      community=tuple(rest[k:k + 1]) if needs.community
+                                      else None))
+    if t.state.phase is not Phase.OVER:
+        t.apply(driver.end(t.state))
+    return t
+
+
+@settings(max_examples=60, deadline=None)
+@given(name=st.sampled_from(sorted(PRESETS)), seed=st.integers(0, 2**32 - 1))
+def test_random_companion_sessions_conserve_chips_and_replay(name: str, seed: int) -> None:
+    t = _random_session(preset(name), seed)
+    start = t.events[0]
+    assert isinstance(start, SessionStarted)
+    assert sum(t.state.stacks) + t.state.pot + t.state.reserve == sum(start.stacks)
     check_replays(t)

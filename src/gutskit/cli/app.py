@@ -4,6 +4,8 @@ One module per command group, each registering its commands here (:func:`build`)
 
 * :mod:`gutskit.cli.play`: ``play`` (you against bots in the terminal) and ``history``
   (saved sessions); the game itself is :mod:`gutskit.cli.terminal`;
+* :mod:`gutskit.cli.companion`: ``companion`` (the chips of a real table; the loop is
+  :mod:`gutskit.cli.companion_loop`);
 * :mod:`gutskit.cli.sim`: ``sim`` (bots only);
 * :mod:`gutskit.cli.table`: ``compare``, ``referee``, ``rules`` (tools for a real table);
 * :mod:`gutskit.cli.strategy`: ``odds``, ``solve``, ``advise``;
@@ -30,7 +32,17 @@ from typing import Any
 import typer
 from typer.core import TyperGroup
 
-from gutskit.cli import analysis, interrupted, play, serve, sim, strategy, table, tournament
+from gutskit.cli import (
+    analysis,
+    companion,
+    interrupted,
+    play,
+    serve,
+    sim,
+    strategy,
+    table,
+    tournament,
+)
 from gutskit.cli.errors import CLICK_EXCEPTION, EXIT_USER_ERROR, USER_ERRORS, report_error
 
 __all__ = ["GutsGroup", "app", "build", "main"]
@@ -88,7 +100,7 @@ def build() -> typer.Typer:
         rich_markup_mode="markdown",
         context_settings={"help_option_names": ["-h", "--help"]},
     )
-    for group in (play, sim, table, strategy, tournament, analysis, serve):
+    for group in (play, companion, sim, table, strategy, tournament, analysis, serve):
         group.register(guts)
     return guts
 

@@ -99,6 +99,10 @@ def _read_referee_input(file: str) -> Any:
             raise RefereeError(f"cannot read {file!r}: {error.strerror}") from None
         where = file
 
+    history = _history_file(text, where)
+    if history is not None:
+        return history
+
     def no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
         seen: dict[str, Any] = {}
         for key, value in pairs:
@@ -118,6 +122,31 @@ def _read_referee_input(file: str) -> Any:
         raise RefereeError(f"{where} is not a valid referee file: {error}") from None
 
 
+def _history_file(text: str, where: str) -> dict[str, Any] | None:
+    """A hand history in JSON Lines (``guts history ID --json``, a companion session) as a
+    referee file (:func:`gutskit.core.referee.referee_file`), or ``None`` when ``text`` is
+    not one (its first line is not a ``SessionStarted`` event)."""
+    first = text.lstrip().partition("\n")[0]
+    try:
+        head = json.loads(first)
+    except ValueError:
+        return None
+    if not (isinstance(head, dict) and head.get("type") == "SessionStarted"):
+        return None
+    from gutskit.core.history import HistoryError, event_from_dict
+    from gutskit.core.referee import referee_file
+
+    events = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            events.append(event_from_dict(json.loads(line)))
+        except (ValueError, HistoryError) as error:
+            raise HistoryError(f"{where}:{number}: {error}") from None
+    return referee_file(events)
+
+
 def referee(
     file: Annotated[str, typer.Argument(metavar="FILE",
                                         help="A referee file (JSON), or - for stdin.")],
@@ -127,7 +156,9 @@ def referee(
 
     Input: a JSON object with the house rules, the players (clockwise) with their stacks,
     the first dealer, an optional starting pot, and the rounds (hands and in/out
-    declarations). Invalid input exits with status 2 and one message on stderr.
+    declarations); or a hand history in JSON Lines ('guts history ID --json', e.g. of a
+    'guts companion' session), replayed to the same stacks. Invalid input exits with
+    status 2 and one message on stderr.
     """
     from rich.console import Console
     from rich.markup import escape
@@ -295,6 +326,7 @@ def register(app: typer.Typer) -> None:
                 "  guts referee night.json\n\n"
                 "  guts referee night.json --json\n\n"
                 "  cat night.json | guts referee - --json\n\n"
+                "  guts history 3 --json | guts referee -\n\n"
                 "The file format is documented in docs/referee.md.")(referee)
     app.command("rules", epilog="Examples:\n\n"
                 "  guts rules\n\n"

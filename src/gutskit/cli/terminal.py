@@ -40,6 +40,7 @@ from gutskit.core.events import (
     AntesPosted,
     CardsDealt,
     CardsPassed,
+    CardsShown,
     Declaration,
     DeclarationsRevealed,
     Declared,
@@ -50,6 +51,7 @@ from gutskit.core.events import (
     PassChosen,
     Rebought,
     RoundResolved,
+    RoundUndone,
     SatOut,
     SeatAway,
     SeatBack,
@@ -57,6 +59,7 @@ from gutskit.core.events import (
     SeatRemoved,
     SessionEnded,
     SessionStarted,
+    WinnersNamed,
 )
 from gutskit.core.ledger import ledger, session_winners
 from gutskit.core.payments import settle_up
@@ -275,6 +278,27 @@ class Narrator:
                                                   else f"[bold green]{d.value.upper()}[/]")
                      for s, d in enumerate(event.declarations) if d is not None]
             out("Reveal: " + " · ".join(calls))
+        elif isinstance(event, CardsShown):
+            out("Cards shown at the table: " + " · ".join(
+                f"{self.name(after, s)} {pretty_cards(h)}" for s, h in enumerate(event.hands)
+                if h is not None) + "".join(
+                f" · {label} {pretty_cards(extra)}" for label, extra in (
+                    ("ghost hand", event.ghost), ("community card", event.community))
+                if extra))
+        elif isinstance(event, WinnersNamed):
+            named = " and ".join(self.name(after, s) for s in event.winners) or "nobody"
+            text = f"The table names the result without cards: {named}"
+            if event.low_winners or after.rules.hi_lo:
+                low = " and ".join(self.name(after, s) for s in event.low_winners)
+                text = (f"The table names the result without cards: high {named}, low "
+                        f"{low or 'nobody'}")
+            if event.losers:
+                text += "; worst hand: " + " and ".join(self.name(after, s)
+                                                      for s in event.losers)
+            out(text + ".")
+        elif isinstance(event, RoundUndone):
+            out(f"[bold]Round {event.round} is undone[/] ({escape(event.reason)}): every chip "
+                f"goes back; pot {event.pot}.")
         elif isinstance(event, RoundResolved):
             assert before is not None
             self._resolved(before, event, after)
@@ -372,8 +396,11 @@ class Narrator:
             table.add_column("Cards")
             table.add_column("Hand")
             table.add_column("Result")
+            named = before.phase is Phase.SHOWDOWN and not any(event.shown)  # companion
             for seat, hand in enumerate(event.shown):
-                if hand is None:
+                if hand is None and not (named and before.declarations[seat] is not None
+                                         and before.declarations[seat] is not
+                                         Declaration.OUT):
                     continue
                 if seat in event.winners:
                     share = event.won[seat]
@@ -383,9 +410,10 @@ class Narrator:
                               else f"[red]pays {event.matched[seat]}, eliminated[/]")
                 else:
                     result = f"matches {event.matched[seat]}"
-                table.add_row(self.name(after, seat), pretty_cards(hand),
-                              best_hand(hand, event.community, rules.ranking).description,
-                              result)
+                table.add_row(self.name(after, seat),
+                              pretty_cards(hand) if hand else "not shown",
+                              best_hand(hand, event.community, rules.ranking).description
+                              if hand else "", result)
             if event.ghost:
                 table.add_row("[italic]ghost hand[/]", pretty_cards(event.ghost),
                               best_hand(event.ghost, event.community,
@@ -393,6 +421,8 @@ class Narrator:
                               "[bold]best: nobody takes the pot[/]" if event.ghost_won
                               else "beaten")
             out(table)
+            if event.ghost_won and not event.ghost:
+                out("The ghost hand was best: nobody takes the pot.")
             if event.high_winners or event.low_winners:
                 for side, pot_part, seats in (("High", event.high_pot, event.high_winners),
                                               ("Low", event.low_pot, event.low_winners)):

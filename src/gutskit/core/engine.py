@@ -1291,10 +1291,10 @@ def can_name_winners(state: GameState, winners: Sequence[int], *,
         return problem
     if game.picks_losers:
         rest = [s for s in in_seats if s not in winners]
-        if losers is None or (rest and not losers):
+        if rest and not losers:
             return ("name the loser(s) too: under losers_pay = \"worst\" only the worst "
                     "hand in matches the pot")
-        for seat in losers:
+        for seat in losers or ():
             if seat not in rest:
                 return (f"{names[seat]!r} cannot be a loser: "
                         + ("they won" if seat in winners else "they are not in"))

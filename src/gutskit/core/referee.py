@@ -532,7 +532,8 @@ def referee_file(events: Iterable[Event]) -> dict[str, Any]:
     (:class:`CardsShown`) or the winners named (:class:`WinnersNamed`); a misdeal as
     ``{"misdeal": true}``; rebuys before the deal that follows them; a round the host
     undid (:class:`RoundUndone`) left out (the undo restored the table as it was before
-    it); ``"end": true`` when the session ended. Out players' cards are not in it (a
+    it); a round left unfinished as a misdeal (its antes stay in the pot); ``"end": true``
+    when the session ended. Out players' cards are not in it (a
     companion table never sees them; the referee does not need them).
 
     Raises:
@@ -616,6 +617,12 @@ def referee_file(events: Iterable[Event]) -> dict[str, Any]:
                                "(a seat away, back or gone; passed cards)")
     if data is None:
         raise RefereeError("an empty hand history has no table")
+    if current is not None:  # a round left unfinished: its antes stay in the pot, as after
+        rounds.append({"misdeal": True, **({"rebuys": current["rebuys"]}  # a misdeal
+                                           if "rebuys" in current else {})})
+    elif rebuys:  # rebuys after the last round: a round file cannot say them
+        raise RefereeError("the history ends with a rebuy after its last round, which a "
+                           "referee file cannot say")
     return data
 
 

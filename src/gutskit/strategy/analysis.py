@@ -66,6 +66,8 @@ from gutskit.core.engine import (
     can_deal,
     declare_all,
     evolve,
+    name_winners,
+    show_cards,
 )
 from gutskit.core.errors import GutsError
 from gutskit.core.evaluation import evaluate
@@ -74,16 +76,19 @@ from gutskit.core.events import (
     AntesPosted,
     CardsDealt,
     CardsPassed,
+    CardsShown,
     DeclarationsRevealed,
     Event,
     Misdealt,
     Outcome,
     RoundResolved,
+    RoundUndone,
     SeatAway,
     SeatBack,
     SeatLeft,
     SeatRemoved,
     SessionStarted,
+    WinnersNamed,
 )
 from gutskit.strategy.tables import hand_table
 
@@ -232,6 +237,15 @@ class _Checker:
             if produced[0] != event:
                 return "the revealed declarations are not those declared"
             self.expected = next(e for e in produced if isinstance(e, RoundResolved))
+        elif isinstance(event, CardsShown | WinnersNamed):  # companion mode: re-settle
+            if isinstance(event, CardsShown):
+                produced = show_cards(state, {s: h for s, h in enumerate(event.hands)
+                                              if h is not None},
+                                      ghost=event.ghost, community=event.community)[1]
+            else:
+                produced = name_winners(state, event.winners, low_winners=event.low_winners,
+                                        losers=event.losers)[1]
+            self.expected = next(e for e in produced if isinstance(e, RoundResolved))
         elif isinstance(event, RoundResolved) and self.expected is not None:
             expected, self.expected = self.expected, None
             if event != expected:
@@ -298,8 +312,18 @@ def rounds_of(sessions: Sequence[Sequence[Event]]) -> list[RoundRecord]:
         game_round = 0
         matched = 0
         pending: dict[str, Any] | None = None
+        mark = (len(records), game_round, matched)  # where the round in progress began
+        last: Event | None = None
         for state, event in _replayed(index, events):
-            if isinstance(event, AntesPosted):
+            if isinstance(event, AntesPosted) or (isinstance(event, CardsDealt)
+                                                  and not isinstance(last, AntesPosted)):
+                mark = (len(records), game_round, matched)
+            last = event
+            if isinstance(event, RoundUndone):  # companion mode: the round is taken back
+                del records[mark[0]:]
+                _, game_round, matched = mark
+                pending = None
+            elif isinstance(event, AntesPosted):
                 antes = event.amounts
                 if event.new_game:
                     game_round, matched = 0, 0
