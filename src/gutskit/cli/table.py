@@ -127,9 +127,11 @@ def _history_file(text: str, where: str) -> dict[str, Any] | None:
     referee file (:func:`gutskit.core.referee.referee_file`), or ``None`` when ``text`` is
     not one (its first line is not a ``SessionStarted`` event)."""
     first = text.lstrip().partition("\n")[0]
+    if not first.startswith("{") or '"SessionStarted"' not in first:
+        return None
     try:
         head = json.loads(first)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     if not (isinstance(head, dict) and head.get("type") == "SessionStarted"):
         return None
