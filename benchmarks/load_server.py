@@ -235,7 +235,8 @@ async def react(ws: ClientConnection, message: dict[str, Any], seat: int | None,
     if kind == "seated":
         seat = message["seat"]
         seated.set()
-    elif kind == "room" and is_host and not ready.is_set():
+    elif kind in ("room", "welcome") and is_host and not ready.is_set():
+        # (the host's welcome may already show every seat: its hello can arrive last)
         if len(message["room"]["seats"]) == seats:
             ready.set()
             await ws.send(json.dumps({"type": "start"}))

@@ -234,3 +234,47 @@ def test_worker_settings_round_trip() -> None:
                               allowed_origins=("https://a.example",))
     assert WorkerSettings.from_json(settings.to_json()) == settings
     assert json.loads(settings.to_json())["config"]["bot_delay"] == [0.1, 0.2]
+
+
+def test_workers_start_a_private_redis_server(tmp_path: Path) -> None:
+    # `guts serve --workers 2` without --redis: one machine, a redis-server of its own on
+    # a Unix socket, stopped with the server.
+    port = free_port()
+    serve = subprocess.Popen(
+        [sys.executable, "-m", "gutskit.cli.app", "serve", "--workers", "2", "--db",
+         f"sqlite:///{tmp_path / 'one.db'}", "--port", str(port)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True,
+        env={**os.environ, "TMPDIR": str(tmp_path)})
+    try:
+        server = Server(port=port, manager=cast(Any, None), store=cast(Any, None))
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                created = server.create_room("Ana", reveal_seconds=1)
+                break
+            except httpx.HTTPError:
+                assert serve.poll() is None, serve.stderr.read() if serve.stderr else ""
+                assert time.monotonic() < deadline, "the server did not start"
+                time.sleep(0.3)
+        sockets = list(tmp_path.glob("gutskit-*/redis.sock"))
+        assert len(sockets) == 1
+        room = server.get(f"/api/rooms/{created['room_id']}").json()
+        assert [s["name"] for s in room["seats"]] == ["Ana"]
+    finally:
+        os.killpg(serve.pid, signal.SIGTERM)
+        serve.wait(60)
+    assert list(tmp_path.glob("gutskit-*")) == []  # its redis-server and folder are gone
+
+
+def test_workers_without_redis_server_is_one_error_line(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "gutskit.cli.app", "serve", "--workers", "2", "--db",
+         f"sqlite:///{tmp_path / 'one.db'}", "--port", str(free_port())],
+        capture_output=True, text=True, timeout=120,
+        env={**os.environ, "PATH": os.path.dirname(sys.executable)})
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines()[-1] == (
+        "error: --workers needs Redis: install redis-server (apt-get install redis-server) "
+        "or give --redis URL")
+    assert "Traceback" not in done.stderr
+

@@ -200,8 +200,10 @@ class ClusterRoomManager(RoomManager):
     async def create(self, request: CreateRoom) -> tuple[Room, str]:
         """:meth:`RoomManager.create`, then take the new room's lease."""
         room, token = await super().create(request)
-        if self.node is not None:
-            await self.node.claim(room.room_id)
+        if self.node is not None and not await self.node.claim(room.room_id):
+            # another worker took the new room first (asked about it at once): it runs it
+            self.rooms.pop(room.room_id, None)
+            room.close()
         return room, token
 
 
@@ -306,24 +308,30 @@ class Node:
         if room_id in self.owned and room_id in self.manager.rooms:
             return None
         lock = self._loading.setdefault(room_id, asyncio.Lock())
-        async with lock:
-            for _ in range(3):
-                if room_id in self.owned and room_id in self.manager.rooms:
+        try:
+            async with lock:
+                for _ in range(3):
+                    if room_id in self.owned and room_id in self.manager.rooms:
+                        return None
+                    holder = await self.redis.get(self.lease_key(room_id))
+                    if holder is not None and holder != self.worker_id:
+                        return str(holder)
+                    if holder is None and not await self.claim(room_id):
+                        continue  # another worker was quicker: ask again who
+                    self.owned.add(room_id)
+                    if not await self._open(room_id):
+                        await self._release(room_id)
                     return None
-                holder = await self.redis.get(self.lease_key(room_id))
-                if holder is not None and holder != self.worker_id:
-                    return str(holder)
-                if holder is None and not await self.claim(room_id):
-                    continue  # another worker was quicker: ask again who
-                self.owned.add(room_id)
-                if not await self._open(room_id):
-                    await self._release(room_id)
-                return None
-        return None
+            return None
+        finally:
+            if not lock.locked():  # no lock kept per room id asked about (unknown ids)
+                self._loading.pop(room_id, None)
 
     async def _open(self, room_id: str) -> bool:
         """Rebuild ``room_id`` from the store (this worker holds its lease); ``False`` when
         it is not an open room (none, archived, set aside)."""
+        if room_id in self.manager.rooms:  # made here a moment ago (created, not claimed)
+            return True
         store: RoomStore = self.manager.store
         loaded = await store.run(store.load_room, room_id)
         if loaded is None or loaded.status in (ARCHIVED, SET_ASIDE):
