@@ -92,10 +92,19 @@ function coachText() {
   if (a.in_probability == null) return t("coach_none", { hand, note: a.note });
   let ev = "?";
   if (a.ev != null) {
-    ev = `${a.ev >= 0 ? "+" : ""}${a.ev.toFixed(3)}`;
-    if (!a.exact && a.ev_se != null) ev += ` ± ${a.ev_se.toFixed(3)}`;
+    ev = decimals(a.ev, 3, true);
+    if (!a.exact && a.ev_se != null) ev += ` ± ${decimals(a.ev_se, 3)}`;
   }
-  return t("coach_advice", { hand, p: (100 * a.in_probability).toFixed(1), ev });
+  return t("coach_advice", { hand, p: decimals(100 * a.in_probability, 1), ev });
+}
+
+/** `x` with `digits` decimals in the page language's number format ("1,493" in German);
+ * `sign`: "+" before a positive number too. */
+function decimals(x, digits, sign = false) {
+  return new Intl.NumberFormat(language(), {
+    minimumFractionDigits: digits, maximumFractionDigits: digits, useGrouping: false,
+    signDisplay: sign ? "exceptZero" : "auto",
+  }).format(x);
 }
 
 function translateStatic() {
@@ -951,6 +960,7 @@ function meHtml() {
   } else if (hand && !hand.length && table.phase === "declare") {
     parts.push(`<div class="my-hand" id="my-hand">${backHtml("big").repeat(S.room.rules.cards_per_hand)}</div><p class="hint">${esc(t("no_peek"))}</p>`);
   }
+  let byHand = parts.length; // where the coach's note goes: right under the hand
   if (table.phase === "declare" && table.dealt_in[S.seat]) {
     const mine = table.declarations[S.seat];
     const buttons = table.legal_declarations.map((d) => `<button type="button" id="declare-${d}" data-declare="${d}"
@@ -967,13 +977,14 @@ function meHtml() {
       const desc = handName(shown + (result.community ? ` ${result.community}` : ""));
       parts.push(`<div class="my-hand" id="my-shown">${handHtml(shown, `big${animate ? " flip" : ""}`)}</div>`);
       if (desc) parts.push(`<div class="my-desc">${esc(desc)}</div>`);
+      byHand = parts.length;
     }
     if (table.phase === "deal" && !S.room.paused) parts.push(`<p class="hint">${esc(t("next_deal"))}</p>`);
   }
   parts.push(rebuyHtml(table));
   parts.push(seatActionsHtml());
   // Filled with textContent by renderRoom (coachText), never as HTML.
-  if (S.coach) parts.push(`<p class="hint coach-note" id="coach-advice" aria-live="polite"></p>`);
+  if (S.coach) parts.splice(byHand, 0, `<p class="hint coach-note" id="coach-advice" aria-live="polite"></p>`);
   return parts.join("");
 }
 
