@@ -187,3 +187,60 @@ def test_bots_chosen_by_style_show_it_beside_the_name(browser: Browser, shots: P
         expect(page.locator('#center .round[data-round="2"]')).to_have_count(1, timeout=WAIT)
         page.screenshot(path=str(shots / "online-bots-table.png"), full_page=True)
         assert page.errors == [], page.errors  # type: ignore[attr-defined]
+
+
+def test_chat_with_reactions_as_text_and_the_host_mutes(browser: Browser, shots: Path,
+                                                        tmp_path: Path) -> None:
+    with running_server(f"sqlite:///{tmp_path / 'chat.db'}", seed_numbers=(1, 2)) as server:
+        created = server.create_room("Ana", decision_seconds=600)
+        room_id = created["room_id"]
+        ana = open_page(browser, "en-US", DESKTOP)
+        ana.context.add_init_script(
+            f"localStorage.setItem('gutskit.seat.{room_id}', '{created['token']}')")
+        ana.goto(f"{server.http}/r/{room_id}")
+        ben = open_page(browser, "de-DE", PHONE, mobile=True)
+        ben.goto(f"{server.http}/r/{room_id}")
+        ben.fill("#join-name", "Ben")
+        ben.click("#join-button")
+        expect(ben.locator(".lobby-seat .tag.you")).to_have_count(1, timeout=WAIT)
+        watcher = open_page(browser, "fr-FR", PHONE, mobile=True)
+        watcher.goto(f"{server.http}/r/{room_id}")
+        # A line that would be HTML is shown as text (no element made from it).
+        attack = '<img src=x id="pwned" onerror="document.title=1">hello'
+        ben.fill("#chat-input", attack)
+        ben.click("#chat-send")
+        for page in (ana, ben, watcher):
+            line = page.locator('#chat-log li[data-chat-seq="1"] .chat-text')
+            expect(line).to_have_text(attack, timeout=WAIT)
+            expect(page.locator("#pwned")).to_have_count(0)
+        # Spectators read but do not write (said in their language).
+        expect(watcher.locator("#chat-form")).to_have_count(0)
+        expect(watcher.locator("#chat-note")).to_have_text(
+            "Les spectateurs lisent la discussion ; prenez une place pour écrire.")
+        ana.click("#start")
+        expect(ana.locator('#center .round[data-round="1"]')).to_have_count(1, timeout=WAIT)
+        # A reaction at the table: in the chat and beside Ben's seat on every screen.
+        ben.click('[data-react="🔥"]')
+        for page in (ana, watcher):
+            expect(page.locator('.seat[data-seat="1"] [data-reaction-seat="1"]')).to_have_text(
+                "🔥", timeout=WAIT)
+            expect(page.locator('#chat-log li[data-chat-seq="2"] .chat-emoji')).to_have_text("🔥")
+        ana.fill("#chat-input", "nice one")
+        ana.press("#chat-input", "Enter")
+        expect(ben.locator('#chat-log li[data-chat-seq="3"]')).to_have_text("Ana: nice one",
+                                                                             timeout=WAIT)
+        ana.screenshot(path=str(shots / "online-chat-host.png"), full_page=True)
+        # The host mutes Ben: his chat controls give way to a note; the seat is tagged.
+        ana.click("#mute-1")
+        expect(ben.locator('#chat-note[data-muted="1"]')).to_have_text(
+            "Der Gastgeber hat deinen Chat stummgeschaltet.", timeout=WAIT)
+        expect(ben.locator("#chat-input")).to_have_count(0)
+        expect(ana.locator('.seat[data-seat="1"] [data-muted-seat="1"]')).to_have_text("muted")
+        expect(ana.locator("#mute-1")).to_have_text("Unmute")
+        ben.screenshot(path=str(shots / "online-chat-muted.png"), full_page=True)
+        watcher.screenshot(path=str(shots / "online-chat-spectator.png"), full_page=True)
+        ana.click("#mute-1")
+        expect(ben.locator("#chat-input")).to_be_visible(timeout=WAIT)
+        for page in (ana, ben, watcher):
+            assert page.errors == [], page.errors  # type: ignore[attr-defined]
+            assert page.title() != "1"

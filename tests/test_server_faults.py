@@ -260,7 +260,7 @@ def test_host_controls_pause_kick_bots_end(db_url: str) -> None:
         assert room["seats"][2] == {"seat": 2, "name": "Ava (bot)", "bot": True, "host": False,
                                     "connected": True, "kicked": False,
                                     "bot_style": "cautious", "away": False,
-                                    "back_next_game": False}
+                                    "back_next_game": False, "muted": False}
         ana.send({"type": "start"})
         ana.state(lambda t: t["phase"] == "declare" and t["round"] == 1)
 

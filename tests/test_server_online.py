@@ -113,3 +113,70 @@ def test_bots_by_style_and_strength_play_and_show_their_style(tmp_path: Path) ->
             assert len(_events(ana, "RoundResolved")) == number
             assert sum(table["stacks"]) + table["pot"] == 6 * 20  # no chip made or lost
         ana.close()
+
+
+def test_chat_reactions_mute_and_the_chat_limits(tmp_path: Path) -> None:
+    with running_server(f"sqlite:///{tmp_path / 'chat.db'}",
+                        chat_limit="3/10 seconds;100/minute") as server:
+        room_id, (ana, ben, cleo) = seat_three(server)
+        watcher = Player(server, room_id)
+        ben.send({"type": "chat", "text": "  <b>hi</b> all  "})
+        line = {"type": "chat", "seq": 1, "seat": 1, "name": "Ben", "text": "<b>hi</b> all",
+                "emoji": None}
+        for player in (ana, ben, cleo, watcher):  # everyone hears it, spectators too
+            assert player.expect("chat") == line
+        cleo.send({"type": "react", "emoji": "🔥"})
+        assert watcher.expect("chat") == {"type": "chat", "seq": 2, "seat": 2,
+                                          "name": "Cleo", "text": None, "emoji": "🔥"}
+        # Spectators read but do not write; bad lines and reactions are refused.
+        watcher.send({"type": "chat", "text": "let me in"})
+        assert watcher.expect("error")["code"] == "not_seated"
+        cleo.send({"type": "react", "emoji": "<script>"})
+        assert cleo.expect("error")["code"] == "bad_message"
+        cleo.send({"type": "chat", "text": "x" * 201})
+        error = cleo.expect("error")
+        assert error["code"] == "bad_message" and "at most 200 characters" in error["message"]
+        cleo.send({"type": "chat", "text": "bell\u0007"})
+        assert cleo.expect("error")["code"] == "bad_message"
+        cleo.send({"type": "chat", "text": "   "})
+        assert cleo.expect("error")["code"] == "bad_message"
+        # The limit (3 per 10 s here) is per seat: Ben's fourth line is refused, Ana's
+        # first is not.
+        ben.send({"type": "chat", "text": "two"})
+        ben.send({"type": "react", "emoji": "👍"})
+        ben.send({"type": "chat", "text": "four"})
+        error = ben.expect("error")
+        assert error == {"type": "error", "code": "rate_limited",
+                         "message": "a seat may chat at most 3 lines per 10 seconds",
+                         "action_id": None}
+        ana.send({"type": "chat", "text": "calm down"})
+        assert ana.expect("chat", lambda m: m["seat"] == 0)["seq"] == 5
+        # The host mutes Cleo: the room says so and her lines are refused.
+        ben.send({"type": "mute", "seat": 2})
+        assert ben.expect("error")["code"] == "not_host"
+        ana.send({"type": "mute", "seat": 2})
+        ana.expect("room", lambda m: m["room"]["seats"][2]["muted"])
+        cleo.send({"type": "chat", "text": "hello?"})
+        assert cleo.expect("error") == {"type": "error", "code": "muted",
+                                        "message": "the host muted your chat",
+                                        "action_id": None}
+        ana.send({"type": "mute", "seat": 0})
+        assert ana.expect("error")["message"] == "the host cannot mute themself"
+        ana.send({"type": "mute", "seat": 2, "muted": False})
+        ana.expect("room", lambda m: not m["room"]["seats"][2]["muted"])
+        cleo.send({"type": "chat", "text": "thanks"})
+        assert cleo.expect("chat", lambda m: m["seat"] == 2)["text"] == "thanks"
+        # A later connection gets the recent chat in its welcome; chat is not game state:
+        # no event, nothing in the hand history.
+        late = Player(server, room_id)
+        chat = late.log[0]["chat"]
+        assert [(c["seq"], c["text"], c["emoji"]) for c in chat] == [
+            (1, "<b>hi</b> all", None), (2, None, "🔥"), (3, "two", None), (4, None, "👍"),
+            (5, "calm down", None), (6, "thanks", None)]
+        ana.send({"type": "start"})
+        ana.expect("state")
+        assert not [m for m in ana.log if m["type"] == "event" and "chat" in str(m).lower()]
+        history = server.get(f"/api/rooms/{room_id}/history.jsonl").text
+        assert "<b>" not in history and "thanks" not in history and "🔥" not in history
+        for player in (ana, ben, cleo, watcher, late):
+            player.close()

@@ -23,6 +23,10 @@ from gutskit.core.cards import card_name
 from gutskit.core.rules import PRESETS
 
 ROUNDS = 3
+CHAT = [{"type": "chat", "seq": 1, "seat": 1, "name": "Ben", "text": "good luck", "emoji": None},
+        {"type": "chat", "seq": 2, "seat": 0, "name": "Ana", "text": None, "emoji": "🍀"}]
+"""What every connection hears of the chat of :func:`play_room` (the spectator's line is
+refused)."""
 
 
 @pytest.fixture(scope="module")
@@ -81,6 +85,12 @@ def play_room(server: Server, name: str, seed: int) -> tuple[str, dict[str, Any]
     watcher.send({"type": "declare", "round": 1, "action_id": "w", "declaration": "in"})
     watcher.expect("error")
     ana.send({"type": "start"})
+    # Chat and reactions while cards are out (chat is not game state: it carries no card)
+    ben.send({"type": "chat", "text": "good luck"})
+    ana.send({"type": "react", "emoji": "🍀"})
+    watcher.send({"type": "chat", "text": "hello"})  # spectators read only
+    ana.send({"type": "mute", "seat": 1})
+    ana.send({"type": "mute", "seat": 1, "muted": False})
     done: dict[int, set[tuple[int, str]]] = {0: set(), 1: set()}
     for _ in range(20000):
         moved = False
@@ -124,10 +134,15 @@ def check_frames(oracle: Oracle, player: Player, viewer: int | None, where: str)
         elif kind == "error":
             leaked = cards_in(message) - known - cards_in("As")  # it sent "As" itself
             assert not leaked, f"{at}: {sorted(map(card_name, leaked))}"
+        elif kind == "chat":  # exactly what a seat said, to everyone, spectators too
+            assert message in CHAT, f"{at}: {message}"
+            assert not cards_in(message), f"{at}: cards in {message}"
         else:
             assert not cards_in(message), f"{at}: cards in {message}"
     raw = "".join(player.raw)
     assert raw  # frames were received
+    chat = [m for m in player.log if m["type"] == "chat"]
+    assert chat == CHAT, f"{where}: the chat was {chat}"
 
 
 def check_downloads(server: Server, oracle: Oracle, room_id: str,

@@ -35,6 +35,9 @@ def serve(
     room_limit: Annotated[str, typer.Option(
         metavar="RATES", help="Rooms one client address may create, e.g. "
         "'5/minute;30/hour' (every window applies).")] = "5/minute;30/hour",
+    chat_limit: Annotated[str, typer.Option(
+        metavar="RATES", help="Chat lines and reactions one seat may send, e.g. "
+        "'5/10 seconds;30/minute' (every window applies).")] = "5/10 seconds;30/minute",
     max_connections_per_room: Annotated[int, typer.Option(
         min=1, help="WebSocket connections one room holds at once.")] = 40,
     max_connections_per_address: Annotated[int, typer.Option(
@@ -70,12 +73,13 @@ def serve(
     import limits
     import uvicorn
 
-    try:
-        limits.parse_many(room_limit)
-    except ValueError:
-        sys.stderr.write(f"error: --room-limit {room_limit!r} is not a rate such as "
-                         "'5/minute;30/hour'\n")
-        raise SystemExit(2) from None
+    for option, rates in (("--room-limit", room_limit), ("--chat-limit", chat_limit)):
+        try:
+            limits.parse_many(rates)
+        except ValueError:
+            sys.stderr.write(f"error: {option} {rates!r} is not a rate such as "
+                             "'5/minute;30/hour'\n")
+            raise SystemExit(2) from None
     listener = _listen(host, port)  # a busy port is one error line, before anything else
     try:
         from gutskit.server.app import create_app
@@ -85,6 +89,7 @@ def serve(
         store = open_room_store(db)  # fail early (exit 2) on a bad database
         config = ServerConfig(
             bot_delay=(min(0.6, bot_delay), bot_delay), room_limit=room_limit,
+            chat_limit=chat_limit,
             max_connections_per_room=max_connections_per_room,
             max_connections_per_address=max_connections_per_address,
             hello_timeout=hello_timeout, idle_minutes=idle_minutes,

@@ -18,8 +18,9 @@ Routes:
 
 The WebSocket refuses a browser ``Origin`` that is not the server's own (or one of
 ``allowed_origins``); clients without an ``Origin`` header (scripts, bots) are accepted.
-Each connection may send :data:`RATE` messages per second on average (bursts of
-:data:`BURST`); extra messages are refused with ``rate_limited``.
+Each connection may send :data:`MESSAGE_LIMIT` (a :mod:`limits` moving window: :data:`RATE`
+messages per second on average, bursts of :data:`BURST`); extra messages are refused with
+``rate_limited``.
 
 Every limit of :class:`~gutskit.server.rooms.ServerConfig` answers with a clear error
 (``docs/protocol.md``, "Limits"): :class:`HttpGuard` (body size, JSON content type and
@@ -33,7 +34,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import time
+import itertools
 from collections import Counter
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
@@ -72,13 +73,18 @@ from gutskit.server.web import (
     rule_choices,
 )
 
-__all__ = ["BURST", "RATE", "SECURITY_HEADERS", "HttpGuard", "create_app"]
+__all__ = ["BURST", "MESSAGE_LIMIT", "RATE", "SECURITY_HEADERS", "HttpGuard", "create_app"]
 
 STATIC = Path(__file__).parent / "static"
-RATE = 10.0
+RATE = 10
 """Messages per second a connection may send on average."""
-BURST = 30.0
+BURST = 30
 """Messages a connection may send at once."""
+MESSAGE_LIMIT = limits.RateLimitItemPerSecond(BURST, BURST // RATE)
+"""The messages one WebSocket connection may send: :data:`BURST` in any moving window of
+``BURST / RATE`` seconds (30 per 3 seconds: 10 per second on average, bursts of 30;
+the :mod:`limits` library's moving window)."""
+_MESSAGES = limits.strategies.MovingWindowRateLimiter(limits.storage.MemoryStorage())
 QUEUE_LIMIT = 1000
 """Messages queued for a slow client before the server drops the connection."""
 
@@ -94,6 +100,9 @@ SECURITY_HEADERS: dict[str, str] = {
 """Headers of every HTTP response: the browser table runs only its own files (no inline
 script or style, no other origin), no page may frame it, no type sniffing, and no
 ``Referer`` (a history link carries a seat token)."""
+
+_CONNECTION_NUMBERS = itertools.count(1)
+"""Numbers the connections (their key in the message rate limiter)."""
 
 STATE_CHANGING = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 
@@ -196,8 +205,8 @@ async def _json_error(send: Send, status: int, code: str, message: str) -> None:
 
 
 class WsClient:
-    """One WebSocket connection: a queue of frames drained by a writer task, a token
-    bucket.
+    """One WebSocket connection: a queue of frames drained by a writer task, and its
+    message rate (:data:`MESSAGE_LIMIT`).
 
     Under protocol 1 each message is a frame. Under protocol 2 the messages sent during
     one turn of the event loop (one change of the room: its events, the new view, the
@@ -211,8 +220,7 @@ class WsClient:
         self.protocol = 1  # until a hello says otherwise
         self.queue: asyncio.Queue[str | None] = asyncio.Queue()
         self.pending: list[str] = []
-        self.tokens = BURST
-        self.stamp = time.monotonic()
+        self.key = f"connection {next(_CONNECTION_NUMBERS)}"
         self.overflow = False
 
     def send(self, message: BaseModel | str) -> None:
@@ -242,14 +250,8 @@ class WsClient:
         self.queue.put_nowait(frame)
 
     def allow(self) -> bool:
-        """Token bucket: may one more message be processed now?"""
-        now = time.monotonic()
-        self.tokens = min(BURST, self.tokens + (now - self.stamp) * RATE)
-        self.stamp = now
-        if self.tokens < 1:
-            return False
-        self.tokens -= 1
-        return True
+        """May one more message be processed now (:data:`MESSAGE_LIMIT`, counted)?"""
+        return _MESSAGES.hit(MESSAGE_LIMIT, self.key)
 
     async def writer(self) -> None:
         """Send queued messages until ``None``."""
@@ -581,7 +583,7 @@ async def _serve(websocket: WebSocket, client: WsClient, room: Room,
             data = frame.get("bytes") or b""
         if not client.allow():
             client.send(Error(code="rate_limited",
-                              message=f"more than {RATE:g} messages per second"))
+                              message=f"more than {BURST} messages in {BURST // RATE} seconds"))
             continue
         action_id = None
         try:

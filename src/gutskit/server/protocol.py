@@ -58,6 +58,9 @@ MAX_JSON_DEPTH = 32
 deeper one is refused (``too_deep``) before it is parsed, so no handler ever recurses
 past it."""
 
+CHAT_KEPT = 50
+"""Chat lines a room keeps (in memory) for connections that arrive later (:class:`Welcome`)."""
+
 MAX_CHIPS = 1_000_000
 """Largest chip amount a client may send (a buy-in, a rebuy, a chip-valued house rule such
 as the ante, ``pot_cap`` or ``min_buy_in``; also any other whole number in the house rules):
@@ -68,15 +71,20 @@ Chips = Annotated[int, Field(ge=1, le=MAX_CHIPS)]
 """A chip amount a client sends: 1 to :data:`MAX_CHIPS`."""
 
 __all__ = [
+    "CHAT_KEPT",
     "ERROR_CODES",
+    "MAX_CHAT",
     "MAX_CHIPS",
     "MAX_JSON_DEPTH",
     "MAX_MESSAGE_BYTES",
     "PROTOCOL_VERSION",
     "PROTOCOL_VERSIONS",
+    "REACTIONS",
     "Ack",
     "AddBot",
     "ApproveRebuy",
+    "Chat",
+    "ChatLine",
     "Chips",
     "ClientMessage",
     "ClientSeed",
@@ -100,12 +108,14 @@ __all__ = [
     "Leave",
     "LobbySeat",
     "MatchQuote",
+    "Mute",
     "PassCard",
     "Pause",
     "Ping",
     "Pong",
     "Presence",
     "ProtocolError",
+    "React",
     "Rebuy",
     "RebuyRequest",
     "Resume",
@@ -153,6 +163,7 @@ ERROR_CODES: dict[str, str] = {
     "illegal_action": "the rules do not allow this now (the message says why)",
     "already_seeded": "this seat already sent its client seed for that round",
     "bad_rules": "the house rules are invalid (the message names the rule)",
+    "muted": "the host muted your chat",
     "server_error": "the database could not store the action; nothing changed (retry)",
 }
 """Every :class:`Error` code and what it means."""
@@ -415,9 +426,48 @@ class ClientSeed(_Message):
     seed: str = Field(min_length=32, max_length=128)
 
 
+MAX_CHAT = 200
+"""Longest chat line (characters, after stripping); a longer one is refused
+(``bad_message``)."""
+
+REACTIONS = ("👍", "👏", "😂", "😮", "😢", "🔥", "🍀", "🙈")
+"""The emoji reactions a seat may send (:class:`React`)."""
+
+Reaction = Literal["👍", "👏", "😂", "😮", "😢", "🔥", "🍀", "🙈"]
+
+
+class Chat(_Message):
+    """Seated: say ``text`` (1 to :data:`MAX_CHAT` printable characters) to the table. Chat
+    is not game state: it never touches the engine or the hand history, and it is kept in
+    memory only (the last :data:`CHAT_KEPT` lines, lost when the server restarts).
+    Spectators read the chat but may not write (``not_seated``); a muted seat is refused
+    (``muted``); each seat may send chat and reactions at the room's chat rate
+    (``rate_limited``; ``docs/protocol.md``, "Limits")."""
+
+    type: Literal["chat"] = "chat"
+    text: str = Field(min_length=1, max_length=MAX_CHAT)
+
+
+class React(_Message):
+    """Seated: an emoji reaction (one of :data:`REACTIONS`), as :class:`Chat`."""
+
+    type: Literal["react"] = "react"
+    emoji: Reaction
+
+
+class Mute(_Message):
+    """Host: mute (``muted`` true) or unmute a seat's chat and reactions
+    (:attr:`LobbySeat.muted`)."""
+
+    type: Literal["mute"] = "mute"
+    seat: int
+    muted: bool = True
+
+
 ClientMessage = Annotated[
     Hello | Join | Leave | Declare | PassCard | AddBot | Kick | Start | Pause | Resume | EndSession
-    | Ping | ClientSeed | Rebuy | ApproveRebuy | DenyRebuy | SitOut | ComeBack,
+    | Ping | ClientSeed | Rebuy | ApproveRebuy | DenyRebuy | SitOut | ComeBack | Chat | React
+    | Mute,
     Field(discriminator="type"),
 ]
 """Any message a client may send."""
@@ -519,7 +569,8 @@ def describe_body_error(error: ValidationError) -> str:
 class LobbySeat(_Message):
     """A seat as everyone sees it: name, bot or human, host, connected, kicked; ``away``
     (sat out: dealt out, :class:`SitOut`), ``back_next_game`` (away, its return asked for:
-    made when the next game starts, :class:`ComeBack`)."""
+    made when the next game starts, :class:`ComeBack`); ``muted`` (the host muted its chat,
+    :class:`Mute`)."""
 
     seat: int
     name: str
@@ -530,6 +581,7 @@ class LobbySeat(_Message):
     bot_style: str | None = None
     away: bool = False
     back_next_game: bool = False
+    muted: bool = False
 
 
 class RebuyRequest(_Message):
@@ -667,6 +719,20 @@ class TableView(_Message):
     rebuy: int | None = None
 
 
+class ChatLine(_Message):
+    """A chat line or reaction (:class:`Chat`, :class:`React`), sent to every connection
+    of the room (seats and spectators). ``seq`` numbers the room's chat from 1; ``seat``
+    and ``name``: who said it; exactly one of ``text`` (a clients shows it as text, never
+    as HTML) and ``emoji``. No card, no declaration: chat is not game state."""
+
+    type: Literal["chat"] = "chat"
+    seq: int
+    seat: int
+    name: str
+    text: str | None = None
+    emoji: str | None = None
+
+
 class Welcome(_Message):
     """Answer to :class:`Hello`: who you are here and the room.
 
@@ -676,6 +742,7 @@ class Welcome(_Message):
         host: you are the host.
         room: the room.
         table: your view of the table (``None`` in the lobby).
+        chat: the room's last chat lines (:class:`ChatLine`, at most :data:`CHAT_KEPT`).
     """
 
     type: Literal["welcome"] = "welcome"
@@ -684,6 +751,7 @@ class Welcome(_Message):
     host: bool
     room: RoomInfo
     table: TableView | None
+    chat: list[ChatLine] = Field(default_factory=list)
 
 
 class Seated(_Message):
@@ -856,7 +924,7 @@ class Pong(_Message):
 ServerMessage = Annotated[
     Welcome | Seated | RoomUpdate | TableState | EventMessage | FairnessCommitment
     | FairnessReveal | FairnessDealt | FairnessOpening | Ack | Error | TimedOut | Kicked
-    | Presence | Coach | Pong,
+    | Presence | Coach | Pong | ChatLine,
     Field(discriminator="type"),
 ]
 """Any message the server sends."""

@@ -15,6 +15,7 @@ round in progress continues with the same cards, its timer restarted.
 from __future__ import annotations
 
 import asyncio
+import collections
 import dataclasses
 import functools
 import logging
@@ -25,6 +26,8 @@ import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
+
+import limits
 
 from gutskit.core import engine, views
 from gutskit.core import table as driver
@@ -46,10 +49,13 @@ from gutskit.core.views import SPECTATOR, SeatView, Viewer
 from gutskit.io.storage import StorageError
 from gutskit.server import fairness
 from gutskit.server.protocol import (
+    CHAT_KEPT,
     PROTOCOL_VERSIONS,
     Ack,
     AddBot,
     ApproveRebuy,
+    Chat,
+    ChatLine,
     ClientMessage,
     ClientSeed,
     Coach,
@@ -70,12 +76,14 @@ from gutskit.server.protocol import (
     Leave,
     LobbySeat,
     MatchQuote,
+    Mute,
     PassCard,
     Pause,
     Ping,
     Pong,
     Presence,
     ProtocolError,
+    React,
     Rebuy,
     RebuyRequest,
     Resume,
@@ -152,6 +160,8 @@ class ServerConfig:
             (a session in play is ended, the ledger final) and archived: not loaded at the
             next start, its exports still served.
         max_body_bytes: the largest HTTP request body (HTTP 413 ``too_large``).
+        chat_limit: chat lines and reactions one seat may send, as a :mod:`limits` rate
+            string (every window applies; ``rate_limited``).
     """
 
     bot_delay: tuple[float, float] = (0.6, 1.8)
@@ -164,6 +174,7 @@ class ServerConfig:
     hello_timeout: float = 10.0
     idle_minutes: float = 60.0
     max_body_bytes: int = 16_384
+    chat_limit: str = "5/10 seconds;30/minute"
 
 
 @dataclass(frozen=True)
@@ -334,6 +345,11 @@ class Room:
         idle expiry, :attr:`ServerConfig.idle_minutes`)."""
         self._presence_due = False
         self._presence_sent: tuple[list[bool], int] | None = None
+        self.chat: collections.deque[ChatLine] = collections.deque(maxlen=CHAT_KEPT)
+        """The last chat lines (memory only: chat is not game state, :meth:`_chat`)."""
+        self.chat_count = 0
+        self.muted: set[int] = set()
+        """Seats whose chat the host muted (:class:`~gutskit.server.protocol.Mute`)."""
 
     # -- public facts --------------------------------------------------------------------
 
@@ -348,7 +364,8 @@ class Room:
                              host=s.host, connected=connected[s.seat],
                              kicked=s.kicked,
                              away=bool(away) and s.seat < len(away) and away[s.seat],
-                             back_next_game=s.seat in self.returning)
+                             back_next_game=s.seat in self.returning,
+                             muted=s.seat in self.muted)
                    for s in self.seats],
             rules=self.settings.rules.to_dict(), buy_in=self.settings.buy_in,
             decision_seconds=self.settings.decision_seconds,
@@ -430,7 +447,7 @@ class Room:
             self.last_active = time.monotonic()
             client.send(Welcome(protocol=client.protocol, seat=client.seat,
                                 host=seat is not None and seat.host, room=self.info(),
-                                table=self.view_of(client.seat)))
+                                table=self.view_of(client.seat), chat=list(self.chat)))
             for deal in self.deals.values():
                 for message in self._fairness_messages(deal):
                     client.send(message)
@@ -480,6 +497,9 @@ class Room:
             return
         if isinstance(message, Hello):
             raise _fail("bad_message", "hello was already received on this connection")
+        if isinstance(message, Chat | React):
+            self._chat(client, message)  # not game state: no lock, no engine, no store
+            return
         self.last_active = time.monotonic()
         async with self.lock:
             try:
@@ -561,6 +581,7 @@ class Room:
         old = self.seats
         kept = [s for s in old if s.seat != number]
         renumber = {s.seat: i for i, s in enumerate(kept)}
+        self.muted = {renumber[s] for s in self.muted if s in renumber}
         self.seats = [SeatRow(seat=i, name=s.name, token_hash=s.token_hash,
                               bot_style=s.bot_style, host=s.host, kicked=s.kicked)
                       for i, s in enumerate(kept)]
@@ -595,6 +616,63 @@ class Room:
             await self._approve_rebuy(message.seat)
         elif isinstance(message, DenyRebuy):
             self._deny_rebuy(message.seat)
+        elif isinstance(message, Mute):
+            self._mute(message.seat, message.muted)
+
+    def _mute(self, number: int, muted: bool) -> None:
+        """Host: mute or unmute a seat's chat (memory only, like the chat).
+
+        Raises:
+            ProtocolError: ``illegal_action``, no such seat or the host's own.
+        """
+        if not 0 <= number < len(self.seats):
+            raise _fail("illegal_action", f"there is no seat {number}")
+        if self.seats[number].host:
+            raise _fail("illegal_action", "the host cannot mute themself")
+        if muted:
+            self.muted.add(number)
+        else:
+            self.muted.discard(number)
+        self._broadcast_room()
+
+    # -- chat ----------------------------------------------------------------------------
+
+    def _chat(self, client: Client, message: Chat | React) -> None:
+        """A seat's chat line or reaction, to every connection (spectators read it).
+        Chat is not game state: it never reaches the engine, the hand history or the
+        database; the room keeps its last :data:`~gutskit.server.protocol.CHAT_KEPT`
+        lines in memory for the :class:`Welcome` of later connections.
+
+        Raises:
+            ProtocolError: ``not_seated`` (spectators only read), ``muted``,
+                ``rate_limited`` (:attr:`ServerConfig.chat_limit`, per seat), or
+                ``bad_message`` (a blank line, or one with control characters).
+        """
+        if client.seat is None or self.seats[client.seat].kicked:
+            raise _fail("not_seated", "spectators read the chat; take a seat to write")
+        seat = client.seat
+        if seat in self.muted:
+            raise _fail("muted", "the host muted your chat")
+        text = emoji = None
+        if isinstance(message, Chat):
+            text = message.text.strip()
+            if not text or any(unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Co", "Cn")
+                               and ch != "\u200d" for ch in text):
+                raise _fail("bad_message", f"chat.text: {message.text[:40]!r} must be "
+                            "printable text")
+        else:
+            emoji = message.emoji
+        key = f"{self.room_id}:{seat}"
+        for rate in self.manager.chat_rates:
+            if not self.manager.chat_limiter.test(rate, key):
+                raise _fail("rate_limited", f"a seat may chat at most {_per(rate)}")
+        for rate in self.manager.chat_rates:
+            self.manager.chat_limiter.hit(rate, key)
+        self.chat_count += 1
+        line = ChatLine(seq=self.chat_count, seat=seat, name=self.seats[seat].name,
+                        text=text, emoji=emoji)
+        self.chat.append(line)
+        self._send_all(line)
 
     async def _add_bot(self, style: str) -> None:
         if self.status != "lobby":
@@ -1331,6 +1409,17 @@ class Room:
             self._resume_play()
 
 
+def _per(rate: limits.RateLimitItem) -> str:
+    """A chat rate in words.
+
+    >>> [_per(rate) for rate in limits.parse_many("5/10 seconds;1/minute")]
+    ['5 lines per 10 seconds', '1 line per minute']
+    """
+    unit = rate.GRANULARITY.name
+    window = unit if rate.multiples == 1 else f"{rate.multiples} {unit}s"
+    return f"{rate.amount} line{'' if rate.amount == 1 else 's'} per {window}"
+
+
 def _room_id() -> str:
     return secrets.token_urlsafe(8).replace("-", "x").replace("_", "y")
 
@@ -1342,6 +1431,10 @@ class RoomManager:
         self.store = store
         self.config = config or ServerConfig()
         self.rooms: dict[str, Room] = {}
+        self.chat_rates = limits.parse_many(self.config.chat_limit)
+        self.chat_limiter = limits.strategies.MovingWindowRateLimiter(
+            limits.storage.MemoryStorage())
+        """Chat lines per seat (:attr:`ServerConfig.chat_limit`; key: room and seat)."""
         self.new_seed: Callable[[], bytes] = fairness.new_seed
         """Where deal seeds come from (the OS CSPRNG; tests replace it)."""
         self.first_dealer: Callable[[int], int] = secrets.randbelow

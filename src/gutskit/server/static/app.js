@@ -10,6 +10,10 @@ const PROTOCOL = 2; // docs/protocol.md: one frame (a JSON array of messages) pe
 const BOT_STYLES = ["equilibrium", "standard", "exploitative", "cautious", "loose"];
 const KEYS = { in: "i", out: "o", high: "h", low: "l", both: "b" };
 const REVEAL_MS = 1400; // the fists open, then the showdown hands turn over
+// The emoji reactions the server takes (protocol.REACTIONS) and the chat line's length.
+const REACTIONS = ["👍", "👏", "😂", "😮", "😢", "🔥", "🍀", "🙈"];
+const MAX_CHAT = 200;
+const REACTION_MS = 4000; // a reaction shows beside its seat this long
 
 const S = {
   roomId: null,
@@ -40,6 +44,8 @@ const S = {
   frozenLeft: null, // seconds left on the countdown when the connection dropped
   coach: localStorage.getItem("gutskit.coach") === "1", // the "Coach" switch
   advice: null, // the last "coach" message (docs/protocol.md)
+  chat: [], // chat lines and reactions ("chat" messages), oldest first
+  reactions: {}, // seat -> { emoji, at } (shown beside the seat for REACTION_MS)
 };
 
 const $ = (selector) => document.querySelector(selector);
@@ -335,6 +341,11 @@ function startRoom(roomId) {
         <details class="panel" id="rules-panel"><summary data-i18n="rules_summary">${esc(t("rules_summary"))}</summary><div id="rules"></div></details>
       </aside>
     </div>
+    <section class="panel chat" id="chat-panel" aria-labelledby="chat-title">
+      <h3 id="chat-title" data-i18n="chat">${esc(t("chat"))}</h3>
+      <ol id="chat-log" class="chat-log" aria-live="polite"></ol>
+      <div id="chat-controls"></div>
+    </section>
   </section>`;
   S.conn = new Connection(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws/${roomId}`, {
     hello: () => ({ type: "hello", protocol: PROTOCOL, token: S.token }),
@@ -365,6 +376,8 @@ function onMessage(m) {
       S.host = m.host;
       S.room = m.room;
       setTable(m.table);
+      S.chat = m.chat || [];
+      S.chatShown = null;
       loadHistory();
       loadLedger();
       break;
@@ -414,6 +427,14 @@ function onMessage(m) {
       break;
     case "coach":
       S.advice = m;
+      break;
+    case "chat":
+      if (!S.chat.some((c) => c.seq === m.seq)) S.chat.push(m);
+      if (S.chat.length > 200) S.chat.splice(0, S.chat.length - 200);
+      if (m.emoji) {
+        S.reactions[m.seat] = { emoji: m.emoji, at: performance.now() };
+        setTimeout(renderRoom, REACTION_MS + 50);
+      }
       break;
     case "kicked":
       S.seat = null;
@@ -616,6 +637,7 @@ function renderRoom() {
   const lobby = room.status === "lobby";
   $("#play").hidden = lobby;
   patch($("#lobby"), lobby ? lobbyHtml() : "");
+  renderChat();
   if (!lobby && S.table) {
     patch($("#seats"), seatsHtml());
     patch($("#center"), centerHtml());
@@ -628,6 +650,44 @@ function renderRoom() {
     patch($("#rules"), rulesHtml());
   }
   bindRoom();
+}
+
+/** The chat: each line is built as DOM nodes with textContent (never as HTML); the form
+ * and the reactions for a seat that may write (spectators read; a muted seat is told). */
+function renderChat() {
+  const log = $("#chat-log");
+  if (!log) return;
+  const last = S.chat.length ? S.chat[S.chat.length - 1].seq : 0;
+  if (S.chatShown !== last) {
+    S.chatShown = last;
+    const nodes = S.chat.slice(-100).map((c) => {
+      const li = document.createElement("li");
+      li.dataset.chatSeq = String(c.seq);
+      li.dataset.chatSeat = String(c.seat);
+      const who = document.createElement("strong");
+      who.textContent = `${c.name}:`;
+      const what = document.createElement("span");
+      what.className = c.emoji ? "chat-emoji" : "chat-text";
+      what.textContent = c.emoji || c.text || "";
+      li.append(who, " ", what);
+      return li;
+    });
+    log.replaceChildren(...nodes);
+    log.scrollTop = log.scrollHeight;
+  }
+  const mine = S.seat != null ? S.room.seats[S.seat] : null;
+  let html;
+  if (!mine || mine.kicked) html = `<p class="hint" id="chat-note">${esc(t("chat_spectator"))}</p>`;
+  else if (mine.muted) html = `<p class="hint" id="chat-note" data-muted="1">${esc(t("chat_muted"))}</p>`;
+  else {
+    const off = S.status === "open" ? "" : " disabled";
+    html = `<div class="reactions" role="group" aria-label="${esc(t("reactions"))}">${REACTIONS.map((e, i) =>
+      `<button type="button" class="small react" id="react-${i}" data-react="${e}"${off}>${e}</button>`).join("")}</div>
+      <form id="chat-form" class="chat-form"><input id="chat-input" maxlength="${MAX_CHAT}" autocomplete="off"
+        aria-label="${esc(t("chat_placeholder"))}" placeholder="${esc(t("chat_placeholder"))}">
+      <button type="submit" id="chat-send"${off}>${esc(t("chat_send"))}</button></form>`;
+  }
+  patch($("#chat-controls"), html);
 }
 
 function bannerHtml() {
@@ -672,6 +732,8 @@ function lobbyHtml() {
       ${s.host ? `<span class="tag">${esc(t("host"))}</span>` : ""}
       ${s.bot ? `<span class="tag bot-style" data-bot-style="${esc(s.bot_style ?? "")}">${esc(t(`bot.${s.bot_style ?? "standard"}`))}</span>` : ""}
       ${s.seat === S.seat ? `<span class="tag you">${esc(t("you"))}</span>` : ""}
+      ${s.muted ? `<span class="tag muted" data-muted-seat="${s.seat}">${esc(t("muted"))}</span>` : ""}
+      ${S.host && !s.host && !s.bot ? muteButton(s) : ""}
       ${S.host && !s.host ? `<button type="button" id="kick-${s.seat}" data-kick="${s.seat}" class="small">${esc(t("kick"))}</button>` : ""}
     </li>`).join("");
   let actions = "";
@@ -791,10 +853,14 @@ function seatsHtml() {
       info.bot ? `<span class="tag bot-style" data-bot-style="${esc(info.bot_style ?? "")}">${esc(info.bot_style ? t(`bot.${info.bot_style}`) : t("bot"))}</span>` : "",
       info.away ? `<span class="tag away" data-away="${seat}">${esc(info.back_next_game ? t("back_next_game") : t("away"))}</span>` : "",
       seat === S.seat ? `<span class="tag you">${esc(t("you"))}</span>` : "",
+      info.muted ? `<span class="tag muted" data-muted-seat="${seat}">${esc(t("muted"))}</span>` : "",
     ].join("");
+    const reaction = S.reactions[seat];
+    const bubble = reaction && performance.now() - reaction.at < REACTION_MS
+      ? `<span class="reaction" data-reaction-seat="${seat}" aria-hidden="true">${esc(reaction.emoji)}</span>` : "";
     out.push(`<div class="${classes.join(" ")}" data-x="${pos.x.toFixed(1)}" data-y="${pos.y.toFixed(1)}" data-seat="${seat}">
       <div class="seat-head"><span class="dot ${info.connected ? "on" : "off"}" title="${esc(info.connected ? t("online") : t("offline"))}"></span>
-        <span class="name">${esc(table.names[seat])}</span>${badges}</div>
+        <span class="name">${esc(table.names[seat])}</span>${badges}${bubble}</div>
       <div class="stack"><span class="num">${table.stacks[seat]}</span> ${esc(t("chips"))}${table.eliminated[seat] ? ` · ${esc(t("eliminated"))}` : ""}${info.kicked ? ` · ${esc(t("kicked"))}` : ""}</div>
       <div class="seat-fist">${fist}</div>
       <div class="seat-cards">${cards}</div>
@@ -1047,7 +1113,8 @@ function rebuyHtml(table) {
 function hostPanelHtml() {
   if (!S.host || S.room.status !== "playing") return "";
   const seats = S.room.seats.filter((s) => !s.host && !s.kicked).map((s) => `<li>${esc(s.name)}
-    <button type="button" class="small" id="kick-${s.seat}" data-kick="${s.seat}">${esc(t("kick"))}</button></li>`).join("");
+    <span>${s.bot ? "" : muteButton(s)}
+    <button type="button" class="small" id="kick-${s.seat}" data-kick="${s.seat}">${esc(t("kick"))}</button></span></li>`).join("");
   return `<details class="panel host" open><summary>${esc(t("host_controls"))}</summary>
     <div class="host-buttons">
     ${S.room.paused
@@ -1056,6 +1123,12 @@ function hostPanelHtml() {
     <button type="button" id="end-session" class="danger">${esc(t("end_session"))}</button></div>
     ${rebuyRequestsHtml()}
     <ul class="kick-list">${seats}</ul></details>`;
+}
+
+/** The host's mute / unmute switch of a seat's chat. */
+function muteButton(s) {
+  return `<button type="button" class="small" id="mute-${s.seat}" data-mute="${s.seat}" data-muted="${s.muted ? "1" : "0"}"
+    aria-pressed="${s.muted ? "true" : "false"}">${esc(t(s.muted ? "unmute" : "mute"))}</button>`;
 }
 
 /** The host approves or denies each seat's rebuy request. */
@@ -1196,6 +1269,19 @@ function bindRoom() {
     el.onclick = () => send({ type: "deny_rebuy", seat: Number(el.dataset.denyRebuy) });
   }
   for (const el of document.querySelectorAll("[data-pass]")) el.onclick = () => passCard(el.dataset.pass);
+  for (const el of document.querySelectorAll("[data-react]")) el.onclick = () => send({ type: "react", emoji: el.dataset.react });
+  for (const el of document.querySelectorAll("[data-mute]")) {
+    el.onclick = () => send({ type: "mute", seat: Number(el.dataset.mute), muted: el.dataset.muted !== "1" });
+  }
+  const chatForm = document.getElementById("chat-form");
+  if (chatForm) {
+    chatForm.onsubmit = (event) => {
+      event.preventDefault();
+      const input = $("#chat-input");
+      const text = input.value.trim();
+      if (text && send({ type: "chat", text: text.slice(0, MAX_CHAT) })) input.value = "";
+    };
+  }
   const join = document.getElementById("join");
   if (join) {
     join.onsubmit = (event) => {
