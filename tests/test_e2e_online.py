@@ -244,3 +244,44 @@ def test_chat_with_reactions_as_text_and_the_host_mutes(browser: Browser, shots:
         for page in (ana, ben, watcher):
             assert page.errors == [], page.errors  # type: ignore[attr-defined]
             assert page.title() != "1"
+
+
+def test_a_countdown_on_every_seat_the_table_waits_for(browser: Browser, shots: Path,
+                                                       tmp_path: Path) -> None:
+    # Sequential declaration (Indonesian rule book), dealer Ana: Ben, Cleo, then Ana.
+    with running_server(f"sqlite:///{tmp_path / 'clock.db'}", seed_numbers=(1, 2)) as server:
+        created = server.create_room("Ana", rules={"preset": "indonesian"},
+                                     decision_seconds=120)
+        room_id = created["room_id"]
+        ana = Player(server, room_id, created["token"])
+        ben = Player(server, room_id)
+        ben.send({"type": "join", "name": "Ben"})
+        ben.seat = ben.expect("seated")["seat"]
+        cleo = open_page(browser, "et-EE", PHONE, mobile=True)
+        cleo.goto(f"{server.http}/r/{room_id}")
+        cleo.fill("#join-name", "Cleo")
+        cleo.click("#join-button")
+        expect(cleo.locator(".lobby-seat .tag.you")).to_have_count(1, timeout=WAIT)
+        ana.send({"type": "start"})
+        # Ben's turn: the clock is on his seat only, counting down from 120 s.
+        clock = cleo.locator('.seat[data-seat="1"] [data-clock-seat="1"]')
+        expect(clock).to_be_visible(timeout=WAIT)
+        expect(cleo.locator(".seat-clock")).to_have_count(1)
+        left = int(clock.get_attribute("data-left") or 0)
+        assert 100 < left <= 120, left
+        expect(clock.locator(".secs")).to_have_text(str(left), timeout=WAIT)
+        cleo.screenshot(path=str(shots / "online-clock-ben.png"), full_page=True)
+        ben.declare(1, "in")
+        # Cleo's turn: her own seat's clock, restarted in full; Ben's is gone.
+        mine = cleo.locator('.seat[data-seat="2"] [data-clock-seat="2"]')
+        expect(mine).to_be_visible(timeout=WAIT)
+        expect(cleo.locator('[data-clock-seat="1"]')).to_have_count(0)
+        assert int(mine.get_attribute("data-left") or 0) > 110
+        cleo.screenshot(path=str(shots / "online-clock-cleo.png"), full_page=True)
+        cleo.click("#declare-out")
+        expect(cleo.locator('[data-clock-seat="0"]')).to_be_visible(timeout=WAIT)
+        ana.declare(1, "out")
+        expect(cleo.locator(".seat-clock")).to_have_count(0, timeout=WAIT)  # between rounds
+        assert cleo.errors == [], cleo.errors  # type: ignore[attr-defined]
+        ana.close()
+        ben.close()

@@ -180,3 +180,31 @@ def test_chat_reactions_mute_and_the_chat_limits(tmp_path: Path) -> None:
         assert "<b>" not in history and "thanks" not in history and "🔥" not in history
         for player in (ana, ben, cleo, watcher, late):
             player.close()
+
+
+def test_the_decision_clock_is_sent_for_the_seats_to_act(tmp_path: Path) -> None:
+    # Sequential declaration (the Indonesian rule book), dealer Ana: Ben, Cleo, Ana in
+    # turn. Each turn has its own clock of decision_seconds (no time bank: unused time is
+    # not kept); at zero the seat makes the table's default (out: core.table.time_out).
+    with running_server(f"sqlite:///{tmp_path / 'clock.db'}", seed_numbers=(1, 2)) as server:
+        room_id, (ana, ben, cleo) = seat_three(server, rules={"preset": "indonesian"},
+                                               decision_seconds=4)
+        watcher = Player(server, room_id)
+        ana.send({"type": "start"})
+        first = watcher.state(lambda t: t["phase"] == "declare")
+        assert first["to_act"] == [1] and 0 < first["time_left"] <= 4
+        assert ben.declare(1, "in")["type"] == "ack"
+        second = watcher.state(lambda t: t["to_act"] == [2])
+        assert 3.5 < second["time_left"] <= 4  # Cleo's own clock, started in full
+        timeout = watcher.expect("timeout")  # Cleo says nothing: the clock decides
+        assert timeout == {"type": "timeout", "round": 1, "seats": [2]}
+        # (the timeout message comes after the change's events and views)
+        third = next(m["table"] for m in watcher.log if m["type"] == "state"
+                     and m["table"]["to_act"] == [0] and m["table"]["round"] == 1)
+        assert 3.5 < third["time_left"] <= 4 and third["declarations"][2] == "out"
+        answer = ana.declare(1, "out")
+        assert answer["type"] == "ack", answer
+        between = watcher.state(lambda t: t["phase"] == "deal" and t["round"] == 1)
+        assert between["time_left"] is None and between["to_act"] == []
+        for player in (ana, ben, cleo, watcher):
+            player.close()

@@ -612,14 +612,18 @@ function onKey(event) {
 }
 
 function tick() {
-  const el = document.getElementById("countdown");
-  if (el && S.deadline != null) {
+  if (S.deadline != null) {
     const left = S.frozenLeft ?? Math.max(0, (S.deadline - performance.now()) / 1000);
-    el.classList.toggle("stopped", S.frozenLeft != null);
     const total = S.room?.decision_seconds || 30;
-    el.querySelector(".secs").textContent = t("seconds_left", { s: Math.ceil(left) });
-    el.querySelector(".bar span").style.width = `${Math.min(100, (100 * left) / total)}%`;
-    el.classList.toggle("urgent", left <= 5);
+    // The centre's countdown and the one on every seat the table waits for.
+    for (const el of document.querySelectorAll("#countdown, .seat-clock")) {
+      el.classList.toggle("stopped", S.frozenLeft != null);
+      const secs = el.classList.contains("seat-clock") ? `${Math.ceil(left)}` : t("seconds_left", { s: Math.ceil(left) });
+      el.querySelector(".secs").textContent = secs;
+      el.dataset.left = String(Math.ceil(left));
+      el.querySelector(".bar span").style.width = `${Math.min(100, (100 * left) / total)}%`;
+      el.classList.toggle("urgent", left <= 5);
+    }
   }
   const banner = document.getElementById("retry-in");
   if (banner && S.conn) banner.textContent = t("retry_in", { s: Math.max(0, Math.ceil((S.conn.retryAt - Date.now()) / 1000)) });
@@ -650,6 +654,7 @@ function renderRoom() {
     patch($("#rules"), rulesHtml());
   }
   bindRoom();
+  tick(); // new clocks show their seconds at once
 }
 
 /** The chat: each line is built as DOM nodes with textContent (never as HTML); the form
@@ -862,12 +867,21 @@ function seatsHtml() {
       <div class="seat-head"><span class="dot ${info.connected ? "on" : "off"}" title="${esc(info.connected ? t("online") : t("offline"))}"></span>
         <span class="name">${esc(table.names[seat])}</span>${badges}${bubble}</div>
       <div class="stack"><span class="num">${table.stacks[seat]}</span> ${esc(t("chips"))}${table.eliminated[seat] ? ` · ${esc(t("eliminated"))}` : ""}${info.kicked ? ` · ${esc(t("kicked"))}` : ""}</div>
-      <div class="seat-fist">${fist}</div>
+      <div class="seat-fist">${fist}</div>${seatClock(seat)}
       <div class="seat-cards">${cards}</div>
       <div class="seat-delta">${delta}</div>
     </div>`);
   }
   return out.join("");
+}
+
+/** The decision clock on a seat the table waits for (`to_act`; the server's `time_left`,
+ * docs/protocol.md "Decision clock"); filled in by tick(). */
+function seatClock(seat) {
+  const table = S.table;
+  if (!(table.phase === "declare" || table.phase === "pass") || S.deadline == null || S.room.paused) return "";
+  if (!(table.to_act || []).includes(seat)) return "";
+  return `<div class="seat-clock" data-clock-seat="${seat}" role="timer" aria-label="${esc(t("timer"))}"><span class="secs"></span><span class="bar"><span></span></span></div>`;
 }
 
 function centerHtml() {
