@@ -52,61 +52,65 @@ def _mix(z: Any) -> Any:
     return z ^ (z >> _S31)
 
 
-@numba.njit(inline="always", cache=True)
-def _next64(state: Any) -> Any:
-    state[0] += _GAMMA
-    return _mix(state[0])
+# The stream is three scalars, passed in and returned by the helpers, so that the compiled
+# loop keeps them in registers (an array would be read and written at every draw, next to
+# the deck's own writes): ``x`` the SplitMix64 state, ``spare`` the unused half of the last
+# 64-bit output, ``has`` whether there is one (0 or 1).
 
 
 @numba.njit(inline="always", cache=True)
-def _next32(state: Any) -> Any:
-    """32 random bits: the two halves of each 64-bit output in turn (``state[1]`` keeps
-    the spare half, ``state[2]`` whether there is one)."""
-    if state[2]:
-        state[2] = 0
-        return state[1]
-    r = _next64(state)
-    state[1] = r & _LOW32
-    state[2] = 1
-    return r >> _S32
+def _next32(x: Any, spare: Any, has: Any) -> Any:
+    """32 random bits: the two halves of each 64-bit output in turn. Returns ``(x, spare,
+    has, bits)``."""
+    if has:
+        return x, spare, _U64(0), spare
+    x = x + _GAMMA
+    r = _mix(x)
+    return x, r & _LOW32, _U64(1), r >> _S32
 
 
 @numba.njit(inline="always", cache=True)
-def _bounded(state: Any, n: Any) -> Any:
-    """Uniform integer in ``[0, n)``, exactly (Lemire's multiply-shift with rejection)."""
+def _bounded(x: Any, spare: Any, has: Any, n: Any) -> Any:
+    """Uniform integer in ``[0, n)``, exactly (Lemire's multiply-shift with rejection).
+    Returns ``(x, spare, has, value)``."""
     nn = _U64(n)
-    m = _next32(state) * nn
+    x, spare, has, bits = _next32(x, spare, has)
+    m = bits * nn
     low = m & _LOW32
     if low < nn:
         threshold = (_TWO32 - nn) % nn
         while low < threshold:
-            m = _next32(state) * nn
+            x, spare, has, bits = _next32(x, spare, has)
+            m = bits * nn
             low = m & _LOW32
-    return np.int64(m >> _S32)
+    return x, spare, has, np.int64(m >> _S32)
 
 
 @numba.njit(inline="always", cache=True)
-def _uniform(state: Any) -> Any:
-    """Uniform float in ``[0, 1)`` with 53 random bits."""
-    return float(_next64(state) >> _S11) * _INV53
+def _uniform(x: Any) -> Any:
+    """Uniform float in ``[0, 1)`` with 53 random bits (a whole 64-bit output; the spare
+    half is left as it is). Returns ``(x, value)``."""
+    x = x + _GAMMA
+    return x, float(_mix(x) >> _S11) * _INV53
 
 
 @numba.njit(inline="always", cache=True)
-def _start(state: Any, keys: Any, table: Any) -> None:
-    """Table ``table``'s stream: its start depends only on the keys and the index."""
-    state[0] = _mix(keys[0] ^ _mix(_U64(table) + keys[1]))
-    state[2] = 0
+def _start(keys: Any, table: Any) -> Any:
+    """Table ``table``'s stream ``(x, spare, has)``: its start depends only on the keys and
+    the index."""
+    return _mix(keys[0] ^ _mix(_U64(table) + keys[1])), _U64(0), _U64(0)
 
 
 @numba.njit(inline="always", cache=True)
-def _draw(state: Any, deck: Any, top: Any) -> Any:
+def _draw(x: Any, spare: Any, has: Any, deck: Any, top: Any) -> Any:
     """One step of a partial Fisher-Yates shuffle: swap a uniform card of
-    ``deck[top:]`` to ``deck[top]`` and return it."""
-    j = top + _bounded(state, 52 - top)
+    ``deck[top:]`` to ``deck[top]``. Returns ``(x, spare, has, card)``."""
+    x, spare, has, j = _bounded(x, spare, has, 52 - top)
+    j += top
     card = deck[j]
     deck[j] = deck[top]
     deck[top] = card
-    return card
+    return x, spare, has, card
 
 
 @numba.njit(cache=True)
@@ -115,13 +119,12 @@ def deal_cards(keys: Any, first_table: Any, n_tables: Any, cards: Any) -> Any:
     (its first round when every seat is in play), for the tests of uniformity."""
     out = np.empty((n_tables, cards), np.int64)
     deck = np.arange(52)
-    state = np.zeros(3, np.uint64)
     for t in range(n_tables):
-        _start(state, keys, first_table + t)
+        x, spare, has = _start(keys, first_table + t)
         for c in range(52):
             deck[c] = c
         for c in range(cards):
-            out[t, c] = _draw(state, deck, c)
+            x, spare, has, out[t, c] = _draw(x, spare, has, deck, c)
     return out
 
 
@@ -143,11 +146,10 @@ def run(first_table: Any, n_tables: Any, rounds: Any, buy: Any, dealer: Any,
     winner = np.zeros(n, np.bool_)
     rank = np.zeros(n, np.int64)
     deck = np.arange(52)
-    state = np.zeros(3, np.uint64)
     n_void = n_unc = games = pot_sum = max_pot = 0
     for t in range(n_tables):
         table = first_table + t
-        _start(state, keys, table)
+        x, spare, has = _start(keys, table)
         for c in range(52):  # each table starts from the same deck: no state carries over
             deck[c] = c
         for s in range(n):
@@ -198,7 +200,8 @@ def run(first_table: Any, n_tables: Any, rounds: Any, buy: Any, dealer: Any,
                         continue
                     code = 0
                     for _ in range(k):
-                        code = code * 52 + _draw(state, deck, top)
+                        x, spare, has, card = _draw(x, spare, has, deck, top)
+                        code = code * 52 + card
                         top += 1
                     rank[s] = code_to_rank[code]
             owed = min(pot, cap) if match_cap else pot
@@ -211,7 +214,8 @@ def run(first_table: Any, n_tables: Any, rounds: Any, buy: Any, dealer: Any,
                         row += 1
                 p = probs[s, row * n_ranks + rank[s]]
                 if not pure[s] and inplay[s]:
-                    p = p - _uniform(state)
+                    x, u = _uniform(x)
+                    p = p - u
                 call = inplay[s] & (p > 0.5 if pure[s] else p > 0.0)
                 if require_cover:
                     call = call & (st[s] >= owed)
