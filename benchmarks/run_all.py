@@ -17,7 +17,7 @@ from typing import Any
 from common import header
 
 SCRIPTS = ("bench_eval.py", "bench_engine.py", "bench_fast.py", "bench_solver.py",
-           "bench_certify.py")
+           "bench_certify.py", "bench_memory.py")
 
 
 def main() -> int:
