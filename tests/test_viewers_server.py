@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import random
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +20,7 @@ from server_support import Player, Server, running_server
 from viewer_checks import Oracle, cards_in
 
 from gutskit.core.cards import card_name
-from gutskit.core.rules import PRESETS
+from gutskit.core.rules import PRESETS, preset
 
 ROUNDS = 3
 CHAT = [{"type": "chat", "seq": 1, "seat": 1, "name": "Ben", "text": "good luck", "emoji": None},
@@ -177,4 +177,99 @@ def test_no_connection_receives_what_it_may_not_know(server: Server, name: str) 
     viewers = {"ana": 0, "ben": 1, "tab": 1, "watcher": None}
     for who, player in played["connections"].items():
         check_frames(oracle, player, viewers[who], f"{name}/{who}")
+    check_downloads(server, oracle, room_id, played["tokens"])
+
+
+# -- companion mode (issue 10 part 1): a real table deals -----------------------------------
+
+COMPANION_PRESETS = ("default", "hi-lo", "ghost-hand", "monte-carlo", "indonesian",
+                     "estonian-full")
+
+
+def _at(number: int, phases: tuple[str, ...]) -> Callable[[dict[str, Any]], bool]:
+    """A table view of round ``number`` in one of ``phases``."""
+    return lambda t: t["round"] == number and t["phase"] in phases
+
+
+def _declared(number: int, seat: int) -> Callable[[dict[str, Any]], bool]:
+    """A table view after ``seat``'s declaration in round ``number``."""
+    return lambda t: t["round"] != number or t["phase"] != "declare" or t["declared"][seat]
+
+
+def play_companion_room(server: Server, name: str, seed: int) -> tuple[str, dict[str, Any]]:
+    """``ROUNDS`` rounds of a companion room under preset ``name``: Ana (host) and Ben
+    declare at random on their phones and enter random cards at each showdown (Ben
+    first, then Ana with the ghost hand and community card); Ben's second tab and a
+    spectator watch."""
+    rng = random.Random(seed)
+    k = preset(name).cards_per_hand
+    created = server.create_room("Ana", rules={"preset": name}, companion=True)
+    room_id = created["room_id"]
+    ana = Player(server, room_id, created["token"])
+    ben = Player(server, room_id)
+    ben.send({"type": "join", "name": "Ben"})
+    seated = ben.expect("seated")
+    ben.seat, ben.token = seated["seat"], seated["token"]
+    watcher = Player(server, room_id)
+    tab = Player(server, room_id, ben.token)
+    watcher.send({"type": "show_cards", "round": 1, "cards": ["As", "Ks", "Qs"]})
+    watcher.expect("error")
+    ana.send({"type": "start"})
+    phones = {0: ana, 1: ben}
+    table = ana.state(lambda t: t["round"] == 0)
+    actions = 0
+    for number in range(1, ROUNDS + 1):
+        phones[table["dealer"]].send({"type": "deal", "round": number})
+        table = ana.state(_at(number, ("declare",)))
+        while table["phase"] == "declare":
+            seat = table["to_act"][0]
+            actions += 1
+            legal = table["legal_declarations"]
+            choice = legal[0] if rng.random() < 0.7 else rng.choice(legal)
+            answer = phones[seat].declare(number, choice, f"c{actions}")
+            assert answer["type"] == "ack", answer
+            table = (ana.last_state() if seat == 0  # Ana's own ack came after the view
+                     else ana.state(_declared(number, seat)))
+        if table["phase"] == "showdown":
+            needs = table["companion"]["showdown"]
+            deck = [r + s for r in "23456789TJQKA" for s in "shdc"]
+            rng.shuffle(deck)
+            hands = {s: [deck.pop() for _ in range(k)] for s in needs["seats"]}
+            if 1 in hands:
+                ben.send({"type": "show_cards", "round": number, "cards": hands[1]})
+                tab.state(lambda t: 1 in (t["companion"]["showdown"] or {}).get("entered", ()))
+            last: dict[str, Any] = {"type": "show_cards", "round": number}
+            if 0 in hands:
+                last["cards"] = hands[0]
+            if needs["ghost"]:
+                last["ghost"] = [deck.pop() for _ in range(k)]
+            if needs["community"]:
+                last["community"] = [deck.pop()]
+            ana.send(last)
+            table = ana.state(_at(number, ("deal", "over")))
+        if table["phase"] == "over":
+            break
+    if table["phase"] != "over":
+        ana.send({"type": "end_session"})
+        ana.expect("state", lambda m: m["table"]["phase"] == "over")
+    connections = {"ana": ana, "ben": ben, "tab": tab, "watcher": watcher}
+    time.sleep(0.2)
+    for player in connections.values():
+        player.drain(0.05)
+        player.close()
+    return room_id, {"connections": connections, "tokens": {
+        0: created["token"], 1: ben.token}}
+
+
+@pytest.mark.parametrize("name", COMPANION_PRESETS)
+def test_no_connection_to_a_companion_room_receives_what_it_may_not_know(
+        server: Server, name: str) -> None:
+    room_id, played = play_companion_room(server, name, seed=len(name))
+    events = server.manager.rooms[room_id].events
+    assert any(type(e).__name__ == "CardsShown" for e in events), f"{name}: no showdown"
+    oracle = Oracle(events)
+    oracle.check_public_results()
+    viewers = {"ana": 0, "ben": 1, "tab": 1, "watcher": None}
+    for who, player in played["connections"].items():
+        check_frames(oracle, player, viewers[who], f"companion {name}/{who}")
     check_downloads(server, oracle, room_id, played["tokens"])

@@ -26,6 +26,7 @@ from gutskit.core.events import (
     IN_DECLARATIONS,
     CardsDealt,
     CardsPassed,
+    CardsShown,
     DeclarationsRevealed,
     Event,
     Misdealt,
@@ -75,6 +76,9 @@ class Round:
     chosen_at: dict[int, int] = field(default_factory=dict)
     result: RoundResolved | None = None
     result_at: int | None = None
+    shown: CardsShown | None = None
+    """Companion mode: the cards shown at the real table (public once entered)."""
+    shown_at: int | None = None
     end: int = 10**9
 
     def dealt_cards(self) -> set[Card]:
@@ -86,7 +90,15 @@ class Round:
         if self.result is None:
             return set()
         shown = {c for h in self.result.shown if h for c in h}
-        return shown | set(self.result.ghost or ()) | set(self.result.community or ())
+        return (shown | set(self.result.ghost or ()) | set(self.result.community or ())
+                | self.companion_cards())
+
+    def companion_cards(self) -> set[Card]:
+        """Companion mode: the cards shown at the showdown (:class:`CardsShown`)."""
+        if self.shown is None:
+            return set()
+        cards = {c for h in self.shown.hands if h for c in h}
+        return cards | set(self.shown.ghost or ()) | set(self.shown.community or ())
 
 
 class Oracle:
@@ -112,6 +124,8 @@ class Oracle:
                 current.passes, current.passed_at = event.passes, index
             elif isinstance(event, RoundResolved) and current is not None:
                 current.result, current.result_at = event, index
+            elif isinstance(event, CardsShown) and current is not None:
+                current.shown, current.shown_at = event, index
             elif isinstance(event, Misdealt | SessionEnded) and current is not None:
                 current.end = index
         self.results = [event_to_dict(e) for e in events if isinstance(e, RoundResolved)]
@@ -151,6 +165,8 @@ class Oracle:
                     known.add(r.passes[giver])  # type: ignore[arg-type]
         if r.result_at is not None and index >= r.result_at:
             known |= r.public_cards()
+        if r.shown_at is not None and index >= r.shown_at:
+            known |= r.companion_cards()
         return known
 
     def allowed_in_phase(self, number: int, viewer: int | None, phase: str) -> set[Card]:
@@ -243,8 +259,31 @@ class Oracle:
                 assert decl is None or seat == viewer, (
                     f"{where}: {viewer} sees seat {seat}'s sealed declaration {decl}")
         rest = {k: v for k, v in table.items() if k not in (
-            "hand", "passed_card", "received_card", "last_result", "ghost", "community")}
+            "hand", "passed_card", "received_card", "last_result", "ghost", "community",
+            "companion")}
         assert not cards_in(rest), f"{where}: cards in {rest}"
+        self.check_companion(table.get("companion"), viewer, where)
+
+    def check_companion(self, companion: dict[str, Any] | None, viewer: int | None,
+                        where: str) -> None:
+        """Companion mode: the cards entered at a showdown before it is settled are seen
+        only by whoever entered them (a seat its own; the host, seat 0, also those it
+        entered for others); everything else in the companion view is free of cards."""
+        if companion is None:
+            return
+        showdown = companion.get("showdown")
+        if showdown is None:
+            assert not cards_in(companion), f"{where}: cards in {companion}"
+            return
+        entries = {k: showdown.get(k) for k in ("mine", "my_ghost", "my_community")}
+        rest = {k: v for k, v in showdown.items() if k not in entries}
+        assert not cards_in(rest), f"{where}: cards in {rest}"
+        if viewer is None:
+            assert not cards_in(entries), f"{where}: a spectator sees entries {entries}"
+        elif viewer != 0:
+            assert all(e["seat"] == viewer for e in showdown["mine"]), (
+                f"{where}: seat {viewer} sees another seat's entry {showdown['mine']}")
+            assert showdown.get("my_ghost") is None and showdown.get("my_community") is None
 
     def check_view(self, index: int, view: Any, viewer: int | None, where: str) -> None:
         """A :class:`~gutskit.core.views.SeatView` of the state after event ``index``."""

@@ -97,6 +97,7 @@ from gutskit.core.events import (
     SessionStarted,
     WinnersNamed,
 )
+from gutskit.core.history import DeclarationSealed, Record
 from gutskit.core.payments import settle_up
 from gutskit.core.rules import RulesError, rules_from_mapping
 
@@ -525,7 +526,7 @@ def _round_out(before: GameState, state: GameState, decls: dict[int, Declaration
     return out
 
 
-def referee_file(events: Iterable[Event]) -> dict[str, Any]:
+def referee_file(events: Iterable[Record]) -> dict[str, Any]:
     """A referee file (the module docstring's input) that :func:`settle` replays to the same
     stacks as the hand history ``events``: the table from its :class:`SessionStarted`,
     one round per deal with its declarations and, at a showdown, the cards shown
@@ -535,6 +536,11 @@ def referee_file(events: Iterable[Event]) -> dict[str, Any]:
     it); a round left unfinished as a misdeal (its antes stay in the pot); ``"end": true``
     when the session ended. Out players' cards are not in it (a
     companion table never sees them; the referee does not need them).
+
+    A viewer's copy of a companion session (the server's ``history.jsonl`` download, read
+    with :func:`gutskit.core.history.load_records`) gives the same file: its
+    :class:`~gutskit.core.history.DeclarationSealed` lines say nothing the round's
+    :class:`DeclarationsRevealed` does not.
 
     Raises:
         RefereeError: the history is empty, does not start with :class:`SessionStarted`,
@@ -547,6 +553,8 @@ def referee_file(events: Iterable[Event]) -> dict[str, Any]:
     current: dict[str, Any] | None = None
     rebuys: dict[str, int] = {}
     for event in events:
+        if isinstance(event, DeclarationSealed):
+            continue  # a viewer's copy: the reveal that follows gives the declaration
         if isinstance(event, SessionStarted):
             if data is not None:
                 raise RefereeError("the history holds more than one session")

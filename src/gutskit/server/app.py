@@ -11,7 +11,8 @@ Routes:
 * ``GET /api/rooms/<id>``: :class:`~gutskit.server.protocol.RoomInfo`.
 * ``GET /api/rooms/<id>/qr.svg``: the invite link as a QR code (SVG, :mod:`segno`).
 * ``GET /api/rooms/<id>/ledger.csv``, ``/history.jsonl?token=...`` (the history as the
-  token's seat may see it; a spectator's without a token), ``/fairness.json``.
+  token's seat may see it; a spectator's without a token), ``/fairness.json``; companion
+  rooms: ``/referee.json?token=...`` (the session as a ``guts referee`` file).
 * For the browser table (:mod:`gutskit.server.web`): ``GET /api/rooms/<id>/ledger.json``
   and ``GET /api/rooms/<id>/hands?cards=...`` (hand descriptions under the room's rules).
 * ``WS /ws/<room_id>``: the protocol of :mod:`gutskit.server.protocol`.
@@ -48,7 +49,9 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ValidationError
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from gutskit.core import views
 from gutskit.core.engine import Phase
+from gutskit.core.referee import RefereeError, referee_file
 from gutskit.core.rules import PRESETS, Rules
 from gutskit.server.exports import history_jsonl, ledger_csv
 from gutskit.server.protocol import (
@@ -450,6 +453,27 @@ def create_app(db: str | Path | None = None, *, config: ServerConfig | None = No
             text = history_jsonl(room.history_for(seat))
         return PlainTextResponse(text, media_type="application/x-ndjson", headers={
             "Content-Disposition": f'attachment; filename="gutskit-{room_id}-history.jsonl"'})
+
+    @app.get("/api/rooms/{room_id}/referee.json")
+    async def referee(room_id: str, token: str | None = None) -> dict[str, Any]:
+        """Companion rooms: the session as a referee file (``guts referee FILE`` settles it
+        to the same stacks), from the token's seat's copy of the history."""
+        room = await room_or_404(room_id)
+        if not room.settings.companion:
+            raise HTTPException(404, "only a companion room has a referee file (a dealt "
+                                "room's history holds hands its viewers may not see)")
+        seat = None
+        if token is not None:
+            row = room.seat_of_token(token)
+            if row is None:
+                raise HTTPException(403, "this seat token is not valid in this room")
+            seat = row.seat
+        async with room.lock:
+            records = views.redacted_history(room.events, room.viewer(seat))
+        try:
+            return referee_file(records)
+        except RefereeError as error:  # not started; a seat away or gone
+            raise HTTPException(409, str(error)) from None
 
     @app.get("/api/rooms/{room_id}/fairness.json")
     async def fairness(room_id: str, token: str | None = None) -> dict[str, Any]:

@@ -83,6 +83,7 @@ __all__ = [
     "Ack",
     "AddBot",
     "ApproveRebuy",
+    "CallMisdeal",
     "Chat",
     "ChatLine",
     "Chips",
@@ -90,8 +91,11 @@ __all__ = [
     "ClientSeed",
     "Coach",
     "ComeBack",
+    "CompanionShowdown",
+    "CompanionView",
     "CreateRoom",
     "CreatedRoom",
+    "DealRound",
     "Declare",
     "DenyRebuy",
     "EndSession",
@@ -109,6 +113,7 @@ __all__ = [
     "LobbySeat",
     "MatchQuote",
     "Mute",
+    "NameWinners",
     "PassCard",
     "Pause",
     "Ping",
@@ -123,11 +128,14 @@ __all__ = [
     "RoomUpdate",
     "Seated",
     "ServerMessage",
+    "ShowCards",
+    "ShownEntry",
     "SitOut",
     "Start",
     "TableState",
     "TableView",
     "TimedOut",
+    "UndoRound",
     "Welcome",
     "check_json_depth",
     "describe_body_error",
@@ -210,6 +218,10 @@ class CreateRoom(_Message):
     decision_seconds: float = Field(30.0, gt=0, le=600)
     reveal_seconds: float = Field(3.0, ge=0, le=60)
     seed_reveal: Literal["shown", "round", "session"] = "shown"
+    companion: bool = False
+    """Companion mode (docs/companion.md): the cards are dealt at a real table, the phones
+    declare and enter the cards shown; no deck, no timer, no bots (``seed_reveal`` and
+    ``decision_seconds`` are not used)."""
 
     @field_validator("rules")
     @classmethod
@@ -464,10 +476,72 @@ class Mute(_Message):
     muted: bool = True
 
 
+# -- companion mode (docs/companion.md): a real table deals ------------------------------
+
+CardText = Annotated[str, Field(min_length=2, max_length=3)]
+"""A card as text (``"Ah"``, ``"Td"``, ``"10d"``)."""
+
+
+class DealRound(_Message):
+    """Companion mode: the cards of round ``round`` (:attr:`TableView.round` + 1) were dealt
+    at the real table; the antes due are posted and the declarations open
+    (:func:`gutskit.core.table.deal`). The host or the dealer
+    (:attr:`TableView.dealer`) sends it; :attr:`TableView.may_deal` says when."""
+
+    type: Literal["deal"] = "deal"
+    round: int
+
+
+class ShowCards(_Message):
+    """Companion mode, at the showdown of round ``round``: the cards ``seat`` shows
+    (``None``: the sender's own seat; only the host enters another seat's), and the
+    ghost hand / community card (host only) when the rules deal them. Entries are kept by
+    the server until every card :attr:`CompanionShowdown.seats` needs is in, then the
+    round is settled at once (:func:`gutskit.core.table.show_cards`); until then an
+    entry is seen only by whoever made it. A seat may enter again to correct its entry."""
+
+    type: Literal["show_cards"] = "show_cards"
+    round: int
+    seat: int | None = None
+    cards: list[CardText] | None = Field(None, max_length=10)
+    ghost: list[CardText] | None = Field(None, max_length=10)
+    community: list[CardText] | None = Field(None, max_length=10)
+
+
+class NameWinners(_Message):
+    """Companion mode, host: the table names the winners of round ``round`` instead of
+    entering cards (:func:`gutskit.core.table.name_winners`: ``winners`` (Hi-Lo: the high
+    side), ``low_winners`` (Hi-Lo), ``losers`` (``losers_pay = "worst"``); ``[]`` with a
+    ghost hand: the ghost won)."""
+
+    type: Literal["name_winners"] = "name_winners"
+    round: int
+    winners: list[int] = Field(max_length=10)
+    low_winners: list[int] = Field(default_factory=list, max_length=10)
+    losers: list[int] | None = Field(None, max_length=10)
+
+
+class CallMisdeal(_Message):
+    """Companion mode, host: round ``round`` is a misdeal (:func:`gutskit.core.table.misdeal`:
+    the antes stay, the same dealer deals again)."""
+
+    type: Literal["misdeal"] = "misdeal"
+    round: int
+
+
+class UndoRound(_Message):
+    """Companion mode, host: undo round ``round``, the last one settled, before the next
+    deal (:func:`gutskit.core.table.undo_round`: every chip back, kept in the history as
+    ``RoundUndone``)."""
+
+    type: Literal["undo_round"] = "undo_round"
+    round: int
+
+
 ClientMessage = Annotated[
     Hello | Join | Leave | Declare | PassCard | AddBot | Kick | Start | Pause | Resume | EndSession
     | Ping | ClientSeed | Rebuy | ApproveRebuy | DenyRebuy | SitOut | ComeBack | Chat | React
-    | Mute,
+    | Mute | DealRound | ShowCards | NameWinners | CallMisdeal | UndoRound,
     Field(discriminator="type"),
 ]
 """Any message a client may send."""
@@ -605,6 +679,7 @@ class RoomInfo(_Message):
         decision_seconds, reveal_seconds, seed_reveal: see :class:`CreateRoom`.
         spectators: number of connected spectators.
         rebuy_requests: pending rebuys (:class:`Rebuy`), by seat.
+        companion: a companion room (:attr:`CreateRoom.companion`): a real table deals.
     """
 
     room_id: str
@@ -618,6 +693,7 @@ class RoomInfo(_Message):
     seed_reveal: Literal["shown", "round", "session"]
     spectators: int
     rebuy_requests: list[RebuyRequest] = []
+    companion: bool = False
 
 
 class MatchQuote(_Message):
@@ -632,6 +708,59 @@ class MatchQuote(_Message):
     most: int
     pays: int
     eliminated: bool
+
+
+class ShownEntry(_Message):
+    """Companion mode: the cards one seat shows, as entered (:class:`ShowCards`)."""
+
+    seat: int
+    cards: list[str]
+
+
+class CompanionShowdown(_Message):
+    """Companion mode: what the showdown waits for (:func:`gutskit.core.table.showdown_needs`)
+    and what has been entered so far.
+
+    Attributes:
+        seats: the seats whose cards are needed, in order from the dealer's left.
+        in_seats: the seats that declared in (the winners a host may name are among them;
+            in a void round among ``seats``).
+        ghost, community: the rules deal a ghost hand / a community card: it is needed too.
+        entered: the seats whose cards are in (public: not which cards).
+        ghost_entered, community_entered: the ghost hand / community card is in.
+        mine: the entries the recipient made (its own, and the host's for others); what
+            others entered stays with them until the round is settled.
+        my_ghost, my_community: the ghost hand / community card, to the host who entered
+            them.
+    """
+
+    seats: list[int]
+    in_seats: list[int]
+    ghost: bool
+    community: bool
+    entered: list[int]
+    ghost_entered: bool = False
+    community_entered: bool = False
+    mine: list[ShownEntry] = Field(default_factory=list)
+    my_ghost: list[str] | None = None
+    my_community: list[str] | None = None
+
+
+class CompanionView(_Message):
+    """Companion mode (:attr:`TableView.companion`; ``None`` in a dealt room).
+
+    Attributes:
+        may_deal: the recipient may say the next round was dealt (:class:`DealRound`):
+            the host or the dealer, between rounds, when the driver can deal.
+        may_undo: host: the last round may be undone now (:class:`UndoRound`).
+        may_misdeal: host: a misdeal may be called now (:class:`CallMisdeal`).
+        showdown: at a showdown, what it waits for (else ``None``).
+    """
+
+    may_deal: bool = False
+    may_undo: bool = False
+    may_misdeal: bool = False
+    showdown: CompanionShowdown | None = None
 
 
 class TableView(_Message):
@@ -717,6 +846,7 @@ class TableView(_Message):
     next_antes: list[int] | None = None
     matches: list[MatchQuote] | None = None
     rebuy: int | None = None
+    companion: CompanionView | None = None
 
 
 class ChatLine(_Message):

@@ -47,7 +47,7 @@ from gutskit.core.history import event_to_dict
 from gutskit.core.rules import Rules, RulesError, rules_from_mapping
 from gutskit.core.views import SPECTATOR, SeatView, Viewer
 from gutskit.io.storage import StorageError
-from gutskit.server import fairness
+from gutskit.server import companion, fairness
 from gutskit.server.protocol import (
     CHAT_KEPT,
     PROTOCOL_VERSIONS,
@@ -186,18 +186,25 @@ class RoomSettings:
     decision_seconds: float
     reveal_seconds: float
     seed_reveal: str
+    companion: bool = False
+    """Companion mode (:mod:`gutskit.server.companion`): a real table deals."""
 
     def to_json(self) -> dict[str, Any]:
-        return {"rules": self.rules.to_dict(), "buy_in": self.buy_in,
-                "decision_seconds": self.decision_seconds,
-                "reveal_seconds": self.reveal_seconds, "seed_reveal": self.seed_reveal}
+        data: dict[str, Any] = {
+            "rules": self.rules.to_dict(), "buy_in": self.buy_in,
+            "decision_seconds": self.decision_seconds,
+            "reveal_seconds": self.reveal_seconds, "seed_reveal": self.seed_reveal}
+        if self.companion:
+            data["companion"] = True
+        return data
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> RoomSettings:
         return cls(rules=rules_from_mapping(data["rules"]), buy_in=int(data["buy_in"]),
                    decision_seconds=float(data["decision_seconds"]),
                    reveal_seconds=float(data["reveal_seconds"]),
-                   seed_reveal=str(data["seed_reveal"]))
+                   seed_reveal=str(data["seed_reveal"]),
+                   companion=bool(data.get("companion", False)))
 
 
 def _fail(code: str, message: str) -> ProtocolError:
@@ -329,6 +336,8 @@ class Room:
         self.returning: set[int] = set()
         """Seats away whose return was asked for in the middle of a game (made when the
         next game starts: :func:`gutskit.core.table.can_come_back`)."""
+        self.desk = companion.Desk()
+        """Companion mode: the cards entered at the showdown so far."""
         self.clients: set[Client] = set()
         self.lock = asyncio.Lock()
         self.deadline: float | None = None
@@ -374,6 +383,7 @@ class Room:
             spectators=sum(1 for c in self.clients if c.seat is None),
             rebuy_requests=[RebuyRequest(seat=seat, chips=chips, approved=approved)
                             for seat, (chips, approved) in sorted(self.rebuys.items())],
+            companion=self.settings.companion,
         )
 
     def viewer(self, seat: int | None) -> Viewer:
@@ -387,8 +397,11 @@ class Room:
         """The table as ``seat`` (``None`` = spectator) may see it; ``None`` in the lobby."""
         if self.state is None:
             return None
-        return table_view(self.state, views.view(self.state, self.viewer(seat)),
-                          self._time_left())
+        shown = table_view(self.state, views.view(self.state, self.viewer(seat)),
+                           self._time_left())
+        if not self.settings.companion:
+            return shown
+        return shown.model_copy(update={"companion": companion.view(self, self.state, seat)})
 
     def visible(self, events: Sequence[Event], seat: int | None) -> list[dict[str, Any]]:
         """``events`` (the last ones of the session) as ``seat`` may see them (JSON
@@ -527,6 +540,8 @@ class Room:
             self._rebuy(client, message)
         elif isinstance(message, SitOut | ComeBack):
             await self._away(client, isinstance(message, SitOut))
+        elif isinstance(message, companion.MESSAGES):
+            await companion.handle(self, client, message)
         else:
             await self._host_command(client, message)
 
@@ -675,6 +690,8 @@ class Room:
         self._send_all(line)
 
     async def _add_bot(self, style: str) -> None:
+        if self.settings.companion:
+            raise _fail("illegal_action", "a companion room plays with real cards: no bots")
         if self.status != "lobby":
             raise _fail("not_in_lobby", "bots can join only before the session starts")
         if len(self.seats) >= MAX_SEATS:
@@ -836,20 +853,25 @@ class Room:
             raise _fail("illegal_action", "Guts needs at least 2 seated players")
         start = engine.start_event([s.name for s in self.seats], self.settings.buy_in,
                                    dealer=self.manager.first_dealer(len(self.seats)),
-                                   rules=self.settings.rules)
+                                   rules=self.settings.rules,
+                                   companion=self.settings.companion)
         self.session_id = await self.store.run(self.store.start_session, self.room_id, start)
         self.events = [start]
         self.state = engine.evolve(None, start)
         self.status = "playing"
         self._broadcast_room()
         self._broadcast_events([start])
-        await self._deal()
+        if self.settings.companion:
+            self._broadcast_state()  # a real table deals: the dealer's phone says when
+        else:
+            await self._deal()
 
     async def _deal(self) -> None:
         """Deal the next round (commitment first), or end the session if it cannot go on."""
         state = self.state
         assert state is not None and self.session_id is not None
-        if self.status != "playing" or self.paused or state.phase is not Phase.DEAL:
+        if (self.status != "playing" or self.paused or state.phase is not Phase.DEAL
+                or self.settings.companion):  # a real table deals: companion.handle
             return
         state, bought = self._take_rebuys(state)
         state, back = self._take_returns(state)
@@ -1127,7 +1149,8 @@ class Room:
         end_events = [e for e in events if isinstance(e, SessionEnded)]
         reveal: list[int] = []
         v1 = self.settings.seed_reveal != "shown"
-        if resolved and self.settings.seed_reveal == "round":
+        if resolved and self.settings.seed_reveal == "round" \
+                and state.round_number in self.deals:
             reveal.append(state.round_number)
         if state.phase is Phase.OVER and v1:
             reveal = [r for r, d in self.deals.items() if not d.revealed]
@@ -1210,7 +1233,7 @@ class Room:
     def _start_timer(self) -> None:
         """(Re)start the decision timer when the round, phase or turn changed."""
         key = self._current_key()
-        if self.paused:
+        if self.paused or self.settings.companion:  # companion: no clock at a real table
             self._cancel(self._timer)
             self.deadline = None
             self._timer_key = None
@@ -1279,7 +1302,7 @@ class Room:
             await self._persist_and_send(state, events, None)
 
     def _schedule_deal(self) -> None:
-        if self.paused or self.status != "playing":
+        if self.paused or self.status != "playing" or self.settings.companion:
             return
         if not self.clients:
             # Nobody is connected: the table waits before the next deal (a room of bots
@@ -1525,14 +1548,15 @@ class RoomManager:
         settings = RoomSettings(rules=rules, buy_in=request.buy_in,
                                 decision_seconds=request.decision_seconds,
                                 reveal_seconds=request.reveal_seconds,
-                                seed_reveal=request.seed_reveal)
+                                seed_reveal=request.seed_reveal,
+                                companion=request.companion)
         token = secrets.token_urlsafe(24)
         host = SeatRow(seat=0, name=name, token_hash=hash_token(token), bot_style=None,
                        host=True, kicked=False)
         room_id = _room_id()
         await self.store.run(self.store.create_room, room_id, settings.to_json(), host)
         room = Room(self, room_id, settings, [host])
-        if settings.seed_reveal == "shown":  # round 1 is committed to in the lobby
+        if settings.seed_reveal == "shown" and not settings.companion:  # round 1 committed
             first = self.new_commitment(1)
             await self.store.run(self.store.put_deal, room_id, first)
             room.deals[1] = first

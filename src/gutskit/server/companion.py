@@ -1,0 +1,301 @@
+"""Companion mode online (issue 10 part 1, docs/companion.md): a room in which gutskit does
+not deal.
+
+The cards are dealt at a real table; the phones are the fists and the chips. What the
+table may do and when is asked of the table driver (:mod:`gutskit.core.table`): the deal
+(unseen hands, the antes due), the declarations (the same messages as a dealt room), the
+showdown (:func:`gutskit.core.table.showdown_needs`, :func:`~gutskit.core.table.show_cards`,
+:func:`~gutskit.core.table.name_winners`), misdeals and the undo of the last round. This
+module only handles the messages and keeps the cards entered at a showdown until every
+one needed is in (:class:`Desk`); no rule is restated here.
+
+Who sees what: everything the table driver records is an event and goes through
+:func:`gutskit.core.views.redacted_history` like any other (the cards shown at a showdown
+are public once the round is settled). Before that, an entry is seen only by the
+connection(s) of the seat that made it (its own cards, or the host's entries for others);
+the others see only *which* seats have entered (:class:`CompanionShowdown.entered`).
+Entries are not stored: a server restarted in the middle of a showdown asks for them
+again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from gutskit.core import table as driver
+from gutskit.core.cards import Card, CardError, card_name, parse_card
+from gutskit.core.engine import GameState, Phase
+from gutskit.core.events import Event
+from gutskit.server.protocol import (
+    CallMisdeal,
+    CompanionShowdown,
+    CompanionView,
+    DealRound,
+    NameWinners,
+    ProtocolError,
+    ShowCards,
+    ShownEntry,
+    UndoRound,
+)
+
+__all__ = ["MESSAGES", "Desk", "handle", "view"]
+
+MESSAGES = (DealRound, ShowCards, NameWinners, CallMisdeal, UndoRound)
+"""The client messages of companion mode (:func:`handle`)."""
+
+CompanionMessage = DealRound | ShowCards | NameWinners | CallMisdeal | UndoRound
+
+
+@dataclass
+class Desk:
+    """The cards entered at the showdown of round ``round`` so far (not yet settled).
+
+    Attributes:
+        round: the round the entries belong to (other rounds' entries are dropped).
+        hands: seat -> (its cards, the seat that entered them).
+        ghost, community: (the cards, the seat that entered them), or ``None``.
+    """
+
+    round: int = 0
+    hands: dict[int, tuple[tuple[Card, ...], int]] = field(default_factory=dict)
+    ghost: tuple[tuple[Card, ...], int] | None = None
+    community: tuple[tuple[Card, ...], int] | None = None
+
+    def at(self, round_number: int) -> Desk:
+        """This desk if it holds round ``round_number``'s entries, else a fresh one."""
+        return self if self.round == round_number else Desk(round=round_number)
+
+
+class Client(Protocol):
+    """A connection (:class:`gutskit.server.rooms.Client`): its seat, ``None`` = spectator."""
+
+    seat: int | None
+
+
+class Room(Protocol):
+    """What this module uses of a :class:`gutskit.server.rooms.Room` (the room's authority;
+    its lock is held by the caller)."""
+
+    settings: Any
+    seats: Any
+    status: str
+    paused: bool
+    state: GameState | None
+    desk: Desk
+
+    async def _persist_and_send(self, state: GameState, events: list[Event],
+                                action: tuple[str, int, int] | None) -> None: ...
+
+    def _take_rebuys(self, state: GameState) -> tuple[GameState, list[Event]]: ...
+
+    def _take_returns(self, state: GameState) -> tuple[GameState, list[Event]]: ...
+
+    async def _end(self, reason: str) -> None: ...
+
+    def _broadcast_room(self) -> None: ...
+
+    def _broadcast_state(self) -> None: ...
+
+
+def _fail(code: str, message: str) -> ProtocolError:
+    return ProtocolError(code, message)
+
+
+def _cards(text: Sequence[str], what: str) -> tuple[Card, ...]:
+    try:
+        return tuple(parse_card(c) for c in text)
+    except CardError as error:
+        raise _fail("bad_message", f"show_cards.{what}: {error}") from None
+
+
+def _names(cards: Sequence[Card]) -> list[str]:
+    return [card_name(c) for c in cards]
+
+
+def _is_host(room: Room, client: Client) -> bool:
+    return client.seat is not None and room.seats[client.seat].host
+
+
+def _playing(room: Room, client: Client) -> GameState:
+    """The state of a companion room in play, for a seated connection.
+
+    Raises:
+        ProtocolError: ``illegal_action`` (not a companion room), ``not_seated``,
+            ``not_playing``.
+    """
+    if not room.settings.companion:
+        raise _fail("illegal_action", "this room deals its own cards (not a companion room)")
+    if client.seat is None:
+        raise _fail("not_seated", "a spectator cannot act; join first")
+    if room.status != "playing" or room.state is None:
+        raise _fail("not_playing", "the session is not in play")
+    return room.state
+
+
+def _round(state: GameState, number: int, phase: Phase) -> None:
+    if state.round_number != number or state.phase is not phase:
+        raise _fail("stale_round", f"round {number} is not in the {phase.value} phase: round "
+                    f"{state.round_number} is in the {state.phase.value} phase")
+
+
+def _host_only(room: Room, client: Client, what: str) -> None:
+    if not _is_host(room, client):
+        raise _fail("not_host", f"only the host may {what}")
+
+
+async def handle(room: Room, client: Client, message: CompanionMessage) -> None:
+    """Apply one companion-mode message (the caller holds the room's lock).
+
+    Raises:
+        ProtocolError: refused (``not_host``, ``not_seated``, ``not_playing``,
+            ``stale_round``, ``bad_message`` for a card that is not one,
+            ``illegal_action`` with the table driver's reason); nothing changed.
+    """
+    state = _playing(room, client)
+    if isinstance(message, DealRound):
+        await _deal(room, client, state, message.round)
+    elif isinstance(message, ShowCards):
+        await _show(room, client, state, message)
+    elif isinstance(message, NameWinners):
+        _host_only(room, client, "name the winners")
+        _round(state, message.round, Phase.SHOWDOWN)
+        winners, low = list(message.winners), list(message.low_winners)
+        losers = None if message.losers is None else list(message.losers)
+        problem = driver.can_name_winners(state, winners, low_winners=low, losers=losers)
+        if problem is not None:
+            raise _fail("illegal_action", problem)
+        room.desk = Desk()
+        await room._persist_and_send(*driver.name_winners(
+            state, winners, low_winners=low, losers=losers), None)
+    elif isinstance(message, CallMisdeal):
+        _host_only(room, client, "call a misdeal")
+        if state.round_number != message.round:
+            raise _fail("stale_round", f"round {message.round} is not the round being "
+                        f"played (round {state.round_number})")
+        problem = driver.can_misdeal(state)
+        if problem is not None:
+            raise _fail("illegal_action", problem)
+        room.desk = Desk()
+        await room._persist_and_send(*driver.misdeal(state, "misdeal called by the host"),
+                                     None)
+    else:
+        _host_only(room, client, "undo a round")
+        _round(state, message.round, Phase.DEAL)
+        problem = driver.can_undo_round(state)
+        if problem is not None:
+            raise _fail("illegal_action", problem)
+        await room._persist_and_send(*driver.undo_round(state, "undone by the host"), None)
+
+
+async def _deal(room: Room, client: Client, state: GameState, number: int) -> None:
+    """The host or the dealer says round ``number`` was dealt: approved rebuys and returns
+    first, then the deal (the session ends when the driver says it cannot go on)."""
+    assert client.seat is not None
+    if not _is_host(room, client) and client.seat != state.dealer:
+        raise _fail("not_host", f"only the host or the dealer ({state.names[state.dealer]}) "
+                    "says the cards are dealt")
+    if room.paused:
+        raise _fail("illegal_action", "the table is paused")
+    if state.phase is not Phase.DEAL or number != state.round_number + 1:
+        raise _fail("stale_round", f"round {number} cannot be dealt now: round "
+                    f"{state.round_number} is in the {state.phase.value} phase")
+    state, bought = room._take_rebuys(state)
+    state, back = room._take_returns(state)
+    status = driver.status(state)
+    if status.step is driver.Step.END:
+        if bought or back:
+            await room._persist_and_send(state, [*bought, *back], None)
+        await room._end(status.reason or "fewer than two players left with chips")
+        return
+    problem = driver.can_deal(state)
+    if problem is not None:
+        if bought or back:
+            await room._persist_and_send(state, [*bought, *back], None)
+        raise _fail("illegal_action", problem)
+    new, events = driver.deal(state)
+    room.desk = Desk()
+    await room._persist_and_send(new, [*bought, *back, *events], None)
+    room._broadcast_room()  # rebuy requests taken, seats back
+
+
+async def _show(room: Room, client: Client, state: GameState, message: ShowCards) -> None:
+    _round(state, message.round, Phase.SHOWDOWN)
+    assert client.seat is not None
+    needs = driver.showdown_needs(state)
+    assert needs is not None
+    host = _is_host(room, client)
+    desk = room.desk.at(state.round_number)
+    hands = dict(desk.hands)
+    ghost, community = desk.ghost, desk.community
+    if message.cards is not None:
+        seat = client.seat if message.seat is None else message.seat
+        if seat != client.seat and not host:
+            raise _fail("not_host", "only the host enters another player's cards")
+        if seat not in needs.seats:
+            name = state.names[seat] if 0 <= seat < state.n_seats else f"seat {seat}"
+            raise _fail("illegal_action", f"the cards of {name!r} are not needed at this "
+                        "showdown")
+        cards = _cards(message.cards, "cards")
+        if len(cards) != state.rules.cards_per_hand:
+            raise _fail("illegal_action", f"a hand has {state.rules.cards_per_hand} cards, "
+                        f"not {len(cards)} ({' '.join(message.cards)})")
+        hands[seat] = (cards, client.seat)
+    for what, given, needed in (("ghost", message.ghost, needs.ghost),
+                                ("community", message.community, needs.community)):
+        if given is None:
+            continue
+        if not host:
+            raise _fail("not_host", f"only the host enters the {what} cards")
+        if not needed:
+            raise _fail("illegal_action", f"the rules of this table deal no {what} cards")
+        entry = (_cards(given, what), client.seat)
+        if what == "ghost":
+            ghost = entry
+        else:
+            community = entry
+    complete = (all(s in hands for s in needs.seats) and (ghost is not None or not needs.ghost)
+                and (community is not None or not needs.community))
+    if complete:
+        shown = {s: hands[s][0] for s in needs.seats}
+        ghost_cards = None if ghost is None else ghost[0]
+        community_cards = None if community is None else community[0]
+        problem = driver.can_show_cards(state, shown, ghost=ghost_cards,
+                                        community=community_cards)
+        if problem is not None:
+            raise _fail("illegal_action", problem)
+        room.desk = Desk()
+        await room._persist_and_send(*driver.show_cards(
+            state, shown, ghost=ghost_cards, community=community_cards), None)
+        return
+    room.desk = Desk(round=state.round_number, hands=hands, ghost=ghost, community=community)
+    room._broadcast_state()
+
+
+def view(room: Room, state: GameState, seat: int | None) -> CompanionView:
+    """What recipient ``seat`` (``None``: a spectator) may know of the companion table now
+    (:attr:`gutskit.server.protocol.TableView.companion`)."""
+    host = seat is not None and 0 <= seat < len(room.seats) and room.seats[seat].host
+    playing = room.status == "playing" and not room.paused
+    may_deal = (playing and seat is not None and (host or seat == state.dealer)
+                and driver.status(state).step is driver.Step.DEAL)
+    showdown = None
+    needs = driver.showdown_needs(state)
+    if needs is not None:
+        desk = room.desk.at(state.round_number)
+        mine = [ShownEntry(seat=s, cards=_names(cards))
+                for s, (cards, by) in sorted(desk.hands.items()) if seat is not None and by == seat]
+        showdown = CompanionShowdown(
+            seats=list(needs.seats), in_seats=list(needs.in_seats), ghost=needs.ghost,
+            community=needs.community, entered=sorted(desk.hands),
+            ghost_entered=desk.ghost is not None, community_entered=desk.community is not None,
+            mine=mine,
+            my_ghost=_names(desk.ghost[0]) if desk.ghost and desk.ghost[1] == seat else None,
+            my_community=(_names(desk.community[0])
+                          if desk.community and desk.community[1] == seat else None))
+    return CompanionView(
+        may_deal=may_deal,
+        may_undo=host and playing and driver.can_undo_round(state) is None,
+        may_misdeal=host and room.status == "playing" and driver.can_misdeal(state) is None,
+        showdown=showdown)
