@@ -9,19 +9,24 @@ to the same stacks.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 import pytest
 from server_support import Player, Server, running_server
+from typer.testing import CliRunner
 
+from gutskit.cli.app import app
 from gutskit.core import engine
 from gutskit.core.events import Declared
 from gutskit.core.history import DeclarationSealed, load_records
 from gutskit.core.referee import referee_file, settle
 
 Table = dict[str, Any]
+RUNNER = CliRunner(env={"FORCE_COLOR": None, "TTY_COMPATIBLE": None, "COLUMNS": "120",
+                        "GUTSKIT_DB": None})
 
 
 @pytest.fixture(scope="module")
@@ -155,6 +160,10 @@ class Phones:
         assert result["stacks"] == self.stacks()
         assert (result["pot"], result["reserve"]) == (state.pot, state.reserve)
         assert settle(referee_file(full))["stacks"] == self.stacks()
+        # `guts referee` reads the download itself
+        done = RUNNER.invoke(app, ["referee", str(path), "--json"])
+        assert done.exit_code == 0, done.output
+        assert json.loads(done.output)["stacks"] == self.stacks()
         # a spectator's copy holds the same but Ana's own sealed declarations
         public = load_records_text(self.server.get(
             f"/api/rooms/{self.room_id}/history.jsonl").text, tmp_path)

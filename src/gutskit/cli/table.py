@@ -123,8 +123,9 @@ def _read_referee_input(file: str) -> Any:
 
 
 def _history_file(text: str, where: str) -> dict[str, Any] | None:
-    """A hand history in JSON Lines (``guts history ID --json``, a companion session) as a
-    referee file (:func:`gutskit.core.referee.referee_file`), or ``None`` when ``text`` is
+    """A hand history in JSON Lines (``guts history ID --json``, a companion session; also
+    a viewer's copy, the ``history.jsonl`` download of a companion room) as a referee file
+    (:func:`gutskit.core.referee.referee_file`), or ``None`` when ``text`` is
     not one (its first line is not a ``SessionStarted`` event)."""
     first = text.lstrip().partition("\n")[0]
     if not first.startswith("{") or '"SessionStarted"' not in first:
@@ -135,15 +136,15 @@ def _history_file(text: str, where: str) -> dict[str, Any] | None:
         return None
     if not (isinstance(head, dict) and head.get("type") == "SessionStarted"):
         return None
-    from gutskit.core.history import HistoryError, event_from_dict
+    from gutskit.core.history import HistoryError, Record, record_from_dict
     from gutskit.core.referee import referee_file
 
-    events = []
+    events: list[Record] = []
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
         try:
-            events.append(event_from_dict(json.loads(line)))
+            events.append(record_from_dict(json.loads(line)))
         except (ValueError, HistoryError) as error:
             raise HistoryError(f"{where}:{number}: {error}") from None
     return referee_file(events)
