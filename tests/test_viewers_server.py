@@ -215,6 +215,11 @@ def play_companion_room(server: Server, name: str, seed: int) -> tuple[str, dict
     watcher.send({"type": "show_cards", "round": 1, "cards": ["As", "Ks", "Qs"]})
     watcher.expect("error")
     ana.send({"type": "start"})
+    ben.send({"type": "chat", "text": "good luck"})  # the chat of a dealt room (CHAT)
+    ana.send({"type": "react", "emoji": "🍀"})
+    watcher.send({"type": "chat", "text": "hello"})
+    ana.send({"type": "mute", "seat": 1})
+    ana.send({"type": "mute", "seat": 1, "muted": False})
     phones = {0: ana, 1: ben}
     table = ana.state(lambda t: t["round"] == 0)
     actions = 0
