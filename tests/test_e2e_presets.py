@@ -13,6 +13,9 @@ browser contexts per test):
   the default provably fair one, mixed with the browsers' client seeds).
 * A spectator watches by the invite link in a second browser context.
 
+A screenshot of Ana's page at the showdown goes to ``$GUTSKIT_E2E_SHOTS`` (or the test's
+temporary folder).
+
 The values the pages must show are the server's: the full (unredacted) hand history of
 the room (``Room.events``) for the dealt and shown cards, the winners, the ghost hand and
 the community card; ``ledger.json`` for the stacks; the stacks on the page, the pot and the
@@ -25,6 +28,7 @@ after it, only the cards the round's public result shows.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -235,6 +239,12 @@ def test_preset_to_a_showdown_in_chromium(browser: Browser, server: Server, pres
         expect(page.locator("#ledger-table tbody tr td:nth-child(3)")).to_have_text(
             [str(chips) for chips in stacks], timeout=WAIT)
         expect(page.locator("#ledger-pot")).to_have_text(str(pot + reserve), timeout=WAIT)
+
+    ana.wait_for_function(  # the reveal's card turn is over
+        "() => document.getAnimations().every(a => a.playState !== 'running')", timeout=WAIT)
+    folder = Path(os.environ.get("GUTSKIT_E2E_SHOTS") or tmp_path)
+    folder.mkdir(parents=True, exist_ok=True)
+    ana.screenshot(path=str(folder / f"preset-{preset}.png"), full_page=True)
 
     # --- What each page ever showed, and when. ------------------------------------------
     deciding_phases = {"none", "pass", "declare"}
