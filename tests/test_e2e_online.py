@@ -169,6 +169,8 @@ def test_bots_chosen_by_style_show_it_beside_the_name(browser: Browser, shots: P
         page.context.add_init_script(
             f"localStorage.setItem('gutskit.seat.{room_id}', '{created['token']}')")
         page.goto(f"{server.http}/r/{room_id}")
+        # (wait for the lobby: all_inner_texts does not wait, and a loaded machine renders late)
+        expect(page.locator("#bot-style option")).to_have_count(5, timeout=WAIT)
         options = page.locator("#bot-style option").all_inner_texts()
         assert options == ["equilibrium (strongest)", "standard", "exploitative (learns your play)",
                            "cautious", "loose"], options
