@@ -57,8 +57,8 @@ PAGES: dict[str, dict[str, str]] = {
         "title": "Hi-Lo Guts (`hi_lo`)",
         "rule": "The pot is played for twice at once: half for the best hand, half for the "
                 "lowest. Players declare `high`, `low`, `both` or `out` (German/French "
-                "rule book). The rule books give no more, so gutskit follows the usual declare-game "
-                "practice, below.",
+                "rule book). The rule books give no more, so gutskit follows the usual "
+                "declare-game practice, below.",
         "example": "Pot 9: the high half is 5 (the odd chip goes high), the low half 4. Ana "
                    "declares high with aces, Ben low with 7-4-2, Cleo low with 8-5-3, Dev "
                    "both with K-Q-6. Dev neither beats the aces nor goes under 7-4-2, so he "
