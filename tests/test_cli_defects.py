@@ -308,7 +308,7 @@ def test_output_path_that_cannot_be_written_is_refused_before_the_run(
 
     target = tmp_path / "plot.png"
     options.check_output_path(target, "plot file", (".png",))  # writable: no error
-    monkeypatch.setattr(options.os, "access", lambda *_args, **_kw: False)
+    monkeypatch.setattr("gutskit.cli.options.os.access", lambda *_args, **_kw: False)
     with pytest.raises(UsageProblem) as err:
         options.check_output_path(target, "plot file", (".png",))
     assert str(err.value) == f"plot file {str(target)!r} cannot be written (permission denied)"
