@@ -395,3 +395,26 @@ def test_a_dealt_room_refuses_companion_messages_and_a_companion_room_refuses_bo
     assert t.host.expect("error")["code"] in ("illegal_action", "not_in_lobby")
     assert t.table["time_left"] is None  # no clock at a real table
     t.close()
+
+
+def test_the_host_undoes_a_round_at_its_showdown(server: Server) -> None:
+    t = Phones(server, ["Ana", "Ben"], 10, {})
+    # Antes 1 each -> 9, 9, pot 2; both in; at the showdown the table finds a card was
+    # missing: the host undoes the round: the antes go back (10, 10, pot 0), Ana deals
+    # round 1 again.
+    t.deal()
+    t.declare({"Ana": "in", "Ben": "in"})
+    assert t.table["phase"] == "showdown" and t.table["companion"]["may_undo"] is True
+    t.phone("Ben").send({"type": "show_cards", "round": 1, "cards": ["2c", "3c", "4c"]})
+    t.host.send({"type": "undo_round", "round": 1})
+    t.wait(lambda v: v["round"] == 0)
+    assert t.stacks() == {"Ana": 10, "Ben": 10} and t.pot() == 0 and t.dealer() == "Ana"
+    assert t.table["companion"]["showdown"] is None and t.table["companion"]["may_deal"]
+    # the round is played again under its number; Ben's old entry is gone
+    t.deal()
+    t.declare({"Ana": "in", "Ben": "in"})
+    showdown: Any = t.table["companion"]["showdown"]
+    assert showdown["entered"] == []
+    t.show({"Ana": "Ah Ad 2c", "Ben": "Kh Kd 3c"})
+    assert t.stacks() == {"Ana": 11, "Ben": 7} and t.pot() == 2
+    t.close()

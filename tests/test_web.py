@@ -50,9 +50,10 @@ def test_no_file_is_loaded_from_elsewhere() -> None:
 
 def test_every_language_has_every_text_with_the_same_placeholders() -> None:
     english = json.loads((STATIC / "i18n" / "en.json").read_text(encoding="utf-8"))
-    used = set(re.findall(r"\bt\(\"([\w.]+)\"", (STATIC / "app.js").read_text(encoding="utf-8")))
-    used |= {f"{k}_other" for k in re.findall(r"\btn\(\"(\w+)\"",
-                                               (STATIC / "app.js").read_text(encoding="utf-8"))}
+    scripts = "".join((STATIC / name).read_text(encoding="utf-8")
+                      for name in ("app.js", "companion.js"))
+    used = set(re.findall(r"\bt\(\"([\w.]+)\"", scripts))
+    used |= {f"{k}_other" for k in re.findall(r"\btn\(\"(\w+)\"", scripts)}
     assert used - set(english) == set()
     for language in LANGUAGES[1:]:
         texts = json.loads((STATIC / "i18n" / f"{language}.json").read_text(encoding="utf-8"))

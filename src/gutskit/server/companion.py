@@ -182,10 +182,13 @@ async def handle(room: Room, client: Client, message: CompanionMessage) -> None:
                                      None)
     else:
         _host_only(room, client, "undo a round")
-        _round(state, message.round, Phase.DEAL)
+        if state.round_number != message.round:
+            raise _fail("stale_round", f"round {message.round} is not the last round (round "
+                        f"{state.round_number})")
         problem = driver.can_undo_round(state)
         if problem is not None:
             raise _fail("illegal_action", problem)
+        room.desk = Desk()
         await room._persist_and_send(*driver.undo_round(state, "undone by the host"), None)
 
 

@@ -530,9 +530,9 @@ class CallMisdeal(_Message):
 
 
 class UndoRound(_Message):
-    """Companion mode, host: undo round ``round``, the last one settled, before the next
-    deal (:func:`gutskit.core.table.undo_round`: every chip back, kept in the history as
-    ``RoundUndone``)."""
+    """Companion mode, host: undo round ``round``, the last one (settled and not followed
+    by a deal, or still in progress; :func:`gutskit.core.table.undo_round`: every chip
+    back, kept in the history as ``RoundUndone``)."""
 
     type: Literal["undo_round"] = "undo_round"
     round: int

@@ -4,6 +4,7 @@
 import { cardHtml, backHtml, escapeHtml as esc, handHtml, handText } from "./cards.js";
 import { LANGUAGES, has, language, pickLanguage, setLanguage, t, tn } from "./i18n.js";
 import { Connection } from "./net.js";
+import * as companion from "./companion.js";
 
 const PROTOCOL = 2; // docs/protocol.md: one frame (a JSON array of messages) per change
 // The bots a host may seat, by style and strength (protocol.BotStyle).
@@ -192,6 +193,8 @@ async function startHome(badLink = null) {
         <label>${esc(t("decision_seconds"))}<input id="decision-seconds" type="number" min="1" max="600" step="1" value="30" required></label>
         <label>${esc(t("reveal_seconds"))}<input id="reveal-seconds" type="number" min="0" max="60" step="0.5" value="3" required></label>
       </div>
+      <label class="companion-switch"><input type="checkbox" id="companion-mode">
+        <span><strong>${esc(t("comp_switch"))}</strong><small>${esc(t("comp_switch_help"))}</small></span></label>
       <label>${esc(t("seed_reveal"))}
         <select id="seed-reveal"><option value="shown">${esc(t("seed_shown"))}</option>
         <option value="round">${esc(t("seed_round"))}</option>
@@ -216,6 +219,11 @@ async function startHome(badLink = null) {
   presetSelect.onchange = fill;
   fill();
   $("#create").onsubmit = (event) => { event.preventDefault(); createRoom(); };
+  $("#companion-mode").onchange = (event) => { // no timer, no deck at a real table
+    for (const id of ["#decision-seconds", "#reveal-seconds", "#seed-reveal"]) {
+      $(id).closest("label").hidden = event.target.checked;
+    }
+  };
   const linkError = $("#link-error");
   if (badLink) {
     linkError.textContent = t("bad_link", { link: badLink });
@@ -299,6 +307,7 @@ async function createRoom() {
     reveal_seconds: Number($("#reveal-seconds").value),
     seed_reveal: $("#seed-reveal").value,
   };
+  if ($("#companion-mode").checked) body.companion = true; // a real table deals
   $("#create-button").disabled = true;
   try {
     const created = await getJson("/api/rooms", {
@@ -365,6 +374,7 @@ function startRoom(roomId) {
     },
   });
   S.conn.open();
+  companion.setup({ S, send, render: renderRoom });
   getJson("/api/rules").then((meta) => { S.rulesMeta = meta; renderRoom(); }).catch(() => {});
   window.gutskit = { state: S, drop: () => S.conn.drop() }; // for the end-to-end tests
 }
@@ -748,16 +758,16 @@ function lobbyHtml() {
       <button id="join-button" class="primary" type="submit">${esc(t("take_seat"))}</button></form>`;
   } else if (S.host) {
     actions = `<div class="host-lobby">
-      <label>${esc(t("bot_style"))}<select id="bot-style">${BOT_STYLES.map((b) => `
+      ${room.companion ? `<p class="hint" id="comp-lobby-hint">${esc(t("comp_lobby_hint"))}</p>` : `<label>${esc(t("bot_style"))}<select id="bot-style">${BOT_STYLES.map((b) => `
         <option value="${b}"${b === "standard" ? " selected" : ""}>${esc(t(`bot.${b}`))}</option>`).join("")}</select></label>
-      <button type="button" id="add-bot">${esc(t("add_bot"))}</button>
+      <button type="button" id="add-bot">${esc(t("add_bot"))}</button>`}
       <button type="button" id="start" class="primary"${room.seats.length < 2 ? " disabled" : ""}>${esc(t("start"))}</button>
       ${room.seats.length < 2 ? `<p class="hint">${esc(t("need_two"))}</p>` : ""}</div>`;
   } else {
     actions = `<p>${esc(t("wait_for_host"))}</p><button type="button" id="leave">${esc(t("leave_seat"))}</button>`;
   }
   return `<div class="lobby panel">
-    <h2>${esc(t("lobby"))}</h2>
+    <h2>${esc(t("lobby"))}${room.companion ? ` <span class="tag comp-badge" id="comp-badge">${esc(t("comp_badge"))}</span>` : ""}</h2>
     <div class="invite">
       <label for="invite">${esc(t("invite_link"))}</label>
       <div class="copyrow"><input id="invite" readonly value="${esc(inviteUrl())}">
@@ -1020,6 +1030,7 @@ function meHtml() {
   if (S.seat == null) return `<p class="hint">${esc(t("watching"))}</p>`;
   const parts = [];
   const hand = table.hand;
+  if (S.room.companion) parts.push(companion.meHtml()); // a real table deals
   if (hand && hand.length) {
     const desc = handName(hand.join(" "));
     const passing = table.phase === "pass" && !table.passed_card;
@@ -1037,7 +1048,7 @@ function meHtml() {
     }
     if (table.passed_card) parts.push(`<p class="hint">${esc(t("you_pass", { card: handText([table.passed_card]) }))}</p>`);
     if (table.received_card) parts.push(`<p class="hint">${esc(t("you_received", { card: handText([table.received_card]) }))}</p>`);
-  } else if (hand && !hand.length && table.phase === "declare") {
+  } else if (hand && !hand.length && table.phase === "declare" && !S.room.companion) {
     parts.push(`<div class="my-hand" id="my-hand">${backHtml("big").repeat(S.room.rules.cards_per_hand)}</div><p class="hint">${esc(t("no_peek"))}</p>`);
   }
   let byHand = parts.length; // where the coach's note goes: right under the hand
@@ -1059,7 +1070,7 @@ function meHtml() {
       if (desc) parts.push(`<div class="my-desc">${esc(desc)}</div>`);
       byHand = parts.length;
     }
-    if (table.phase === "deal" && !S.room.paused) parts.push(`<p class="hint">${esc(t("next_deal"))}</p>`);
+    if (table.phase === "deal" && !S.room.paused && !S.room.companion) parts.push(`<p class="hint">${esc(t("next_deal"))}</p>`);
   }
   parts.push(rebuyHtml(table));
   parts.push(seatActionsHtml());
@@ -1169,7 +1180,9 @@ function ledgerHtml() {
     ${ledger.final ? `<h4>${esc(t("settle_up"))}</h4><ul class="transfers" id="transfers">${transfers || `<li>${esc(t("nothing_owed"))}</li>`}</ul>` : ""}
     <p class="downloads"><a href="/api/rooms/${S.roomId}/ledger.csv" download id="dl-ledger">${esc(t("download_ledger"))}</a>
     <a href="/api/rooms/${S.roomId}/history.jsonl${token}" download id="dl-history">${esc(t("download_history"))}</a>
-    <a href="/api/rooms/${S.roomId}/fairness.json${token}" download id="dl-fairness">${esc(t("download_fairness"))}</a></p>`;
+    ${S.room.companion // a real table deals: no deck to prove; the session as a `guts referee` file
+    ? `<a href="/api/rooms/${S.roomId}/referee.json${token}" download id="dl-referee">${esc(t("comp_download_referee"))}</a>`
+    : `<a href="/api/rooms/${S.roomId}/fairness.json${token}" download id="dl-fairness">${esc(t("download_fairness"))}</a>`}</p>`;
 }
 
 function logLine(e, names, round, decls = null) {
@@ -1203,6 +1216,9 @@ function logLine(e, names, round, decls = null) {
     case "SeatLeft": return t("log_seat_left", { name: who(e.seat) });
     case "SeatRemoved": return t("log_seat_removed", { name: who(e.seat) });
     case "Misdealt": return t("log_misdeal");
+    case "CardsShown": return t("log_cards_shown");
+    case "WinnersNamed": return t("log_winners_named", { names: e.winners.map(who).join(", ") || t("ghost") });
+    case "RoundUndone": return t("log_round_undone", { n: e.round });
     case "PassSealed":
     case "PassChosen": return t("log_pass_chosen", { name: who(e.seat) });
     case "PassSeen":
@@ -1219,6 +1235,7 @@ function logHtml() {
   S.events.forEach((e) => {
     if (!e) return;
     if (e.type === "CardsDealt") round += 1;
+    if (e.type === "RoundUndone") round = e.round - 1; // companion: dealt again, same number
     if (e.type === "DeclarationsRevealed") decls = e.declarations;
     lines.push(`<li class="log-${e.type}">${esc(logLine(e, names, round, decls))}</li>`);
   });
@@ -1249,6 +1266,7 @@ function rulesHtml() {
 
 function bindRoom() {
   const on = (id, handler) => { const el = document.getElementById(id); if (el) el.onclick = handler; };
+  if (S.room?.companion && S.table) companion.bind();
   on("retry-now", () => S.conn.retryNow());
   on("copy-invite", async () => {
     const input = $("#invite");

@@ -1,0 +1,200 @@
+"""End to end (Debian's Chromium via Playwright): companion mode on three phones at a
+pretend real table (issue 10 part 1). Ana creates the room on her phone with the companion
+switch, Ben and Cleo join by the link; the dealer's phone says the cards are dealt, each
+declares on their own phone, the players in enter their real cards with the card picker
+(Ana, the host, also enters Cleo's once and names a winner once), the host undoes a round
+and ends the session. The stacks are those of tests/test_companion.py's default-rules
+session, worked out by hand there; the history the server kept settles to the same stacks
+through ``guts referee`` (:func:`gutskit.core.referee.referee_file`). Screenshots go to
+``$GUTSKIT_E2E_SHOTS`` (or the test's temporary folder).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from playwright.sync_api import Browser, Page, expect
+from server_support import running_server
+from test_e2e import WAIT, browser, expect_stacks, join, open_page, shots
+
+from gutskit.core.referee import referee_file, settle
+
+__all__ = ["browser", "shots"]  # the Chromium and screenshot fixtures of test_e2e
+
+PHONE = {"width": 390, "height": 844}
+
+
+def phone(browser: Browser) -> Page:
+    page = open_page(browser, "en-US", PHONE, mobile=True)
+    page.on("dialog", lambda dialog: dialog.accept())  # the host's confirmations
+    return page
+
+
+def at_round(pages: tuple[Page, ...], number: int, phase: str) -> None:
+    for page in pages:
+        expect(page.locator(f'#center .round[data-round="{number}"][data-phase="{phase}"]')
+               ).to_have_count(1, timeout=WAIT)
+
+
+def pick(page: Page, cards: str) -> None:
+    """Enter ``cards`` ("Qh Qc 3d") with the card picker: a rank, then a suit, per card."""
+    for card in cards.split():
+        page.click(f'[data-comp-rank="{card[0]}"]')
+        page.click(f'[data-comp-suit="{card[1]}"]')
+    expect(page.locator("#comp-slots [data-card]")).to_have_count(len(cards.split()))
+    assert page.eval_on_selector_all("#comp-slots [data-card]",
+                                     "els => els.map(e => e.dataset.card)") == cards.split()
+
+
+def declare(calls: dict[Page, str]) -> None:
+    for page, call in calls.items():
+        page.click(f"#declare-{call}")
+
+
+def test_three_phones_play_companion_rounds_with_real_cards(
+        browser: Browser, shots: Path, tmp_path: Path) -> None:
+    with running_server(f"sqlite:///{tmp_path / 'companion.db'}", dealer=0) as server:
+        # --- Ana creates a companion room on her phone; Ben and Cleo join by the link. --
+        ana = phone(browser)
+        ana.goto(server.http + "/")
+        ana.fill("#host-name", "Ana")
+        ana.fill("#buy-in", "20")
+        ana.check("#companion-mode")
+        expect(ana.locator("#decision-seconds")).to_be_hidden()  # no clock at a real table
+        expect(ana.locator("#seed-reveal")).to_be_hidden()  # no deck to prove
+        ana.screenshot(path=str(shots / "companion-create.png"), full_page=True)
+        ana.click("#create-button")
+        ana.wait_for_url(re.compile(r"/r/[A-Za-z0-9_-]+$"))
+        room_id = ana.url.rsplit("/", 1)[1]
+        expect(ana.locator("#comp-badge")).to_have_text("Real cards", timeout=WAIT)
+        expect(ana.locator("#add-bot")).to_have_count(0)  # no bots at a real table
+        invite = ana.input_value("#invite")
+        ben = join(browser, invite, "Ben", "en-US", PHONE, mobile=True)
+        cleo = join(browser, invite, "Cleo", "en-US", PHONE, mobile=True)
+        everyone = (ana, ben, cleo)
+        expect(ana.locator(".lobby-seat")).to_have_count(3)
+        ana.click("#start")
+
+        # --- Round 1: Ana deals at the table and says so; Ben's phone waits for her. ------
+        expect(ana.locator("#comp-dealt")).to_be_visible(timeout=WAIT)
+        expect(ben.locator("#comp-wait-dealer")).to_have_text("Waiting for Ana to deal.")
+        expect(ben.locator("#comp-dealt")).to_have_count(0)
+        ana.screenshot(path=str(shots / "companion-deal.png"), full_page=True)
+        ana.click("#comp-dealt")
+        at_round(everyone, 1, "declare")
+        for page in everyone:
+            expect(page.locator("#pot")).to_have_text("3")
+            expect_stacks(page, [19, 19, 19])
+            expect(page.locator("#comp-look")).to_be_visible()
+        declare({ana: "in", ben: "in", cleo: "out"})
+        # The fists open on every phone; the showdown asks Ben and Ana (from the dealer's
+        # left), not Cleo, who was out.
+        at_round(everyone, 1, "showdown")
+        expect(cleo.locator("#comp-picker")).to_have_count(0)
+        expect(cleo.locator("#comp-waiting")).to_have_text("Waiting for: Ben, Ana")
+        pick(ben, "Qh Qc 3d")
+        ben.screenshot(path=str(shots / "companion-picker.png"), full_page=True)
+        ben.click("#comp-send")
+        expect(ana.locator("#comp-entered")).to_have_text("Cards in: Ben", timeout=WAIT)
+        expect(ben.locator("#comp-mine")).to_contain_text("Q♥ Q♣ 3♦")
+        assert ana.locator("#companion [data-card]").count() == 0  # Ben's entry stays his
+        pick(ana, "Ah Kd 2c")
+        ana.screenshot(path=str(shots / "companion-host-showdown.png"), full_page=True)
+        ana.click("#comp-send")
+        at_round(everyone, 1, "deal")
+        for page in everyone:
+            expect_stacks(page, [16, 22, 19])
+            expect(page.locator("#comp-dealer")).to_have_text("Ben deals round 2.")
+            # the cards shown are on every phone: Ben's on the seats of the others
+        expect(cleo.locator('.seat[data-seat="1"] [data-card]')).to_have_count(3)
+        cleo.screenshot(path=str(shots / "companion-result.png"), full_page=True)
+
+        # --- Round 2: Ben deals; alone in, he takes the pot of 3 uncontested. -------------
+        expect(ana.locator("#comp-dealt")).to_be_visible()  # the host may say it too
+        expect(cleo.locator("#comp-dealt")).to_have_count(0)
+        ben.click("#comp-dealt")
+        at_round(everyone, 2, "declare")
+        declare({ana: "out", ben: "in", cleo: "out"})
+        at_round(everyone, 2, "deal")
+        for page in everyone:
+            expect_stacks(page, [16, 25, 19])
+        # --- Round 3: Cleo deals, antes 1 each; nobody in: void, re-ante, Cleo again. -----
+        cleo.click("#comp-dealt")
+        at_round(everyone, 3, "declare")
+        declare({ana: "out", ben: "out", cleo: "out"})
+        at_round(everyone, 3, "deal")
+        for page in everyone:
+            expect_stacks(page, [15, 24, 18])
+        expect(cleo.locator("#comp-dealt")).to_be_visible()
+        # --- Round 4: all in; Ana, the host, enters Cleo's cards for her. -----------------
+        cleo.click("#comp-dealt")
+        at_round(everyone, 4, "declare")
+        declare({ana: "in", ben: "in", cleo: "in"})
+        at_round(everyone, 4, "showdown")
+        pick(ben, "As Ad Ac")
+        ben.click("#comp-send")
+        ana.click('[data-comp-target="seat:2"]')
+        pick(ana, "Kh Qh Jh")
+        ana.click("#comp-send")
+        expect(cleo.locator("#comp-entered")).to_have_text("Cards in: Ben, Cleo", timeout=WAIT)
+        expect(ana.locator('[data-comp-target="seat:0"]')).to_have_class(
+            re.compile("chosen"), timeout=WAIT)
+        pick(ana, "2s 3s 4s")
+        ana.click("#comp-send")
+        at_round(everyone, 4, "deal")
+        for page in everyone:
+            expect_stacks(page, [8, 17, 23])
+            expect(page.locator("#pot")).to_have_text("12")
+        # --- Round 5: Ana deals; Ana and Ben in; the host names Ben without cards. -------
+        ana.click("#comp-dealt")
+        at_round(everyone, 5, "declare")
+        declare({ana: "in", ben: "in", cleo: "out"})
+        at_round(everyone, 5, "showdown")
+        ana.click("#comp-winners summary")
+        ana.click('[data-comp-name="high:1"]')
+        ana.screenshot(path=str(shots / "companion-name-winners.png"), full_page=True)
+        ana.click("#comp-confirm-winners")
+        at_round(everyone, 5, "deal")
+        for page in everyone:
+            expect_stacks(page, [8, 29, 23])  # Ana could not match 12: eliminated
+        # ... and undoes it (the table agreed Ana's cards were better after all): every
+        # chip back, Ana deals round 5 again.
+        expect(ben.locator("#comp-undo")).to_have_count(0)  # the host's alone
+        ana.click("#comp-undo")
+        at_round(everyone, 4, "deal")
+        for page in everyone:
+            expect_stacks(page, [8, 17, 23])
+            expect(page.locator("#comp-dealer")).to_have_text("Ana deals round 5.")
+        expect(ana.locator("#log")).to_contain_text("Round 5 was undone by the host")
+        ana.click("#comp-dealt")
+        at_round(everyone, 5, "declare")
+        expect(ana.locator("#log li").first).to_have_text("Round 5 dealt.")  # its number again
+        declare({ana: "in", ben: "in", cleo: "out"})
+        at_round(everyone, 5, "showdown")
+        pick(ben, "9c 9d 2h")
+        ben.click("#comp-send")
+        pick(ana, "Jc Jd 5s")
+        ana.click("#comp-send")
+        at_round(everyone, 5, "deal")
+        # Ana's jacks win the pot of 12 (20); Ben matches 12 (5). Pot 12.
+        for page in everyone:
+            expect_stacks(page, [20, 5, 23])
+            expect(page.locator("#pot")).to_have_text("12")
+
+        # --- The end: the pot of 12 shared, 4 each. Who pays whom. ------------------------
+        ana.click("#end-session")
+        for page in everyone:
+            expect_stacks(page, [24, 9, 27])
+        expect(cleo.locator("#transfers")).to_contain_text("Ben", timeout=WAIT)
+        cleo.screenshot(path=str(shots / "companion-ledger.png"), full_page=True)
+        events = server.manager.rooms[room_id].events
+        assert settle(referee_file(events))["stacks"] == {"Ana": 24, "Ben": 9, "Cleo": 27}
+        # the referee file Cleo's phone offers settles to the same stacks
+        link = cleo.get_attribute("#dl-referee", "href")
+        assert link is not None and "/referee.json?token=" in link
+        assert cleo.locator("#dl-fairness").count() == 0
+        assert settle(server.get(link.removeprefix(server.http)).json())["stacks"] == {
+            "Ana": 24, "Ben": 9, "Cleo": 27}
+        for page in everyone:
+            assert page.errors == [], page.errors  # type: ignore[attr-defined]
