@@ -12,6 +12,7 @@ from gutskit.core.cards import parse_cards
 from gutskit.core.rules import Rules
 from gutskit.strategy.certify import hand_gains, load_strategy
 from gutskit.strategy.coach import advise_hand
+from gutskit.strategy.model import Model
 from gutskit.strategy.multiway import (
     _correction_samples,
     buckets,
@@ -55,34 +56,33 @@ def _three_player_enumeration(f: FloatArray, hand: int, model: str) -> float:
 
 
 @pytest.mark.parametrize("model", ["recursive", "one_round"])
-def test_exact_joint_gains_match_enumeration_with_three_players(model: str) -> None:
+def test_exact_joint_gains_match_enumeration_with_three_players(model: Model) -> None:
     rng = np.random.default_rng(11)
     f = rng.random(1326) * (rng.random(1326) < 0.5)
     hands = np.array([0, 500, 1325])  # 3c 2c, a middle hand, As Ah (ties with pairs)
-    gains = exact_gains(f, players=3, ranking=TWO.ranking, model=model,  # type: ignore[arg-type]
-                        hands=hands)
+    gains = exact_gains(f, players=3, ranking=TWO.ranking, model=model, hands=hands)
     for h, g in zip(hands, gains, strict=True):
         assert g == pytest.approx(_three_player_enumeration(f, int(h), model), abs=1e-12)
     # and the whole table equals the 3-player solver's inclusion-exclusion
-    every = exact_gains(f, players=3, ranking=TWO.ranking, model=model)  # type: ignore[arg-type]
+    every = exact_gains(f, players=3, ranking=TWO.ranking, model=model)
     assert np.abs(every - hand_gains(f, players=3, ranking=TWO.ranking,
-                                     model=model)).max() < 1e-12  # type: ignore[arg-type]
+                                     model=model)).max() < 1e-12
 
 
 @pytest.mark.parametrize("model", ["recursive", "one_round"])
-def test_surrogate_is_exact_heads_up(model: str) -> None:
+def test_surrogate_is_exact_heads_up(model: Model) -> None:
     rng = np.random.default_rng(2)
     f = rng.random(1326)
-    assert np.abs(surrogate_gains(f, players=2, ranking=TWO.ranking, model=model)  # type: ignore[arg-type]
-                  - hand_gains(f, players=2, ranking=TWO.ranking,
-                               model=model)).max() < 1e-12  # type: ignore[arg-type]
+    sur = surrogate_gains(f, players=2, ranking=TWO.ranking, model=model)
+    assert np.abs(sur - hand_gains(f, players=2, ranking=TWO.ranking,
+                                   model=model)).max() < 1e-12
 
 
 @pytest.mark.parametrize("players", [4, 5, 6])
 @pytest.mark.parametrize("model", ["recursive", "one_round"])
-def test_stored_two_card_cells_are_exact(players: int, model: str) -> None:
+def test_stored_two_card_cells_are_exact(players: int, model: Model) -> None:
     # certified from the stored exact gains: every hand in has gain >= 0, out <= 0
-    s = load_strategy(2, players, model)  # type: ignore[arg-type]
+    s = load_strategy(2, players, model)
     assert s.certified == "exact" and s.standard_error is None
     f, g = np.asarray(s.probabilities), np.asarray(s.gains) / players
     assert s.exploitability == pytest.approx(
@@ -90,8 +90,7 @@ def test_stored_two_card_cells_are_exact(players: int, model: str) -> None:
     assert s.exploitability == 0.0  # a pure strategy, every hand on its right side
     assert s.threshold_exploitability is not None and s.threshold_exploitability >= 0.0
     rows = np.array([0, 463, 1076, 1325])
-    again = exact_gains(f, players=players, ranking=TWO.ranking,
-                        model=model, hands=rows)  # type: ignore[arg-type]
+    again = exact_gains(f, players=players, ranking=TWO.ranking, model=model, hands=rows)
     assert np.abs(again * players - g[rows] * players).max() < 1e-12
 
 
@@ -110,7 +109,8 @@ def test_coach_agrees_with_the_exact_four_player_cell(hand: str) -> None:
 def test_sampled_estimators_agree_with_exact_figures() -> None:
     # 2 cards, 5 players, recursive: exact gains are known; the sampled correction of a
     # bucket and the sampled best response's gain must be within 3 standard errors.
-    players, model = 5, "recursive"
+    players = 5
+    model: Model = "recursive"
     table = hand_table(TWO.ranking)
     f = np.asarray(load_strategy(2, players, model).probabilities).copy()
     f[table.rank < 100] = 0.5  # a strategy with something to exploit
@@ -130,3 +130,51 @@ def test_sampled_estimators_agree_with_exact_figures() -> None:
     d = np.where(exact > 0.001, 1.0, np.where(exact < -0.001, 0.0, f))
     truth = players * float(np.mean((d - f) * exact))
     assert truth > 0.01 and abs(est - truth) < 3 * se
+
+
+SAMPLED_CELLS = [(2, 7), (2, 8), (2, 9), (2, 10), (3, 4), (3, 5), (3, 7), (3, 9)]
+"""The sampled cells whose recursive solution is stored with per-hand standard errors
+(regenerated with :mod:`gutskit.strategy.multiway`)."""
+
+
+@pytest.mark.parametrize(("cards", "players"), SAMPLED_CELLS)
+def test_coach_agrees_with_the_stored_sampled_cells(cards: int, players: int) -> None:
+    # issue 12: the coach / guts advise estimate a hand's gain against the stored
+    # equilibrium on their own sampled deals (strategy.odds); the stored per-hand gains
+    # (surrogate + a sampled correction pooled by bucket) must agree within their errors,
+    # and the sign must match the stored decision where the gain is clear.
+    cell = load_strategy(cards, players, "recursive")
+    assert cell.certified == "sampled" and cell.standard_error is not None
+    assert cell.gains_standard_error is not None
+    rules = Rules(cards_per_hand=2) if cards == 2 else Rules(cards_per_hand=3)
+    hands = (["Kh Qd", "9h 9c", "As 2c"] if cards == 2
+             else ["Kh Qd 6c", "Qs Qh 7d", "9h 9c Td"])
+    for hand in hands:
+        c = parse_cards(hand)
+        a = advise_hand(c, players=players, pot=players, rules=rules, deals=6_000)
+        assert a.ev is not None and a.exact == (a.ev_se is None)
+        assert a.source == "certified per-hand equilibrium (sampled)"
+        advise_se = 0.0 if a.ev_se is None else a.ev_se  # 3 cards, 4 players: exact
+        stored, stored_se = cell.ev_in_minus_out(c), cell.ev_standard_error(c)
+        assert stored_se is not None
+        assert abs(a.ev - stored) < 4 * float(np.hypot(advise_se, stored_se)), hand
+        p = cell.in_probability(c)
+        if stored > 4 * stored_se:
+            assert p > 0.99, hand
+        if stored < -4 * stored_se:
+            assert p < 0.01, hand
+
+
+def test_the_king_queen_six_example() -> None:
+    # the lead's example: guts advise 'Kh Qd 6c' --players 5 --pot 5 said IN +0.122 +- 0.013
+    # against the bisection threshold, while the stored (threshold) equilibrium said out.
+    # Against the per-hand equilibrium (more weak hands with blockers go in) the gain is
+    # clearly negative and the equilibrium stays out: the two agree.
+    cell = load_strategy(3, 5, "recursive")
+    c = parse_cards("Kh Qd 6c")
+    a = advise_hand(c, players=5, pot=5, rules=Rules(), deals=20_000)
+    assert a.ev is not None and a.ev_se is not None and a.ev < -4 * a.ev_se
+    assert cell.in_probability(c) == 0.0 == a.in_probability
+    stored_se = cell.ev_standard_error(c)
+    assert stored_se is not None
+    assert abs(a.ev - cell.ev_in_minus_out(c)) < 3 * float(np.hypot(a.ev_se, stored_se))

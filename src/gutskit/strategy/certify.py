@@ -41,10 +41,12 @@ mixed-integer program (HiGHS through :func:`scipy.optimize.milp`); the gain's Ja
 exact (linear heads-up, quadratic with three players). Three cards with three players is
 exact too but takes many minutes (each exact evaluation of all 22,100 hands against the
 ordered pairs of opponent hands is about 100 CPU-seconds), so only the stored solution is
-exact; solving it again for another ranking gives the sampled kind. Beyond exact reach (4-10
-players, :func:`sampled_exploitability`): the threshold solution of
-:mod:`gutskit.strategy.solver` played per hand, with a best response estimated from sampled
-deals (flagged "sampled", with a standard error).
+exact; solving it again for another ranking gives the sampled kind. Four players and more
+(:mod:`gutskit.strategy.multiway`): exact per-hand solutions for 2 cards up to 6 players;
+beyond, per-hand solutions with a sampled best response whose gain is re-estimated on fresh
+deals (flagged "sampled": a lower-bound estimate of the exploitability, with its standard
+error). :func:`sampled_exploitability` is the older per-hand sampler (any strategy, any
+number of players).
 
 >>> s = load_strategy(2, 2, "one_round")
 >>> s.certified, s.exploitability <= 1e-9
@@ -980,8 +982,9 @@ def _load(cards: int, players: int, model: Model, ranking: Ranking) -> PerHandSt
 def load_strategy(cards: int, players: int, model: Model = "recursive",
                   rules: Rules | None = None) -> PerHandStrategy:
     """The per-hand equilibrium of one cell: the stored, certified solution for the
-    default ranking (``src/gutskit/strategy/data``), otherwise solved now (exact cells take
-    a few seconds; cached per process).
+    default ranking (``src/gutskit/strategy/data``), otherwise solved now (heads-up and
+    2-card 3-player cells take seconds, 2 cards with 4-6 players up to a few minutes, the
+    sampled cells several minutes; cached per process).
 
     Args:
         cards: 2 or 3.

@@ -553,7 +553,7 @@ def _solve_logit(f: FloatArray, correction: FloatArray, players: int, ranking: R
             return np.asarray(y - expit(g / tau))
 
         try:
-            x = np.clip(np.asarray(newton_krylov(residual, x, f_tol=1e-10, maxiter=60,
+            x = np.clip(np.asarray(newton_krylov(residual, x, f_tol=1e-8, maxiter=60,
                                                  method="lgmres"), dtype=np.float64),
                         0.0, 1.0)
         except NoConvergence as exc:  # keep the last iterate: the certificate measures it
@@ -606,7 +606,7 @@ pooled, by cards per hand."""
 
 SAMPLED_DEALS = 12_000
 """Sampled deals per bucket for the stored gains (from which the best response is chosen);
-the correction the solver uses is measured first with half as many."""
+the correction the solver uses is measured first with a quarter as many."""
 
 RESPONSE_DEALS = 6_000
 """Fresh sampled deals per bucket holding deviating hands, to estimate the deviation's
@@ -698,7 +698,7 @@ def _solve_sampled(f: FloatArray, players: int, ranking: Ranking, model: Model, 
     coupled = _pilot(f, sur, table, players, model, rng)
     used = 6_000
     say(f"surrogate equilibrium: in rate {f.mean():.4f}; coupled estimator: {coupled}")
-    steer = deals // 2  # the correction the solver uses; the stored gains get ``deals``
+    steer = deals // 4  # the correction the solver uses; the stored gains get ``deals``
     d, _ = _bucket_corrections(f, sur, table, players, model, bucket, steer, rng, coupled)
     used += steer * len(d)
     f = _solve_logit(f, d[bucket], players, ranking, model, LOGIT_TEMPERATURES[-1:])

@@ -361,9 +361,9 @@ def _exploitability(kind: str, rules: Rules, players: int, seed: int, enabled: b
 
 def _deep_stack_figure(eq: Any, rules: Rules, players: int) -> str:
     """The deep-stack exploitability of the equilibrium bot's threshold strategy, labelled:
-    the certified figure (:func:`gutskit.strategy.certify.load_strategy`, exact or ± standard
-    error) for a stored cell, else the threshold solver's own figure, labelled with how it
-    was obtained (:attr:`gutskit.strategy.solver.Equilibrium.figures`)."""
+    the certified exact figure (:func:`gutskit.strategy.certify.load_strategy`) for a stored
+    exact cell, else the threshold solver's own figure, labelled with how it was obtained
+    (:attr:`gutskit.strategy.solver.Equilibrium.figures`)."""
     from gutskit.strategy.certify import CertifyError, certified_rules, load_strategy
 
     solver_rules = eq.rules
@@ -374,11 +374,16 @@ def _deep_stack_figure(eq: Any, rules: Rules, players: int) -> str:
             pass
         else:
             cell = load_strategy(solver_rules.cards_per_hand, players, eq.model, solver_rules)
-            x = cell.threshold_exploitability * solver_rules.ante / cell.rules.ante
-            how = ("exact" if cell.standard_error is None
-                   else f"± {cell.standard_error * solver_rules.ante / cell.rules.ante:.1g}")
-            return (f"the certified figure for this threshold strategy (per-hand best "
-                    f"response, deep stacks): {x:.2g} {how}")
+            if cell.certified == "exact" and cell.threshold_exploitability is not None:
+                x = cell.threshold_exploitability * solver_rules.ante / cell.rules.ante
+                return (f"the certified figure for this threshold strategy (per-hand best "
+                        f"response, deep stacks): {x:.2g} exact")
+            # a sampled cell stores a per-hand strategy, not the bot's threshold: no
+            # certified figure for the threshold itself
+            return (f"no certified figure for this threshold strategy (the stored cell is "
+                    f"a sampled per-hand solution); the threshold solver's own figure (best "
+                    f"one-round deviation, deep stacks; {eq.figures}): "
+                    f"{eq.exploitability:.3g}")
     return (f"the threshold solver's own figure (best one-round deviation, deep stacks; "
             f"{eq.figures}): {eq.exploitability:.3g}")
 
