@@ -788,6 +788,7 @@ function revealedDeclarations() {
   // The last DeclarationsRevealed of the current round (after its CardsDealt), if any.
   const table = S.table;
   if (!table || table.phase === "declare" || table.phase === "pass") return null;
+  if (companion.counting()) return null; // companion, "1-2-3 drop": the count runs first
   for (let i = S.events.length - 1; i >= 0; i -= 1) {
     const e = S.events[i];
     if (!e) continue;
@@ -838,7 +839,7 @@ function seatsHtml() {
       fist = `<span class="fist open ${d !== "out" ? "in" : "out"}"><span class="chip-dot" aria-hidden="true"></span>`
         + `<span class="word">${esc(t(`decl.${d}`))}</span></span>`;
       cards = backHtml("small").repeat(S.room.rules.cards_per_hand);
-    } else if ((table.phase === "declare" || table.phase === "pass") && dealt) {
+    } else if ((table.phase === "declare" || table.phase === "pass" || companion.counting()) && dealt) {
       const sealed = table.declared[seat];
       const own = seat === S.seat && table.declarations[seat];
       fist = sealed
@@ -1237,6 +1238,7 @@ function logHtml() {
     if (e.type === "CardsDealt") round += 1;
     if (e.type === "RoundUndone") round = e.round - 1; // companion: dealt again, same number
     if (e.type === "DeclarationsRevealed") decls = e.declarations;
+    if (e.type === "DeclarationsRevealed" && companion.counting()) return; // not before the count ends
     lines.push(`<li class="log-${e.type}">${esc(logLine(e, names, round, decls))}</li>`);
   });
   return lines.reverse().slice(0, 300).join("");

@@ -28,10 +28,11 @@ const room = () => ctx.S.room;
 const names = () => table().names;
 const nameList = (seats) => seats.map((s) => names()[s]).join(", ");
 
-/** True when the declarations just opened under "1-2-3 drop" (the count is showing). */
-function counting() {
-  const S = ctx.S;
-  if (room().rules.declaration !== "drop" || !S.revealAt) return false;
+/** True while the phones count "3, 2, 1, drop" after the last declaration under "1-2-3
+ * drop": the fists stay closed on every phone until the count ends (app.js asks too). */
+export function counting() {
+  const S = ctx?.S;
+  if (!S?.room?.companion || S.room.rules.declaration !== "drop" || !S.revealAt) return false;
   const left = DROP_MS - (performance.now() - S.revealAt);
   if (left <= 0) return false;
   setTimeout(() => ctx.render(), Math.min(400, left + 20));
@@ -39,6 +40,7 @@ function counting() {
 }
 
 function countHtml() {
+  ctx.S.countShown = table().round; // for the end-to-end tests: the count was shown
   const elapsed = performance.now() - ctx.S.revealAt;
   const step = Math.floor(elapsed / (DROP_MS / 4)); // 3, 2, 1, drop
   const word = step < 3 ? String(3 - step) : t("comp_drop_now");
@@ -152,7 +154,8 @@ function pickerHtml(needs) {
   const k = needed(target);
   const mine = myEntry(needs, target);
   const own = target === `seat:${ctx.S.seat}`;
-  const title = own ? t("comp_show_yours") : t("comp_show_for", { name: targetName(target) });
+  const title = own ? t("comp_show_yours")
+    : target.startsWith("seat:") ? t("comp_show_for", { name: targetName(target) }) : targetName(target);
   const slots = [];
   for (let i = 0; i < k; i += 1) {
     const card = pick.cards[i];
