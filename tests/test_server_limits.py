@@ -4,27 +4,35 @@ one answers with a clear error, and the server goes on serving."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import csv
 import io
 import json
 import logging
 import re
+import socket
 import sqlite3
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import httpx
 import pytest
-from server_support import DB_KINDS, Player, make_db_url, running_server, seat_three
+from server_support import DB_KINDS, Player, Server, make_db_url, running_server, seat_three
 from sqlalchemy import create_engine, text
+from typer.testing import CliRunner
 from websockets.exceptions import ConnectionClosed
+from websockets.sync.client import connect
 
+from gutskit.cli.app import app
 from gutskit.server.app import STATIC
+from gutskit.server.cluster import WorkerSettings
 from gutskit.server.protocol import CreateRoom, Hello
 from gutskit.server.rooms import PRESENCE_DELAY, RoomManager, ServerConfig
-from gutskit.server.store import open_room_store
+from gutskit.server.store import ARCHIVED, open_room_store
 
 
 @pytest.fixture(params=DB_KINDS)
@@ -479,3 +487,124 @@ def test_chip_amounts_from_clients_are_bounded(db_url: str) -> None:
         assert room["rebuy_requests"] == [{"seat": 0, "chips": 1_000_000, "approved": False}]
         for player in players:
             player.close()
+
+
+def _posts_with_forged_addresses(server: Server, count: int) -> list[int]:
+    """The auditor's xff_room_limit_bypass.sh: one client, a new X-Forwarded-For each
+    time."""
+    return [httpx.post(f"{server.http}/api/rooms", json=room_body(), timeout=10, headers={
+        "Origin": server.http, "X-Forwarded-For": f"10.66.{i}.1"}).status_code
+        for i in range(count)]
+
+
+def _sockets_with_forged_addresses(server: Server, room_id: str, count: int
+                                   ) -> list[str]:
+    """The auditor's xff_conn_limit.py: what the server answers each of ``count``
+    connections that say hello with a new X-Forwarded-For (``welcome`` or an error
+    code); all are closed at the end."""
+    answers, sockets = [], []
+    try:
+        for i in range(count):
+            ws = connect(server.ws_url(room_id), open_timeout=10, additional_headers={
+                "X-Forwarded-For": f"10.77.{i}.1"}).__enter__()
+            sockets.append(ws)
+            with contextlib.suppress(ConnectionClosed):  # a refused one is closed at once
+                ws.send(json.dumps({"type": "hello", "protocol": 1, "token": None}))
+            message = json.loads(ws.recv(timeout=15))
+            answers.append(message.get("code") or message["type"])
+    finally:
+        for ws in sockets:
+            ws.close()
+    return answers
+
+
+def test_a_forged_x_forwarded_for_escapes_no_per_address_limit(db_url: str) -> None:
+    """By default the client address is the TCP peer: X-Forwarded-For from anyone (also
+    from 127.0.0.1, which uvicorn would trust by default) is ignored, so a made-up address
+    per request creates no more rooms and holds no more connections."""
+    with running_server(db_url, room_limit="3/minute", max_connections_per_address=4,
+                        max_connections_per_room=40) as server:
+        assert _posts_with_forged_addresses(server, 5) == [200, 200, 200, 429, 429]
+        room_id = next(iter(server.manager.rooms))
+        assert _sockets_with_forged_addresses(server, room_id, 6) == [
+            "welcome"] * 4 + ["too_many_connections"] * 2
+
+
+def test_a_trusted_proxy_names_the_client(db_url: str) -> None:
+    """guts serve --forwarded-allow-ips: behind a trusted proxy (here 127.0.0.1) each
+    forwarded address has its own limits; the proxy's own requests still count."""
+    with running_server(db_url, room_limit="3/minute", max_connections_per_address=4,
+                        forwarded_allow_ips=("127.0.0.1",)) as server:
+        assert _posts_with_forged_addresses(server, 5) == [200] * 5
+        room_id = next(iter(server.manager.rooms))
+        assert _sockets_with_forged_addresses(server, room_id, 6) == ["welcome"] * 6
+    with running_server(db_url, room_limit="3/minute",
+                        forwarded_allow_ips=("10.0.0.0/8",)) as server:  # not this peer
+        assert _posts_with_forged_addresses(server, 5) == [200, 200, 200, 429, 429]
+
+
+def test_open_rooms_are_capped_for_the_whole_server(db_url: str) -> None:
+    """Many addresses together cannot open rooms without limit: max_rooms open at once
+    (archived rooms do not count)."""
+    with running_server(db_url, max_rooms=2) as server:
+        first = server.create_room()["room_id"]
+        server.create_room("Ben")
+        response = server.post("/api/rooms", room_body(host_name="Cleo"))
+        assert (response.status_code, response.json()) == (503, {
+            "code": "server_full", "message": "this server already has 2 open rooms, the "
+            "most it holds; try again later (a room closes after 60 idle minutes)"})
+        assert len(server.manager.rooms) == 2
+        server.store.set_status(first, ARCHIVED)  # what the idle expiry does
+        assert server.post("/api/rooms", room_body(host_name="Cleo")).status_code == 200
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+@pytest.mark.parametrize("trusted", [False, True])
+def test_guts_serve_trusts_no_proxy_unless_told(tmp_path: Path, trusted: bool) -> None:
+    """The real command (uvicorn as guts serve configures it): a forged X-Forwarded-For
+    from 127.0.0.1 escapes no limit; with --forwarded-allow-ips 127.0.0.1 it names the
+    client."""
+    port = _free_port()
+    args = [sys.executable, "-m", "gutskit.cli.app", "serve", "--port", str(port),
+            "--db", str(tmp_path / "serve.db"), "--room-limit", "2/minute"]
+    if trusted:
+        args += ["--forwarded-allow-ips", "127.0.0.1"]
+    serve = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        server = Server(port=port, manager=cast(Any, None), store=cast(Any, None))
+        deadline = time.monotonic() + 120
+        while True:
+            assert serve.poll() is None, serve.stderr.read() if serve.stderr else ""
+            assert time.monotonic() < deadline, "guts serve did not start"
+            with contextlib.suppress(httpx.HTTPError):
+                if server.get("/api/rules").status_code == 200:
+                    break
+            time.sleep(0.2)
+        want = [200] * 4 if trusted else [200, 200, 429, 429]
+        assert _posts_with_forged_addresses(server, 4) == want
+    finally:
+        serve.terminate()
+        serve.wait(30)
+
+
+def test_forwarded_allow_ips_are_checked(tmp_path: Path) -> None:
+    result = CliRunner().invoke(app, ["serve", "--port", str(_free_port()), "--db",
+                                      str(tmp_path / "x.db"), "--forwarded-allow-ips",
+                                      "10.0.0.1,proxy.example"])
+    assert result.exit_code == 2
+    assert "error: --forwarded-allow-ips: 'proxy.example' is not an IP address, a network " \
+           "such as 10.0.0.0/8, or '*'" in result.output
+
+
+def test_the_workers_of_guts_serve_get_the_same_limits() -> None:
+    """guts serve --workers N hands its ServerConfig to every worker process (JSON in the
+    environment): the trusted proxies and the open-room cap arrive unchanged."""
+    config = ServerConfig(forwarded_allow_ips=("10.0.0.1", "192.168.0.0/16"), max_rooms=7)
+    text = WorkerSettings(redis_url="unix:///tmp/r.sock", db=None, config=config).to_json()
+    assert WorkerSettings.from_json(text).config == config

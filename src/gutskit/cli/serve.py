@@ -5,6 +5,7 @@ The server (FastAPI, uvicorn, SQLAlchemy) is imported only when ``guts serve`` r
 from __future__ import annotations
 
 import errno
+import ipaddress
 import json
 import socket
 import sys
@@ -53,6 +54,13 @@ def serve(
         min=0.0, help="Smallest pause between rounds a room may have.")] = 0.5,
     max_body_bytes: Annotated[int, typer.Option(
         min=1024, help="Largest HTTP request body.")] = 16_384,
+    max_rooms: Annotated[int, typer.Option(
+        min=1, help="Rooms open at once (not yet closed as idle), whoever made them.")]
+    = 1000,
+    forwarded_allow_ips: Annotated[str, typer.Option(
+        metavar="IPS", help="Reverse proxies trusted to name the client (X-Forwarded-For, "
+        "X-Forwarded-Proto): comma-separated addresses or networks, '*' for any. By "
+        "default none: the client is the TCP peer (docs/deploy.md).")] = "",
     workers: Annotated[int, typer.Option(
         min=1, max=64, help="Worker processes sharing the port; each room is run by one "
         "of them at a time (docs/deploy.md). More than 1 needs Redis: --redis, or a "
@@ -80,9 +88,10 @@ def serve(
             sys.stderr.write(f"error: {option} {rates!r} is not a rate such as "
                              "'5/minute;30/hour'\n")
             raise SystemExit(2) from None
+    proxies = _proxies(forwarded_allow_ips)
     listener = _listen(host, port)  # a busy port is one error line, before anything else
     try:
-        from gutskit.server.app import create_app
+        from gutskit.server.app import UVICORN_OPTIONS, create_app
         from gutskit.server.rooms import ServerConfig
         from gutskit.server.store import open_room_store
 
@@ -94,7 +103,8 @@ def serve(
             max_connections_per_address=max_connections_per_address,
             hello_timeout=hello_timeout, idle_minutes=idle_minutes,
             min_decision_seconds=min_decision_seconds, min_reveal_seconds=min_reveal_seconds,
-            max_body_bytes=max_body_bytes)
+            max_body_bytes=max_body_bytes, max_rooms=max_rooms,
+            forwarded_allow_ips=proxies)
         if workers > 1 or redis is not None:
             store.close()  # each worker opens its own
             from gutskit.cli.workers import run_cluster
@@ -109,12 +119,27 @@ def serve(
         raise
     typer.echo(f"gutskit server on http://{host}:{port}/ (database: {store.location})",
                err=True)
-    # No permessage-deflate: compressing every small JSON frame per recipient cost more
-    # server CPU than anything else in the load test (benchmarks/load_server.py).
-    server = uvicorn.Server(uvicorn.Config(
-        app, host=host, port=port, ws_max_size=65536, ws_per_message_deflate=False,
-        log_level="warning"))
+    server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning",
+                                           **UVICORN_OPTIONS))
     server.run(sockets=[listener])
+
+
+def _proxies(text: str) -> tuple[str, ...]:
+    """``--forwarded-allow-ips``: the addresses and networks, each checked.
+
+    Raises:
+        UsageProblem: one is not an address, a network or ``*`` (named).
+    """
+    items = tuple(item.strip() for item in text.split(",") if item.strip())
+    for item in items:
+        if item == "*":
+            continue
+        try:
+            ipaddress.ip_network(item, strict=False)
+        except ValueError:
+            raise UsageProblem(f"--forwarded-allow-ips: {item!r} is not an IP address, a "
+                               "network such as 10.0.0.0/8, or '*'") from None
+    return items
 
 
 def _listen(host: str, port: int) -> socket.socket:

@@ -80,6 +80,7 @@ def run_cluster(listener: socket.socket, *, host: str, port: int, db: str | None
     import uvicorn
     from uvicorn.supervisors import Multiprocess
 
+    from gutskit.server.app import UVICORN_OPTIONS
     from gutskit.server.cluster import CONFIG_ENV, WorkerSettings
 
     with contextlib.ExitStack() as stack:
@@ -99,8 +100,7 @@ def run_cluster(listener: socket.socket, *, host: str, port: int, db: str | None
                    err=True)
         uconfig = uvicorn.Config(
             "gutskit.server.cluster:worker_app", factory=True, host=host, port=port,
-            workers=workers, ws_max_size=65536, ws_per_message_deflate=False,
-            log_level="warning")
+            workers=workers, log_level="warning", **UVICORN_OPTIONS)
         server = uvicorn.Server(uconfig)
         sys.stdout.flush()
         if workers > 1:

@@ -26,7 +26,8 @@ messages per second on average, bursts of :data:`BURST`); extra messages are ref
 Every limit of :class:`~gutskit.server.rooms.ServerConfig` answers with a clear error
 (``docs/protocol.md``, "Limits"): :class:`HttpGuard` (body size, JSON content type and
 ``Origin`` on state-changing requests, the security headers of every response), the room
-creation rate per client address (:mod:`limits`), connections per room and per address and
+creation rate per client address (:mod:`limits`) and the open rooms of the server
+(:meth:`RoomManager.create`), connections per room and per address and
 the hello timeout (the WebSocket handler), the JSON nesting depth
 (:func:`~gutskit.server.protocol.check_json_depth`).
 """
@@ -48,6 +49,7 @@ from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, Res
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ValidationError
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from gutskit.core import views
 from gutskit.core.engine import Phase
@@ -76,7 +78,8 @@ from gutskit.server.web import (
     rule_choices,
 )
 
-__all__ = ["BURST", "MESSAGE_LIMIT", "RATE", "SECURITY_HEADERS", "HttpGuard", "create_app"]
+__all__ = ["BURST", "MESSAGE_LIMIT", "RATE", "SECURITY_HEADERS", "UVICORN_OPTIONS", "HttpGuard",
+           "create_app"]
 
 STATIC = Path(__file__).parent / "static"
 RATE = 10
@@ -108,6 +111,17 @@ _CONNECTION_NUMBERS = itertools.count(1)
 """Numbers the connections (their key in the message rate limiter)."""
 
 STATE_CHANGING = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+
+UVICORN_OPTIONS: dict[str, Any] = {
+    "proxy_headers": False, "ws_max_size": 65536, "ws_per_message_deflate": False}
+"""The uvicorn settings ``guts serve`` runs the app with (one process or workers; the
+tests' servers too). ``proxy_headers`` off: uvicorn would otherwise believe an
+``X-Forwarded-For`` from any local peer (its default trusts ``127.0.0.1``), so one client
+could make up a new address per request and escape every per-address limit; the app
+trusts proxies only when told (:attr:`ServerConfig.forwarded_allow_ips`). WebSocket
+frames over 64 KiB close the connection. No permessage-deflate: compressing every small
+JSON frame per recipient cost more server CPU than anything else in the load test
+(``benchmarks/load_server.py``)."""
 
 
 def _same_origin(origin: str, host: str, allowed: Sequence[str]) -> bool:
@@ -275,7 +289,8 @@ def _origin_ok(websocket: WebSocket, allowed: Sequence[str]) -> bool:
 
 
 def _address(connection: Request | WebSocket) -> str:
-    """The client's address (the peer of the TCP connection)."""
+    """The client's address: the peer of the TCP connection, or what a trusted reverse
+    proxy says it is (:attr:`ServerConfig.forwarded_allow_ips`)."""
     return connection.client.host if connection.client is not None else "unknown"
 
 
@@ -316,6 +331,9 @@ def create_app(db: str | Path | None = None, *, config: ServerConfig | None = No
     app.state.holder = holder
     app.add_middleware(HttpGuard, max_body_bytes=settings.max_body_bytes,
                        allowed=tuple(allowed_origins))
+    if settings.forwarded_allow_ips:  # outermost: every check below sees the client
+        app.add_middleware(ProxyHeadersMiddleware,
+                           trusted_hosts=list(settings.forwarded_allow_ips))
     room_rates = limits.parse_many(settings.room_limit)
     room_limiter = limits.strategies.MovingWindowRateLimiter(limits.storage.MemoryStorage())
     connections: Counter[str] = Counter()
@@ -348,7 +366,7 @@ def create_app(db: str | Path | None = None, *, config: ServerConfig | None = No
 
     @app.exception_handler(ProtocolError)
     async def _protocol_error(_request: Request, error: ProtocolError) -> JSONResponse:
-        status = 429 if error.code == "rate_limited" else 400
+        status = {"rate_limited": 429, "server_full": 503}.get(error.code, 400)
         return JSONResponse({"code": error.code, "message": error.message},
                             status_code=status)
 

@@ -122,6 +122,7 @@ class WorkerSettings:
         data = json.loads(text)
         knobs = dict(data["config"])
         knobs["bot_delay"] = tuple(knobs["bot_delay"])
+        knobs["forwarded_allow_ips"] = tuple(knobs.get("forwarded_allow_ips", ()))
         return cls(redis_url=data["redis_url"], db=data["db"], config=ServerConfig(**knobs),
                    allowed_origins=tuple(data["allowed_origins"]), prefix=data["prefix"])
 

@@ -154,6 +154,8 @@ ERROR_CODES: dict[str, str] = {
     "room_set_aside": "the room's stored events could not be rebuilt; it is set aside "
                       "(the connection is then closed, code 4404)",
     "rate_limited": "too many messages (or rooms created); slow down (nothing changes)",
+    "server_full": "the server holds the most open rooms it takes; try again later "
+                   "(HTTP 503 at room creation)",
     "too_many_connections": "the room or your address holds the most connections allowed "
                             "(the connection is then closed, code 1008)",
     "hello_timeout": "no hello soon enough after connecting (the connection is then "

@@ -162,6 +162,13 @@ class ServerConfig:
         max_body_bytes: the largest HTTP request body (HTTP 413 ``too_large``).
         chat_limit: chat lines and reactions one seat may send, as a :mod:`limits` rate
             string (every window applies; ``rate_limited``).
+        max_rooms: rooms open at once on the server (in its database: every room not
+            archived or set aside), whoever made them (HTTP 503 ``server_full`` at
+            ``POST /api/rooms``; an idle room is closed after :attr:`idle_minutes`).
+        forwarded_allow_ips: the reverse proxies trusted to say who the client is
+            (``X-Forwarded-For``, ``X-Forwarded-Proto``): addresses or networks
+            (``"10.0.0.0/8"``), ``"*"`` for any; empty (the default): none, the client's
+            address is the TCP peer's and those headers are ignored.
     """
 
     bot_delay: tuple[float, float] = (0.6, 1.8)
@@ -175,6 +182,8 @@ class ServerConfig:
     idle_minutes: float = 60.0
     max_body_bytes: int = 16_384
     chat_limit: str = "5/10 seconds;30/minute"
+    max_rooms: int = 1000
+    forwarded_allow_ips: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -1521,8 +1530,15 @@ class RoomManager:
             ProtocolError: ``bad_rules``, ``bad_name``, or ``bad_message`` for a
                 ``decision_seconds`` / ``reveal_seconds`` below the server's floor
                 (:attr:`ServerConfig.min_decision_seconds`,
-                :attr:`ServerConfig.min_reveal_seconds`).
+                :attr:`ServerConfig.min_reveal_seconds`); ``server_full`` when
+                :attr:`ServerConfig.max_rooms` rooms are open.
+            StorageError: the database cannot be read.
         """
+        most = self.config.max_rooms
+        if await self.store.run(self.store.count_rooms) >= most:
+            raise _fail("server_full", f"this server already has {most} open rooms, the "
+                        "most it holds; try again later (a room closes after "
+                        f"{self.config.idle_minutes:g} idle minutes)")
         for field, value, floor in (
                 ("decision_seconds", request.decision_seconds, self.config.min_decision_seconds),
                 ("reveal_seconds", request.reveal_seconds, self.config.min_reveal_seconds)):

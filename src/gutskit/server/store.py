@@ -41,6 +41,7 @@ from sqlalchemy import (
     bindparam,
     create_engine,
     event,
+    func,
     insert,
     select,
     update,
@@ -544,6 +545,19 @@ class RoomStore:
             if room is not None:
                 loaded.append(room)
         return loaded
+
+    def count_rooms(self, exclude: Sequence[str] = (ARCHIVED, SET_ASIDE)) -> int:
+        """How many stored rooms have a status not in ``exclude`` (the open rooms).
+
+        Raises:
+            StorageError: the database cannot be read.
+        """
+        try:
+            with self._db() as db:
+                return db.scalar(select(func.count()).select_from(RoomRecord)
+                                 .where(RoomRecord.status.not_in(list(exclude)))) or 0
+        except SQLAlchemyError as error:
+            raise StorageError(f"cannot read {self.location!r}: {error}") from None
 
     def room_ids(self, exclude: Sequence[str] = (ARCHIVED, SET_ASIDE)) -> list[str]:
         """The ids of the stored rooms whose status is not in ``exclude``, oldest first."""
