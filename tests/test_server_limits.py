@@ -24,15 +24,17 @@ import pytest
 from server_support import DB_KINDS, Player, Server, make_db_url, running_server, seat_three
 from sqlalchemy import create_engine, text
 from typer.testing import CliRunner
-from websockets.exceptions import ConnectionClosed
+from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import connect
 
 from gutskit.cli.app import app
+from gutskit.cli.serve import allowed_hosts
 from gutskit.server.app import STATIC
 from gutskit.server.cluster import WorkerSettings
 from gutskit.server.protocol import CreateRoom, Hello
 from gutskit.server.rooms import PRESENCE_DELAY, RoomManager, ServerConfig
 from gutskit.server.store import ARCHIVED, open_room_store
+from gutskit.server.web import invite_qr_svg
 
 
 @pytest.fixture(params=DB_KINDS)
@@ -608,3 +610,62 @@ def test_the_workers_of_guts_serve_get_the_same_limits() -> None:
     config = ServerConfig(forwarded_allow_ips=("10.0.0.1", "192.168.0.0/16"), max_rooms=7)
     text = WorkerSettings(redis_url="unix:///tmp/r.sock", db=None, config=config).to_json()
     assert WorkerSettings.from_json(text).config == config
+
+
+def test_the_host_header_is_allow_listed(db_url: str) -> None:
+    """The auditor's host_header.sh: with Host: evil.example (and a matching Origin) a room
+    was created with an invite link and QR code on http://evil.example, and a WebSocket
+    opened (DNS rebinding). Only the allowed names are answered; links are built on them."""
+    evil = {"Host": "evil.example", "Origin": "http://evil.example"}
+    with running_server(db_url) as server:
+        response = httpx.post(f"{server.http}/api/rooms", json=room_body(), headers=evil,
+                              timeout=10)
+        assert (response.status_code, response.text) == (400, "Invalid host header")
+        assert server.manager.rooms == {}
+        created = server.create_room()
+        room_id = created["room_id"]
+        assert created["url"] == f"{server.http}/r/{room_id}"
+        qr = f"{server.http}/api/rooms/{room_id}/qr.svg"
+        assert httpx.get(qr, headers={"Host": "evil.example"}).status_code == 400
+        assert httpx.get(qr).text == invite_qr_svg(created["url"])
+        for host in ("evil.example", f"evil.example:{server.port}"):
+            with pytest.raises(InvalidStatus) as refused:
+                connect(server.ws_url(room_id), open_timeout=10, additional_headers={
+                    "Host": host, "Origin": f"http://{host}"})
+            assert refused.value.response.status_code == 400
+        # The names of the machine the server runs on are answered.
+        response = httpx.get(f"http://localhost:{server.port}/api/rooms/{room_id}")
+        assert response.status_code == 200
+
+
+def test_invite_links_use_the_public_url(db_url: str) -> None:
+    """guts serve --public-url https://guts.example.org (behind a proxy that passes the
+    Host on): the invite link and its QR code are on it, and its origin is the server's."""
+    with running_server(db_url, base_url="https://guts.example.org",
+                        allowed_hosts=("127.0.0.1", "guts.example.org")) as server:
+        headers = {"Host": "guts.example.org", "Origin": "https://guts.example.org"}
+        response = httpx.post(f"{server.http}/api/rooms", json=room_body(), headers=headers,
+                              timeout=10)
+        assert response.status_code == 200, response.text
+        room_id = response.json()["room_id"]
+        assert response.json()["url"] == f"https://guts.example.org/r/{room_id}"
+        # Asked by its own address (the proxy rewrote the Host), still the public link.
+        assert server.create_room("Ben")["url"].startswith("https://guts.example.org/r/")
+        qr = httpx.get(f"{server.http}/api/rooms/{room_id}/qr.svg").text
+        assert qr == invite_qr_svg(f"https://guts.example.org/r/{room_id}")
+        Player(server, room_id, origin="https://guts.example.org").close()
+
+
+def test_guts_serve_answers_its_own_names(tmp_path: Path) -> None:
+    """The allow-list guts serve builds: the loopback names, the --host address (on
+    0.0.0.0: this machine's name and addresses), the --public-url host, --allowed-host."""
+    assert allowed_hosts("127.0.0.1", "", []) == ("localhost", "127.0.0.1", "::1")
+    assert allowed_hosts("192.168.1.5", "http://guts.lan:8000", ["Cards.Example"]) == (
+        "localhost", "127.0.0.1", "::1", "192.168.1.5", "guts.lan", "cards.example")
+    lan = allowed_hosts("0.0.0.0", "", [])
+    assert socket.gethostname().lower() in lan and "0.0.0.0" not in lan
+    result = CliRunner().invoke(app, ["serve", "--port", str(_free_port()), "--db",
+                                      str(tmp_path / "x.db"), "--public-url", "guts.org"])
+    assert result.exit_code == 2
+    assert "error: --public-url: 'guts.org' is not an http:// or https:// URL such as " \
+           "https://guts.example.org" in result.output

@@ -4,20 +4,23 @@ The server (FastAPI, uvicorn, SQLAlchemy) is imported only when ``guts serve`` r
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import ipaddress
 import json
 import socket
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated, Any
+from urllib.parse import urlsplit
 
 import typer
 
 from gutskit.cli.errors import UsageProblem
 from gutskit.cli.words import count
 
-__all__ = ["register", "serve", "verify"]
+__all__ = ["allowed_hosts", "register", "serve", "verify"]
 
 
 def serve(
@@ -28,6 +31,17 @@ def serve(
         "--db", metavar="PATH|URL", envvar="GUTSKIT_DB", show_envvar=True,
         help="SQLite file or SQLAlchemy URL, e.g. postgresql+psycopg://user:pw@host/db "
              "[default: gutskit.db in your data folder].")] = None,
+    public_url: Annotated[str | None, typer.Option(
+        "--public-url", metavar="URL",
+        help="The address players use, e.g. https://guts.example.org behind a reverse "
+        "proxy: invite links and QR codes are built on it and its host name is "
+        "allowed.")] = None,
+    allowed_host: Annotated[list[str] | None, typer.Option(
+        "--allowed-host", metavar="NAME",
+        help="Another Host name the server answers (repeatable; '*.example.org' for its "
+        "subdomains). By default: localhost, 127.0.0.1, ::1, the --host address (with "
+        "0.0.0.0 or ::, this machine's name and addresses) and the --public-url's "
+        "host.")] = None,
     allow_origin: Annotated[list[str] | None, typer.Option(
         "--allow-origin", metavar="URL",
         help="Another browser origin allowed to open the WebSocket (repeatable).")] = None,
@@ -89,6 +103,8 @@ def serve(
                              "'5/minute;30/hour'\n")
             raise SystemExit(2) from None
     proxies = _proxies(forwarded_allow_ips)
+    base_url = _public_url(public_url) if public_url is not None else ""
+    hosts = allowed_hosts(host, base_url, allowed_host or ())
     listener = _listen(host, port)  # a busy port is one error line, before anything else
     try:
         from gutskit.server.app import UVICORN_OPTIONS, create_app
@@ -104,7 +120,10 @@ def serve(
             hello_timeout=hello_timeout, idle_minutes=idle_minutes,
             min_decision_seconds=min_decision_seconds, min_reveal_seconds=min_reveal_seconds,
             max_body_bytes=max_body_bytes, max_rooms=max_rooms,
-            forwarded_allow_ips=proxies)
+            forwarded_allow_ips=proxies, base_url=base_url, allowed_hosts=hosts)
+        if host in WILDCARDS and not base_url:
+            typer.echo(f"answering the host names {', '.join(hosts)} (others: "
+                       "--allowed-host NAME or --public-url URL)", err=True)
         if workers > 1 or redis is not None:
             store.close()  # each worker opens its own
             from gutskit.cli.workers import run_cluster
@@ -122,6 +141,55 @@ def serve(
     server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning",
                                            **UVICORN_OPTIONS))
     server.run(sockets=[listener])
+
+
+WILDCARDS = ("0.0.0.0", "::", "")
+"""``--host`` values that listen on every address of the machine."""
+
+
+def allowed_hosts(host: str, public_url: str, extra: Sequence[str]) -> tuple[str, ...]:
+    """The ``Host`` names ``guts serve`` answers (:attr:`ServerConfig.allowed_hosts`):
+    ``localhost``, ``127.0.0.1``, ``::1``; the listening address ``host``, or, listening on
+    every address (``0.0.0.0``, ``::``), this machine's name and addresses (how players
+    on the LAN reach it); the host of ``public_url``; ``extra`` (``--allowed-host``).
+
+    >>> allowed_hosts("127.0.0.1", "https://guts.example.org", ["*.example.net"])
+    ('localhost', '127.0.0.1', '::1', 'guts.example.org', '*.example.net')
+    """
+    names = ["localhost", "127.0.0.1", "::1"]
+    names += _own_names() if host in WILDCARDS else [host]
+    if public_url:
+        names.append(urlsplit(public_url).hostname or "")
+    names += [name.strip().lower() for name in extra]
+    return tuple(dict.fromkeys(n.lower() for n in names if n))
+
+
+def _own_names() -> list[str]:
+    """This machine's host name and the addresses it is reached at (its name's addresses,
+    and the address of each family's default route: no packet is sent)."""
+    names = [socket.gethostname(), socket.getfqdn()]
+    with contextlib.suppress(OSError):
+        names += [str(info[4][0]) for info in socket.getaddrinfo(socket.gethostname(), None)]
+    for family, probe in ((socket.AF_INET, "192.0.2.1"), (socket.AF_INET6, "2001:db8::1")):
+        with contextlib.suppress(OSError), socket.socket(family, socket.SOCK_DGRAM) as udp:
+            udp.connect((probe, 9))
+            names.append(str(udp.getsockname()[0]))
+    return [name.split("%")[0] for name in names]
+
+
+def _public_url(text: str) -> str:
+    """``--public-url``: an ``http`` or ``https`` URL with a host, without its final
+    ``/``.
+
+    Raises:
+        UsageProblem: anything else (named).
+    """
+    parts = urlsplit(text.strip())
+    if parts.scheme not in ("http", "https") or not parts.hostname or parts.query \
+            or parts.fragment:
+        raise UsageProblem(f"--public-url: {text!r} is not an http:// or https:// URL such "
+                           "as https://guts.example.org")
+    return text.strip().rstrip("/")
 
 
 def _proxies(text: str) -> tuple[str, ...]:

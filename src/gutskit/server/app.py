@@ -17,8 +17,12 @@ Routes:
   and ``GET /api/rooms/<id>/hands?cards=...`` (hand descriptions under the room's rules).
 * ``WS /ws/<room_id>``: the protocol of :mod:`gutskit.server.protocol`.
 
-The WebSocket refuses a browser ``Origin`` that is not the server's own (or one of
-``allowed_origins``); clients without an ``Origin`` header (scripts, bots) are accepted.
+Every request and WebSocket must name one of :attr:`ServerConfig.allowed_hosts` in its
+``Host`` header (Starlette's ``TrustedHostMiddleware``: HTTP 400 otherwise), so the
+server's own origin and its invite links never come from an arbitrary ``Host``.
+The WebSocket refuses a browser ``Origin`` that is not the server's own (or the public
+URL's, or one of ``allowed_origins``); clients without an ``Origin`` header (scripts,
+bots) are accepted.
 Each connection may send :data:`MESSAGE_LIMIT` (a :mod:`limits` moving window: :data:`RATE`
 messages per second on average, bursts of :data:`BURST`); extra messages are refused with
 ``rate_limited``.
@@ -48,6 +52,7 @@ from fastapi import FastAPI, HTTPException, Query, Request, WebSocket, WebSocket
 from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ValidationError
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
@@ -325,12 +330,17 @@ def create_app(db: str | Path | None = None, *, config: ServerConfig | None = No
         rooms.store.close()
 
     settings = (manager.config if manager is not None else config) or ServerConfig()
+    if settings.base_url:  # the public URL's origin is the server's own
+        public = urlsplit(settings.base_url)
+        allowed_origins = (*allowed_origins, f"{public.scheme}://{public.netloc}")
     # No /docs, /redoc or /openapi.json: the protocol is documented in docs/protocol.md.
     app = FastAPI(title="gutskit", lifespan=lifespan, docs_url=None, redoc_url=None,
                   openapi_url=None)
     app.state.holder = holder
     app.add_middleware(HttpGuard, max_body_bytes=settings.max_body_bytes,
                        allowed=tuple(allowed_origins))
+    app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(settings.allowed_hosts),
+                       www_redirect=False)
     if settings.forwarded_allow_ips:  # outermost: every check below sees the client
         app.add_middleware(ProxyHeadersMiddleware,
                            trusted_hosts=list(settings.forwarded_allow_ips))
@@ -409,7 +419,9 @@ def create_app(db: str | Path | None = None, *, config: ServerConfig | None = No
                            seat=0, token=token)
 
     def invite_url(request: Request, room_id: str) -> str:
-        base = current().config.base_url or str(request.base_url).rstrip("/")
+        """The invite link: on the public URL, else on the address the request came to
+        (its ``Host`` passed the allow-list, :attr:`ServerConfig.allowed_hosts`)."""
+        base = settings.base_url.rstrip("/") or str(request.base_url).rstrip("/")
         return f"{base}/r/{room_id}"
 
     @app.get("/api/rooms/{room_id}/qr.svg")

@@ -139,8 +139,16 @@ class ServerConfig:
 
     Attributes:
         bot_delay: a bot declares after a uniform random delay in this range (seconds).
-        base_url: the ``http://HOST:PORT`` of invite links (empty: the address the
-            request came to).
+        base_url: the server's public URL (``guts serve --public-url``, e.g.
+            ``https://guts.example.org``): invite links and their QR codes are built on
+            it, and its origin may send state-changing requests and open the WebSocket.
+            Empty: the address the request came to, whose ``Host`` is one of
+            :attr:`allowed_hosts`.
+        allowed_hosts: the ``Host`` names the server answers (Starlette's
+            ``TrustedHostMiddleware``: exact names or addresses, ``"*.example.org"``,
+            ``"*"`` for any); any other is refused with HTTP 400 (a WebSocket at the
+            handshake), so a page on another name that resolves to this server (DNS
+            rebinding) reaches nothing and no invite link names another host.
 
     The limits (``docs/protocol.md``, "Limits"; each has a ``guts serve`` option):
 
@@ -173,6 +181,7 @@ class ServerConfig:
 
     bot_delay: tuple[float, float] = (0.6, 1.8)
     base_url: str = ""
+    allowed_hosts: tuple[str, ...] = ("localhost", "127.0.0.1", "::1")
     min_decision_seconds: float = 1.0
     min_reveal_seconds: float = 0.5
     room_limit: str = "5/minute;30/hour"
