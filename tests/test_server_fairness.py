@@ -10,10 +10,12 @@ round 3: Cleo alone in (uncontested: nothing shown); then the host ends the sess
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from server_support import DB_KINDS, Player, make_db_url, running_server, seat_three
@@ -23,12 +25,14 @@ from gutskit.cli.app import app as cli_app
 from gutskit.core.cards import card_name
 from gutskit.core.events import CardsDealt, RoundResolved
 from gutskit.server.fairness import (
+    FairnessError,
     deal_order,
     dealt_deck,
     deck_from_seed,
     leaves,
     secret_from_seed,
 )
+from gutskit.server.verify import Record, parse_history, verify_rounds, verify_session
 
 HEX = re.compile(r"[0-9a-f]{32,}")
 
@@ -152,10 +156,86 @@ def test_out_hands_stay_private_and_the_session_verifies(db_url: str, tmp_path: 
         result = CliRunner().invoke(cli_app, ["verify", str(tmp_path / f"{name}.json"),
                                               "--history", str(tmp_path / f"{name}.jsonl")])
         assert result.exit_code == 0, result.output
-        lines = result.stdout.splitlines()
+        header, *lines = result.stdout.splitlines()
+        assert header == ("session header: the hand history's names, seats, stacks, first "
+                          "dealer and rules are the ones committed before the first deal")
         assert lines[-1] == "4 of 4 rounds verified"
         assert lines[0].startswith("round 1: ok (6 cards opened, 2 client seed(s)")
     # Ana's history: her 3 cards + Ben's 3 shown in round 1, her own 3 in rounds 2 to 4.
     assert [line.split(", ")[-1] for line in lines[:4]] == [
         "6 cards of the history match)", "3 cards of the history match)",
         "3 cards of the history match)", "3 cards of the history match)"]
+
+
+def _tampered(history: str, change: Callable[[dict[str, Any]], None]) -> list[Record]:
+    lines = [json.loads(line) for line in history.splitlines()]
+    change(lines[0])
+    return parse_history("\n".join(json.dumps(line) for line in lines))
+
+
+@pytest.mark.parametrize("seed_reveal", ["shown", "round"])
+def test_the_session_header_is_committed_before_the_first_deal(
+        db_url: str, seed_reveal: str) -> None:
+    """The auditor's verify_tamper.py: swapped or renamed seats, a changed starting stack
+    and rules that never came into play (suit_tiebreak, pot_cap) in the first line of a
+    downloaded history verified. The server publishes the hash of the SessionStarted line
+    before the first deal; guts verify names what changed."""
+    with running_server(db_url, seed_numbers=(1, 2, 3)) as server:
+        room_id, players = seat_three(server, seed_reveal=seed_reveal)
+        ana = players[0]
+        ana.send({"type": "start"})
+        before_deal = []
+        while (message := ana.recv())["type"] != "event" \
+                or message["event"]["type"] != "CardsDealt":
+            before_deal.append(message)
+        for player in players:
+            player.state(lambda t: t["phase"] == "declare" and t["round"] == 1)
+            assert player.declare(1, "in")["type"] == "ack"
+        ana.state(lambda t: t["round"] == 2 and t["phase"] == "declare")
+        ana.send({"type": "end_session"})
+        ana.state(lambda t: t["phase"] == "over")
+        late = Player(server, room_id)  # a later connection is told it too
+        told_late = late.expect("session")
+        fairness = server.get(f"/api/rooms/{room_id}/fairness.json").json()
+        history = server.get(f"/api/rooms/{room_id}/history.jsonl").text
+    header = json.loads(history.splitlines()[0])
+    assert header["type"] == "SessionStarted" and header["names"] == ["Ana", "Ben", "Cleo"]
+    # The commitment, reimplemented from docs/fairness.md.
+    canonical = json.dumps(header, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    digest = hashlib.sha256(("gutskit-session-v1|" + canonical).encode()).hexdigest()
+    assert [m for m in before_deal if m["type"] == "session"] == [
+        {"type": "session", "hash": digest}]
+    assert told_late == {"type": "session", "hash": digest}
+    assert fairness["session"] == {"hash": digest, "started": header}
+    assert verify_session(fairness, parse_history(history)) == (
+        "session header: the hand history's names, seats, stacks, first dealer and rules "
+        "are the ones committed before the first deal")
+    verify_rounds(fairness, parse_history(history))
+
+    def swap(line: dict[str, Any]) -> None:
+        line["names"][0], line["names"][1] = line["names"][1], line["names"][0]
+
+    cases: list[tuple[Callable[[dict[str, Any]], None], str]] = [
+        (swap, "names: the history has ['Ben', 'Ana', 'Cleo'], the commitment ['Ana', "
+               "'Ben', 'Cleo']"),
+        (lambda line: line["names"].__setitem__(1, "Mallory"),
+         "names: the history has ['Ana', 'Mallory', 'Cleo'], the commitment ['Ana', 'Ben', "
+         "'Cleo']"),
+        (lambda line: line["stacks"].__setitem__(1, 30),
+         "stacks: the history has [20, 30, 20], the commitment [20, 20, 20]"),
+        (lambda line: line["rules"].__setitem__("suit_tiebreak", "none"),
+         "rules.suit_tiebreak: the history has 'none', the commitment 'high_card'"),
+        (lambda line: line["rules"].__setitem__("pot_cap", 1000),
+         "rules.pot_cap: the history has 1000, the commitment None"),
+    ]
+    for change, named in cases:
+        with pytest.raises(FairnessError) as failed:
+            verify_rounds(fairness, _tampered(history, change))
+        assert str(failed.value) == ("the session header of the hand history differs from "
+                                     f"the one committed before the first deal: {named}")
+    # Editing the committed header too is caught by its hash.
+    forged = {**fairness, "session": {**fairness["session"], "started": {
+        **header, "names": ["Ben", "Ana", "Cleo"]}}}
+    with pytest.raises(FairnessError, match="the session header does not hash to its "
+                                            f"commitment {digest}"):
+        verify_rounds(forged, _tampered(history, swap))

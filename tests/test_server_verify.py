@@ -29,7 +29,7 @@ from gutskit.core.history import event_to_dict
 from gutskit.core.rules import Rules
 from gutskit.core.views import visible_events
 from gutskit.server.exports import history_jsonl
-from gutskit.server.fairness import commitment, deck_from_seed
+from gutskit.server.fairness import commitment, deck_from_seed, session_hash
 
 DECLS = {1: {0: "in", 1: "in", 2: "out"}, 2: {0: "out", 1: "out", 2: "out"},
          3: {0: "out", 1: "out", 2: "in"}, 4: {}}
@@ -55,7 +55,9 @@ def build_session() -> tuple[dict[str, Any], list[dict[str, Any]]]:
     state, more = engine.end_session(state)
     events += more
     assert state.stacks == (21, 15, 24)
+    header = event_to_dict(start)  # the server's commitment to the session header
     fairness = {"room_id": "r", "algorithm": "gutskit-deck-v1", "session_over": True,
+                "session": {"hash": session_hash(header), "started": header},
                 "rounds": rounds}
     return fairness, [event_to_dict(e) for e in visible_events(events, 0)]
 
@@ -81,7 +83,8 @@ def test_an_honest_session_verifies(tmp_path: Path) -> None:
     assert dealt_lines(history)[0]["hands"] == ["Ts Td Qc", "", ""]
     code, out, err = run(tmp_path, fairness, history)
     assert (code, err) == (0, "")
-    lines = out.splitlines()
+    header, *lines = out.splitlines()
+    assert header.startswith("session header: the hand history's names, seats, stacks")
     assert [line.split(", ")[-1] for line in lines[:4]] == [
         "6 cards of the history match)", "3 cards of the history match)",
         "3 cards of the history match)", "3 cards of the history match)"]

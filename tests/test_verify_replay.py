@@ -41,6 +41,7 @@ from gutskit.server.fairness import (
     leaves,
     open_cards,
     secret_from_seed,
+    session_hash,
     shown_cards,
 )
 
@@ -81,8 +82,10 @@ def build_session(seat: int = 0) -> tuple[dict[str, Any], list[dict[str, Any]],
     state, more = engine.end_session(state)
     events += more
     assert state.stacks == (15, 21, 24)
+    header = event_to_dict(start)  # the server's commitment to the session header
     fairness = {"room_id": "r", "algorithm": ALGORITHM_V2, "session_over": True,
-                "seat": seat, "rounds": rounds}
+                "seat": seat, "session": {"hash": session_hash(header), "started": header},
+                "rounds": rounds}
     mine = [event_to_dict(e) for e in visible_events(events, seat)]
     return fairness, mine, events
 
@@ -121,6 +124,8 @@ def test_a_clean_session_verifies(tmp_path: Path) -> None:
     assert (code, err) == (0, "")
     # Round 1: Ana's 3 cards + Ben's 3 shown; then Ana's own 3 (from her openings).
     assert out.splitlines() == [
+        "session header: the hand history's names, seats, stacks, first dealer and rules are the "
+        "ones committed before the first deal",
         "round 1: ok (6 cards opened, 2 client seed(s), 6 cards of the history match)",
         "round 2: ok (0 cards opened, 2 client seed(s), 3 cards of the history match)",
         "round 3: ok (0 cards opened, 2 client seed(s), 3 cards of the history match)",
@@ -137,7 +142,7 @@ def test_a_spectator_history_verifies(tmp_path: Path) -> None:
     spectator = [event_to_dict(e) for e in visible_events(events, -1)]
     code, out, err = run(tmp_path, fairness, spectator)
     assert (code, err) == (0, "")
-    assert out.splitlines()[0] == ("round 1: ok (6 cards opened, 2 client seed(s), 6 cards "
+    assert out.splitlines()[1] == ("round 1: ok (6 cards opened, 2 client seed(s), 6 cards "
                                    "of the history match)")
 
 

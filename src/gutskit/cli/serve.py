@@ -265,6 +265,7 @@ def verify(
         parse_history,
         verify_history,
         verify_rounds,
+        verify_session,
     )
 
     def user_error(message: str) -> SystemExit:
@@ -307,6 +308,7 @@ def verify(
             return
         events = load_history(history) if history is not None else None
         results = verify_rounds(data, events)
+        header = verify_session(data, events)
     except VerifyInputError as error:
         raise user_error(str(error)) from None
     except FairnessError as error:
@@ -314,6 +316,8 @@ def verify(
         raise SystemExit(1) from None
     ok = [c for c in results if c.status == "ok"]
     dealt = [c for c in results if c.status != "pending"]
+    typer.echo(header or "session header: not committed (a room not started yet, or from "
+               "an older server)")
     for check in results:
         if check.status == "ok" and check.top_cards:
             extra = (f", {count(check.cards_checked, 'card')} of the history "

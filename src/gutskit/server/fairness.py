@@ -48,6 +48,17 @@ then compute every card of the round, *including the hands of players who were o
    (card names as ``"As"``, ``"Td"``, ``"2c"``).
 5. The deal: as in version 2, step 5, from the deck.
 
+**The session header (both versions).** When the session starts, before the first deal,
+the server publishes ``session_hash`` of the ``SessionStarted`` line of the hand history
+(names and seats in order, starting stacks, first dealer, every house rule): SHA-256 (hex)
+of ``"gutskit-session-v1|"`` + that JSON object written canonically (keys sorted, no
+spaces: separators ``","`` and ``":"``, non-ASCII characters as themselves, UTF-8)
+(:func:`session_hash`). ``guts verify`` checks the history's first line against it, so
+a swapped seat, a renamed player, a changed stack or a rule that never came into play
+cannot be edited in afterwards.
+
+>>> session_hash({"type": "SessionStarted", "names": ["Ana", "Ben"]})[:16]
+'423c74b8e4b78e45'
 >>> seed = bytes(32)
 >>> deck_names(deck_from_seed(seed))[:5]
 ['2c', '9d', '3c', '4c', 'Tc']
@@ -63,8 +74,9 @@ then compute every card of the round, *including the hands of players who were o
 from __future__ import annotations
 
 import hashlib
+import json
 import secrets
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -95,6 +107,7 @@ __all__ = [
     "parse_client_seed",
     "parse_seed",
     "secret_from_seed",
+    "session_hash",
     "shown_cards",
     "verify_commitment",
 ]
@@ -111,6 +124,14 @@ DOMAIN = b"gutskit-deck-v1"
 
 class FairnessError(GutsError):
     """A seed or commitment that is malformed or does not match; the message says which."""
+
+
+def session_hash(started: Mapping[str, Any]) -> str:
+    """The commitment to a session's header: ``started`` is its ``SessionStarted`` as a
+    hand-history line (:func:`gutskit.core.history.event_to_dict`); SHA-256 (lowercase
+    hex) of ``"gutskit-session-v1|"`` + its canonical JSON (module doc)."""
+    text = json.dumps(started, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(("gutskit-session-v1|" + text).encode("utf-8")).hexdigest()
 
 
 def new_seed() -> bytes:

@@ -105,6 +105,7 @@ __all__ = [
     "FairnessDealt",
     "FairnessOpening",
     "FairnessReveal",
+    "FairnessSession",
     "Hello",
     "Join",
     "Kick",
@@ -930,6 +931,17 @@ class FairnessCommitment(_Message):
     commitment: str
 
 
+class FairnessSession(_Message):
+    """The commitment to the session's header, sent to everyone when the session starts
+    (before the first deal) and on connect: ``hash`` =
+    :func:`gutskit.server.fairness.session_hash` of the ``SessionStarted`` event (names,
+    seats, starting stacks, first dealer, house rules); ``fairness.json`` repeats it with
+    the header (``"session"``) and ``guts verify`` checks the hand history against it."""
+
+    type: Literal["session"] = "session"
+    hash: str
+
+
 class FairnessReveal(_Message):
     """The server seed of round ``round`` (hex), revealed after the round (or at the end
     of the session, see :attr:`CreateRoom.seed_reveal`); ``guts verify`` checks it."""
@@ -1055,8 +1067,8 @@ class Pong(_Message):
 
 ServerMessage = Annotated[
     Welcome | Seated | RoomUpdate | TableState | EventMessage | FairnessCommitment
-    | FairnessReveal | FairnessDealt | FairnessOpening | Ack | Error | TimedOut | Kicked
-    | Presence | Coach | Pong | ChatLine,
+    | FairnessSession | FairnessReveal | FairnessDealt | FairnessOpening | Ack | Error
+    | TimedOut | Kicked | Presence | Coach | Pong | ChatLine,
     Field(discriminator="type"),
 ]
 """Any message the server sends."""

@@ -69,6 +69,7 @@ from gutskit.server.protocol import (
     FairnessDealt,
     FairnessOpening,
     FairnessReveal,
+    FairnessSession,
     Hello,
     Join,
     Kick,
@@ -479,6 +480,9 @@ class Room:
             client.send(Welcome(protocol=client.protocol, seat=client.seat,
                                 host=seat is not None and seat.host, room=self.info(),
                                 table=self.view_of(client.seat), chat=list(self.chat)))
+            session = self._session_commitment()
+            if session is not None:
+                client.send(session)
             for deal in self.deals.values():
                 for message in self._fairness_messages(deal):
                     client.send(message)
@@ -879,6 +883,9 @@ class Room:
         self.status = "playing"
         self._broadcast_room()
         self._broadcast_events([start])
+        session = self._session_commitment()
+        assert session is not None
+        self._send_all(session)  # before the first deal
         if self.settings.companion:
             self._broadcast_state()  # a real table deals: the dealer's phone says when
         else:
@@ -980,6 +987,19 @@ class Room:
         except fairness.FairnessError as error:
             raise _fail("bad_message", f"client_seed.seed: {error}") from None
 
+    def _session_header(self) -> dict[str, Any] | None:
+        """The session's ``SessionStarted`` as a hand-history line (``None`` in the
+        lobby): every field is public."""
+        if not self.events or not isinstance(self.events[0], SessionStarted):
+            return None
+        return event_to_dict(self.events[0])
+
+    def _session_commitment(self) -> FairnessSession | None:
+        """The commitment to the session header (:func:`fairness.session_hash`)."""
+        header = self._session_header()
+        return None if header is None else FairnessSession(
+            hash=fairness.session_hash(header))
+
     def _fairness_messages(self, deal: DealRow) -> list[Any]:
         """What everyone may know of one fairness record (sent on connect)."""
         messages: list[Any] = [FairnessCommitment(round=deal.round,
@@ -1035,9 +1055,12 @@ class Room:
         """``fairness.json``: every round's public fairness record and, for ``seat``
         (a seat token's), the openings of its own dealt cards in rounds already opened."""
         rounds = sorted(self.deals.values(), key=lambda d: d.round)
+        header = self._session_header()
+        session = None if header is None else {"hash": fairness.session_hash(header),
+                                               "started": header}
         if self.settings.seed_reveal != "shown":
             return {"room_id": self.room_id, "algorithm": fairness.ALGORITHM_V1,
-                    "session_over": self.status == "over", "rounds": [
+                    "session_over": self.status == "over", "session": session, "rounds": [
                         {"round": d.round, "commitment": d.commitment,
                          "seed": d.seed if d.revealed else None} for d in rounds]}
         own = self._own_hands(seat)
@@ -1055,7 +1078,8 @@ class Room:
                         secret, own.get(deal.round, ()))]
             records.append(record)
         return {"room_id": self.room_id, "algorithm": fairness.ALGORITHM_V2,
-                "session_over": self.status == "over", "seat": seat, "rounds": records}
+                "session_over": self.status == "over", "seat": seat, "session": session,
+                "rounds": records}
 
     def _own_hands(self, seat: int | None) -> dict[int, tuple[int, ...]]:
         """Round -> the cards dealt to ``seat`` as its own copy of the history shows them

@@ -32,10 +32,16 @@ that names the round.
   its commitment names; the hands the history holds and shows are the hands that deck
   deals.
 
+**The session header** (:func:`verify_session`, both versions): the ``SessionStarted``
+committed before the first deal (``fairness.json`` ``"session"``: its hash, published live,
+and the header) hashes to the commitment, and the history starts with it; a difference
+names each field (each house rule by name).
+
 A history without a fairness file is checked for internal consistency only: fairness is
 not provable for it (the report says so).
 
-Failures raise :class:`~gutskit.server.fairness.FairnessError` (one line, naming the round);
+Failures raise :class:`~gutskit.server.fairness.FairnessError` (one line, naming the round
+or the header field);
 input that cannot be read raises :class:`VerifyInputError`.
 """
 
@@ -83,13 +89,14 @@ from gutskit.server.fairness import (
     check_opening,
     deal_order,
     deck_names,
+    session_hash,
     shown_cards,
     verify_commitment,
 )
 
 __all__ = ["ALGORITHM", "ALGORITHMS", "Record", "ReplayedRound", "RoundCheck",
            "VerifyInputError", "load_history", "load_visible_history", "parse_history",
-           "replay_history", "verify_history", "verify_rounds"]
+           "replay_history", "verify_history", "verify_rounds", "verify_session"]
 
 ALGORITHM = ALGORITHM_V1
 """The version-1 algorithm name (kept for callers of the first release)."""
@@ -705,6 +712,70 @@ def _name(known: ReplayedRound, owner: int | str) -> str:
     return known.before.names[owner] if isinstance(owner, int) else str(owner)
 
 
+def verify_session(fairness: dict[str, Any], history: Sequence[Record] | None = None
+                   ) -> str | None:
+    """Check the commitment to the session header (``fairness["session"]``: the ``hash``
+    published before the first deal and the ``started`` header it commits to;
+    :func:`gutskit.server.fairness.session_hash`) and, when given, that the hand history
+    starts with that header.
+
+    Returns:
+        A report line, or ``None`` when the file has no session commitment (a room not
+        started yet, or made by a server older than the commitment).
+
+    Raises:
+        VerifyInputError: ``"session"`` is not ``{"hash", "started"}``.
+        FairnessError: the header does not hash to the commitment, or the history's
+            ``SessionStarted`` differs from it (naming each field that changed).
+    """
+    session = fairness.get("session")
+    if session is None:
+        return None
+    started = session.get("started") if isinstance(session, dict) else None
+    digest = session.get("hash") if isinstance(session, dict) else None
+    if not isinstance(started, dict) or not isinstance(digest, str):
+        raise VerifyInputError("\"session\" must be {\"hash\": \"...\", \"started\": {...}} "
+                               "or null")
+    if session_hash(started) != digest.strip().lower():
+        raise FairnessError(f"the session header does not hash to its commitment {digest} "
+                            f"(it hashes to {session_hash(started)})")
+    try:
+        committed = record_from_dict(started)
+    except HistoryError as error:
+        raise VerifyInputError(f"the committed session header: {error}") from None
+    if not isinstance(committed, SessionStarted):
+        raise VerifyInputError("the committed session header is not a SessionStarted")
+    if history is None:
+        return "session header: committed before the first deal"
+    first = next((r for r in history if isinstance(r, SessionStarted)), None)
+    if first != committed:
+        changed = _header_changes(first, committed) if first is not None else \
+            "the hand history has no SessionStarted"
+        raise FairnessError("the session header of the hand history differs from the one "
+                            f"committed before the first deal: {changed}")
+    return ("session header: the hand history's names, seats, stacks, first dealer and "
+            "rules are the ones committed before the first deal")
+
+
+def _header_changes(recorded: SessionStarted, committed: SessionStarted) -> str:
+    """``field: the history has X, the commitment Y`` for each field that differs (each
+    house rule by name)."""
+    parts = []
+    for item in dataclasses.fields(recorded):
+        a, b = getattr(recorded, item.name), getattr(committed, item.name)
+        if a == b:
+            continue
+        if item.name == "rules":
+            mine, theirs = a.to_dict(), b.to_dict()
+            parts += [f"rules.{key}: the history has {mine.get(key)!r}, the commitment "
+                      f"{theirs.get(key)!r}" for key in sorted(set(mine) | set(theirs))
+                      if mine.get(key) != theirs.get(key)]
+        else:
+            parts.append(f"{item.name}: the history has {_show(a, item.name)}, the "
+                         f"commitment {_show(b, item.name)}")
+    return "; ".join(parts)
+
+
 def verify_rounds(fairness: dict[str, Any], history: Sequence[Record] | None = None
                   ) -> list[RoundCheck]:
     """Check every round of ``fairness`` (the parsed ``fairness.json``) and, when given,
@@ -717,6 +788,7 @@ def verify_rounds(fairness: dict[str, Any], history: Sequence[Record] | None = N
         FairnessError: a check failed (the message names the round).
     """
     algorithm, records, over = _records(fairness)
+    verify_session(fairness, history)
     rounds: list[ReplayedRound] = []
     if history is not None:
         rounds, ended = replay_history(history)

@@ -429,6 +429,9 @@ function onMessage(m) {
     case "reveal":
       S.commitments[m.round] = { commitment: m.commitment, seed: m.seed };
       break;
+    case "session": // the commitment to the session header (docs/fairness.md)
+      S.sessionHash = m.hash;
+      break;
     case "ack":
       S.sent.delete(m.action_id);
       break;
