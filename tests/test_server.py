@@ -196,7 +196,8 @@ def test_scripted_session_results_exports_and_leaks(db_url: str, tmp_path: Path,
     assert result.exit_code == 0, result.output
     assert "4 of 4 rounds verified" in result.output
     # Ana saw 3 + 3 cards in round 1 (her hand, Ben's at the showdown), then her own 3.
-    lines = result.output.splitlines()
+    header, *lines = result.output.splitlines()
+    assert header.startswith("session header: the hand history's names, seats, stacks")
     assert [line.split(", ")[-1] for line in lines[:4]] == [
         "6 cards of the history match)", "3 cards of the history match)",
         "3 cards of the history match)", "3 cards of the history match)"]

@@ -228,8 +228,8 @@ def test_bad_messages_are_refused_and_change_nothing(db_url: str) -> None:
         big.send("x" * 70000)
         with pytest.raises(ConnectionClosed):
             for _ in range(20):  # the fairness records and room updates come first
-                assert big.recv(5)["type"] in ("room", "commitment", "reveal", "deal_seeds",
-                                                "opening")
+                assert big.recv(5)["type"] in ("room", "session", "commitment", "reveal",
+                                                "deal_seeds", "opening")
         ana.send({"type": "ping"})
         assert ana.expect("pong") == {"type": "pong"}
 

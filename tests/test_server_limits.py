@@ -606,8 +606,11 @@ def test_forwarded_allow_ips_are_checked(tmp_path: Path) -> None:
 
 def test_the_workers_of_guts_serve_get_the_same_limits() -> None:
     """guts serve --workers N hands its ServerConfig to every worker process (JSON in the
-    environment): the trusted proxies and the open-room cap arrive unchanged."""
-    config = ServerConfig(forwarded_allow_ips=("10.0.0.1", "192.168.0.0/16"), max_rooms=7)
+    environment): the trusted proxies, the open-room cap, the allowed host names and the
+    public URL arrive unchanged."""
+    config = ServerConfig(forwarded_allow_ips=("10.0.0.1", "192.168.0.0/16"), max_rooms=7,
+                          allowed_hosts=("localhost", "guts.example.org"),
+                          base_url="https://guts.example.org")
     text = WorkerSettings(redis_url="unix:///tmp/r.sock", db=None, config=config).to_json()
     assert WorkerSettings.from_json(text).config == config
 

@@ -122,7 +122,9 @@ class WorkerSettings:
         data = json.loads(text)
         knobs = dict(data["config"])
         knobs["bot_delay"] = tuple(knobs["bot_delay"])
-        knobs["forwarded_allow_ips"] = tuple(knobs.get("forwarded_allow_ips", ()))
+        for name in ("forwarded_allow_ips", "allowed_hosts"):  # JSON lists back to tuples
+            if name in knobs:
+                knobs[name] = tuple(knobs[name])
         return cls(redis_url=data["redis_url"], db=data["db"], config=ServerConfig(**knobs),
                    allowed_origins=tuple(data["allowed_origins"]), prefix=data["prefix"])
 
