@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, expect
 from server_support import Player, running_server
-from test_e2e import DESKTOP, PHONE, WAIT, browser, open_page, shots
+from test_e2e import DESKTOP, PHONE, WAIT, browser, cards_on, open_page, shots
 
 from gutskit.server.web import rule_choices
 
@@ -287,3 +287,40 @@ def test_a_countdown_on_every_seat_the_table_waits_for(browser: Browser, shots: 
         assert cleo.errors == [], cleo.errors  # type: ignore[attr-defined]
         ana.close()
         ben.close()
+
+
+def test_show_my_cards_after_an_uncontested_win(browser: Browser, shots: Path,
+                                                tmp_path: Path) -> None:
+    # Test seed 1, three cards, two seats, dealer Ana: Ana Ah Jh Td. Ana in alone wins
+    # unseen; she shows her cards: Ben's screen turns them up on her seat.
+    with running_server(f"sqlite:///{tmp_path / 'show.db'}", seed_numbers=(1, 2)) as server:
+        created = server.create_room("Ana", seed_reveal="round", reveal_seconds=60)
+        room_id = created["room_id"]
+        ana = open_page(browser, "fr-FR", PHONE, mobile=True)
+        ana.context.add_init_script(
+            f"localStorage.setItem('gutskit.seat.{room_id}', '{created['token']}')")
+        ana.goto(f"{server.http}/r/{room_id}")
+        ben = open_page(browser, "en-US", DESKTOP)
+        ben.goto(f"{server.http}/r/{room_id}")
+        ben.fill("#join-name", "Ben")
+        ben.click("#join-button")
+        expect(ana.locator(".lobby-seat")).to_have_count(2, timeout=WAIT)
+        ana.click("#start")
+        expect(ben.locator("#declare-out")).to_be_enabled(timeout=WAIT)
+        ben.click("#declare-out")
+        expect(ana.locator("#declare-in")).to_be_enabled(timeout=WAIT)
+        ana.click("#declare-in")
+        show = ana.locator("#show-hand")
+        expect(show).to_have_text("Montrer mes cartes", timeout=WAIT)
+        expect(ben.locator("#show-hand")).to_have_count(0)
+        expect(ben.locator('[data-shown-seat="0"]')).to_have_count(0)  # hidden until she chooses
+        ana.click("#show-hand")
+        shown = ben.locator('.seat[data-seat="0"] [data-shown-seat="0"] [data-card]')
+        expect(shown).to_have_count(3, timeout=WAIT)
+        assert cards_on(ben, '[data-shown-seat="0"] [data-card]') == ["Ah", "Jh", "Td"]
+        expect(ben.locator("#log")).to_contain_text("Ana shows: A♥ J♥ 10♦.")
+        expect(ana.locator("#shown-note")).to_have_text("Vous avez montré vos cartes à la table.")
+        ben.screenshot(path=str(shots / "online-shown-cards.png"), full_page=True)
+        ana.screenshot(path=str(shots / "online-shown-cards-winner.png"), full_page=True)
+        for page in (ana, ben):
+            assert page.errors == [], page.errors  # type: ignore[attr-defined]

@@ -208,3 +208,36 @@ def test_the_decision_clock_is_sent_for_the_seats_to_act(tmp_path: Path) -> None
         assert between["time_left"] is None and between["to_act"] == []
         for player in (ana, ben, cleo, watcher):
             player.close()
+
+
+def test_an_uncontested_winner_may_show_the_cards(tmp_path: Path) -> None:
+    # Test seed 1, three cards, dealer Ana: Ana Ts Td Qc, Ben Qd Jh 7h, Cleo Ah 6c 2h.
+    # Ana in alone takes the pot without showing (RULES.md "Resolve"); she then chooses
+    # to show: everyone, spectators too, sees the HandShown event; nobody else may show.
+    with running_server(f"sqlite:///{tmp_path / 'show.db'}", seed_numbers=(1, 2)) as server:
+        room_id, (ana, ben, cleo) = seat_three(server, seed_reveal="round", reveal_seconds=30)
+        watcher = Player(server, room_id)
+        ana.send({"type": "start"})
+        _table(ana, 1, "declare")
+        assert ben.declare(1, "out")["type"] == "ack"
+        assert cleo.declare(1, "out")["type"] == "ack"
+        assert ana.declare(1, "in")["type"] == "ack"
+        tables = [_table(p, 1, "deal") for p in (ana, ben, cleo, watcher)]
+        assert [t["can_show"] for t in tables] == [True, False, False, False]
+        assert tables[3]["last_result"]["shown"] == [None, None, None]  # won unseen
+        ben.send({"type": "show_hand"})
+        error = ben.expect("error")
+        assert error["code"] == "illegal_action" and "did not win" in error["message"]
+        ana.send({"type": "show_hand"})
+        for player in (ana, ben, cleo, watcher):
+            event = player.expect("event", lambda m: m["event"]["type"] == "HandShown")
+            assert event["event"] == {"type": "HandShown", "seat": 0, "hand": "Ts Td Qc"}
+        assert not ana.state()["can_show"]
+        ana.send({"type": "show_hand"})
+        assert ana.expect("error")["message"] == "'Ana' has already shown their cards"
+        watcher.send({"type": "show_hand"})
+        assert watcher.expect("error")["code"] == "not_seated"
+        history = server.get(f"/api/rooms/{room_id}/history.jsonl").text  # a spectator's
+        assert '{"type":"HandShown","seat":0,"hand":"Ts Td Qc"}' in history
+        for player in (ana, ben, cleo, watcher):
+            player.close()

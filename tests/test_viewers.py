@@ -21,9 +21,11 @@ from typer.testing import CliRunner
 from viewer_checks import Oracle
 
 from gutskit.cli.app import app
+from gutskit.core import table
 from gutskit.core.cards import DECK, parse_cards
 from gutskit.core.engine import (
     GameState,
+    IllegalActionError,
     Phase,
     can_deal,
     can_declare,
@@ -42,6 +44,8 @@ from gutskit.core.events import (
     Declaration,
     Declared,
     Event,
+    HandShown,
+    Outcome,
     PassChosen,
     RoundResolved,
 )
@@ -125,6 +129,15 @@ def play(rules: Rules, n: int, seed: int, rounds: int = 6) -> list[Event]:
             events += new
             if state.phase is not Phase.DECLARE:
                 break
+        result = state.last_result
+        if result is not None and result.outcome is Outcome.UNCONTESTED and rng.random() < 0.5:
+            # the uncontested winner chooses to show its cards (public from then on)
+            seat = result.winners[0]
+            if table.can_show_hand(state, seat) is None:
+                state, new = table.show_hand(state, seat)
+                events += new
+                assert table.can_show_hand(state, seat) == (
+                    f"{state.names[seat]!r} has already shown their cards")
         if state.phase is Phase.OVER:
             break
     if state.phase is not Phase.OVER:
@@ -200,7 +213,8 @@ def test_every_view_field_and_event_field_states_its_audience() -> None:
         "SessionStarted", "AntesPosted", "CardsDealt", "PassChosen", "CardsPassed",
         "Declared", "DeclarationsRevealed", "RoundResolved", "Misdealt", "Rebought",
         "SatOut", "SessionEnded", "SeatAway", "SeatBack", "SeatLeft", "SeatRemoved",
-        "CardsShown", "WinnersNamed", "RoundUndone"}  # companion mode: made in front of all
+        "CardsShown", "WinnersNamed", "RoundUndone",  # companion mode: made in front of all
+        "HandShown"}  # the uncontested winner's choice
     private = {(cls.__name__, name) for cls, fields in RECORD_FIELDS.items()
                for name, audience in fields.items() if audience is not Audience.EVERYONE}
     assert private == {("CardsDealt", "hands"), ("CardsDealt", "ghost"),
@@ -345,3 +359,37 @@ def test_analyze_reads_a_browser_download(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     report = json.loads(result.output)
     assert set(report["players"]) == set(NAMES[:3])
+
+
+def test_an_uncontested_winner_may_show_the_cards_and_nobody_else() -> None:
+    # Three-card Guts, dealer seat 0; seat 1 in alone takes the pot without showing
+    # (RULES.md "Resolve"); it may then show, once; nobody else may, and not after the
+    # next deal.
+    rules = Rules()
+    state = evolve(None, start_event(NAMES[:3], [20, 20, 20], dealer=0, rules=rules))
+    events: list[Event] = []
+    state, new = deal(state, [parse_cards("As Ah Kd"), parse_cards("2c 7d 9h"),
+                              parse_cards("Qs Jc 3h")])
+    events += new
+    assert table.can_show_hand(state, 1) == (
+        "cards can be shown only after a round, before the next deal")
+    for seat, choice in ((1, Declaration.IN), (2, Declaration.OUT), (0, Declaration.OUT)):
+        state, new = declare(state, seat, choice)
+        events += new
+    assert state.last_result is not None and state.last_result.winners == (1,)
+    assert state.last_result.shown == (None, None, None)  # taken without showing
+    assert table.can_show_hand(state, 0) == (
+        "'Ana' did not win the last round uncontested (a showdown shows the hands by "
+        "itself; the others keep theirs hidden)")
+    stacks = state.stacks
+    state, new = table.show_hand(state, 1)
+    assert new == [HandShown(1, parse_cards("2c 7d 9h"))] and state.stacks == stacks
+    events += new
+    for seat in (None, 0, 2):  # everyone sees the shown hand, and only that one
+        copy = redacted_history(events, as_viewer(seat))
+        assert copy[-1] == HandShown(1, parse_cards("2c 7d 9h"))
+        shown = {c for r in copy for c in getattr(r, "hand", ()) or ()}
+        assert shown == set(parse_cards("2c 7d 9h"))
+    assert table.can_show_hand(state, 1) == "'Ben' has already shown their cards"
+    with pytest.raises(IllegalActionError):
+        evolve(state, HandShown(0, parse_cards("As Ah Kd")))  # a replayed lie is refused

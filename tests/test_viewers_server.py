@@ -50,6 +50,9 @@ def act(player: Player, rng: random.Random, done: set[tuple[int, str]]) -> bool:
         return bool(new)
     table = states[-1]["table"]
     key = (table["round"], table["phase"])
+    if table.get("can_show") and (table["round"], "show") not in done:
+        done.add((table["round"], "show"))  # the uncontested winner shows, every time
+        player.send({"type": "show_hand"})
     if key in done or (not table["hand"] and table["phase"] != "declare"):
         return bool(new)
     if table["phase"] == "pass" and table["passed_card"] is None and table["hand"]:

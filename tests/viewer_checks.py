@@ -29,6 +29,7 @@ from gutskit.core.events import (
     CardsShown,
     DeclarationsRevealed,
     Event,
+    HandShown,
     Misdealt,
     Outcome,
     PassChosen,
@@ -79,6 +80,8 @@ class Round:
     shown: CardsShown | None = None
     """Companion mode: the cards shown at the real table (public once entered)."""
     shown_at: int | None = None
+    volunteered: dict[int, tuple[int, set[Card]]] = field(default_factory=dict)
+    """Seat -> (index, cards) of a HandShown: the winner chose to show them."""
     end: int = 10**9
 
     def dealt_cards(self) -> set[Card]:
@@ -126,6 +129,10 @@ class Oracle:
                 current.result, current.result_at = event, index
             elif isinstance(event, CardsShown) and current is not None:
                 current.shown, current.shown_at = event, index
+            elif isinstance(event, HandShown) and current is not None:
+                assert current.result is not None and event.seat in current.result.winners
+                assert current.result.outcome is Outcome.UNCONTESTED
+                current.volunteered[event.seat] = (index, set(event.hand))
             elif isinstance(event, Misdealt | SessionEnded) and current is not None:
                 current.end = index
         self.results = [event_to_dict(e) for e in events if isinstance(e, RoundResolved)]
@@ -167,6 +174,9 @@ class Oracle:
             known |= r.public_cards()
         if r.shown_at is not None and index >= r.shown_at:
             known |= r.companion_cards()
+        for at, cards in r.volunteered.values():  # shown by the winner's choice
+            if index >= at:
+                known |= cards
         return known
 
     def allowed_in_phase(self, number: int, viewer: int | None, phase: str) -> set[Card]:

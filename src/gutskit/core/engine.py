@@ -48,6 +48,7 @@ from gutskit.core.events import (
     Declared,
     Event,
     Hand,
+    HandShown,
     Misdealt,
     Outcome,
     PassChosen,
@@ -82,6 +83,7 @@ __all__ = [
     "can_pass_card",
     "can_rebuy",
     "can_show_cards",
+    "can_show_hand",
     "can_undo_round",
     "deal",
     "deal_from_deck",
@@ -104,6 +106,7 @@ __all__ = [
     "replay",
     "seat_to_deal",
     "show_cards",
+    "show_hand",
     "showdown_needs",
     "shuffled_deck",
     "undo_round",
@@ -180,6 +183,8 @@ class GameState:
             at a real table; gutskit sees them only at the showdown.
         undo_point: companion mode: the state before the last round's deal, which
             :func:`undo_round` restores (``None``: nothing to undo).
+        volunteered: the seats that showed their cards after this round's uncontested win
+            (:class:`~gutskit.core.events.HandShown`; emptied by the next deal).
     """
 
     rules: Rules
@@ -213,6 +218,7 @@ class GameState:
     left: tuple[bool, ...] = ()
     companion: bool = False
     undo_point: GameState | None = field(default=None, compare=False, repr=False)
+    volunteered: tuple[int, ...] = ()
 
     @property
     def n_seats(self) -> int:
@@ -375,7 +381,7 @@ def _on_dealt(state: GameState, event: CardsDealt) -> GameState:
                  phase=Phase.PASS if passing else Phase.DECLARE,
                  round_number=state.round_number + 1, ghost=event.ghost,
                  community=event.community, misdeal_redeal=False,
-                 passes=(None,) * n if passing else None)
+                 passes=(None,) * n if passing else None, volunteered=())
 
 
 def _undo_point(state: GameState) -> GameState:
@@ -512,6 +518,21 @@ def _on_left(state: GameState, event: SeatLeft | SeatRemoved) -> GameState:
                  eliminated=_set(state.eliminated, event.seat, True))
 
 
+def _on_hand_shown(state: GameState, event: HandShown) -> GameState:
+    seat = event.seat
+    if (0 <= seat < len(state.hands) and state.hands[seat] == () and event.hand
+            and not state.companion):
+        # a viewer's copy of the history: the hand was dealt unseen; now it is shown
+        state = _with(state, hands=tuple(event.hand if s == seat else h
+                                         for s, h in enumerate(state.hands)))
+    problem = can_show_hand(state, seat)
+    if problem is not None:
+        raise IllegalActionError(problem)
+    if tuple(event.hand) != tuple(state.hands[seat] or ()):
+        raise IllegalActionError(f"{state.names[seat]!r} did not hold those cards")
+    return _with(state, volunteered=(*state.volunteered, seat))
+
+
 def _on_ended(state: GameState, event: SessionEnded) -> GameState:
     stacks = tuple(s + p for s, p in zip(state.stacks, event.payouts, strict=True))
     return _with(state, stacks=stacks, pot=0, reserve=0, phase=Phase.OVER,
@@ -537,6 +558,7 @@ _HANDLERS: dict[type, Callable[[GameState, Any], GameState]] = {
     CardsShown: _on_cards_shown,
     WinnersNamed: _on_winners_named,
     RoundUndone: _on_undone,
+    HandShown: _on_hand_shown,
 }
 """How each event changes the state (:func:`evolve` dispatches on the event's type)."""
 
@@ -1005,6 +1027,47 @@ def pass_all(state: GameState, passes: Mapping[int, Card]) -> tuple[GameState, l
         chosen[seat] = passes[seat]
     exchange = CardsPassed(tuple(chosen))
     return evolve(state, exchange), [exchange]
+
+
+# ---------------------------------------------------------------------------------------------
+# Showing one's cards after an uncontested win.
+
+
+def can_show_hand(state: GameState, seat: int) -> str | None:
+    """``None`` if ``seat`` may show its cards to the table now, else why not: it is the
+    winner of the round just settled by an uncontested win (RULES.md "Resolve": taken
+    *without showing cards*; showing them is the winner's choice), the next round is not
+    dealt yet, it held cards gutskit dealt (not companion mode: those are at the real
+    table) and it has not shown them already."""
+    if not 0 <= seat < state.n_seats:
+        return f"there is no seat {seat}"
+    result = state.last_result
+    if state.phase not in (Phase.DEAL, Phase.OVER) or result is None:
+        return "cards can be shown only after a round, before the next deal"
+    if result.outcome is not Outcome.UNCONTESTED or seat not in result.winners:
+        return (f"{state.names[seat]!r} did not win the last round uncontested (a showdown "
+                "shows the hands by itself; the others keep theirs hidden)")
+    hand = state.hands[seat] if seat < len(state.hands) else None
+    if not hand:
+        return f"{state.names[seat]!r} holds no cards gutskit dealt to show"
+    if seat in state.volunteered:
+        return f"{state.names[seat]!r} has already shown their cards"
+    return None
+
+
+def show_hand(state: GameState, seat: int) -> tuple[GameState, list[Event]]:
+    """``seat``, the uncontested winner of the last round, shows its cards to the table
+    (:class:`~gutskit.core.events.HandShown`); no chip moves.
+
+    Raises:
+        IllegalActionError: see :func:`can_show_hand`.
+    """
+    problem = can_show_hand(state, seat)
+    if problem is not None:
+        raise IllegalActionError(problem)
+    hand = state.hands[seat]
+    assert hand
+    return _apply(state, [HandShown(seat, tuple(hand))])
 
 
 # ---------------------------------------------------------------------------------------------

@@ -297,6 +297,21 @@ class RoundUndone:
 
 
 @dataclass(frozen=True, slots=True)
+class HandShown:
+    """After an uncontested win the winner chose to show its cards to the table (RULES.md
+    "Resolve", exactly one in: the pot is taken *without showing cards*; showing them is
+    the winner's choice). Public from then on; never made for a seat that did not choose.
+
+    Attributes:
+        seat: the winner who shows.
+        hand: its cards of the round just won.
+    """
+
+    seat: int
+    hand: Hand
+
+
+@dataclass(frozen=True, slots=True)
 class SessionEnded:
     """The session stops. ``payouts[seat]`` is that seat's share of what was left in the
     pot and the reserve (shared evenly among the players still seated, odd chips clockwise
@@ -310,6 +325,7 @@ Event: TypeAlias = (
     SessionStarted | AntesPosted | CardsDealt | PassChosen | CardsPassed | Declared
     | DeclarationsRevealed | RoundResolved | Misdealt | Rebought | SatOut | SessionEnded
     | SeatAway | SeatBack | SeatLeft | SeatRemoved | CardsShown | WinnersNamed | RoundUndone
+    | HandShown
 )
 """Any hand-history event."""
 

@@ -40,6 +40,7 @@ from gutskit.core.events import (
     DeclarationsRevealed,
     Declared,
     Event,
+    HandShown,
     Misdealt,
     Outcome,
     PassChosen,
@@ -97,7 +98,7 @@ EVENT_TYPES: dict[str, type[Any]] = {
     for cls in (SessionStarted, AntesPosted, CardsDealt, PassChosen, CardsPassed, Declared,
                 DeclarationsRevealed, RoundResolved, Misdealt, Rebought, SatOut, SessionEnded,
                 SeatAway, SeatBack, SeatLeft, SeatRemoved, CardsShown, WinnersNamed,
-                RoundUndone)
+                RoundUndone, HandShown)
 }
 
 REDACTION_TYPES: dict[str, type[Any]] = {
@@ -106,8 +107,8 @@ REDACTION_TYPES: dict[str, type[Any]] = {
 _CARD_FIELDS = frozenset({"card", "passed", "received"})
 """Single cards (``None`` = none, for ``passed`` and ``received``)."""
 
-_HAND_FIELDS = frozenset({"ghost", "community"})
-"""Optional single hands (``None`` = none)."""
+_HAND_FIELDS = frozenset({"ghost", "community", "hand"})
+"""Single hands (``ghost``, ``community``: ``None`` = none; ``hand``: HandShown)."""
 
 
 class HistoryError(GutsError):

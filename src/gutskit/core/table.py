@@ -97,6 +97,7 @@ __all__ = [
     "can_rebuy",
     "can_rebuy_later",
     "can_show_cards",
+    "can_show_hand",
     "can_sit_out",
     "can_time_out",
     "can_undo_round",
@@ -119,6 +120,7 @@ __all__ = [
     "rebuy",
     "rebuy_floor",
     "show_cards",
+    "show_hand",
     "showdown_needs",
     "sit_out",
     "status",
@@ -760,6 +762,23 @@ def leave(state: GameState, seat: int) -> Result:
         raise IllegalActionError(problem)
     event = SeatLeft(seat)
     return _settle(engine.evolve(state, event), [event])
+
+
+def can_show_hand(state: GameState, seat: int) -> str | None:
+    """``None`` if ``seat`` may show its cards to the table now: it won the round just
+    settled uncontested and the next round is not dealt (:func:`gutskit.core.engine.can_show_hand`;
+    RULES.md "Resolve": the pot is taken without showing, showing is the winner's choice)."""
+    return engine.can_show_hand(state, seat)
+
+
+def show_hand(state: GameState, seat: int) -> Result:
+    """``seat`` shows its cards after its uncontested win
+    (:class:`~gutskit.core.events.HandShown`, public; no chip moves).
+
+    Raises:
+        IllegalActionError: see :func:`can_show_hand`.
+    """
+    return engine.show_hand(state, seat)
 
 
 def can_kick(state: GameState, seat: int) -> str | None:

@@ -49,6 +49,7 @@ from gutskit.core.events import (
     Declared,
     Event,
     Hand,
+    HandShown,
     Misdealt,
     PassChosen,
     Rebought,
@@ -224,6 +225,9 @@ RECORD_FIELDS: dict[type[Any], Mapping[str, Audience]] = {
     CardsShown: {"hands": _E, "ghost": _E, "community": _E},
     WinnersNamed: {"winners": _E, "low_winners": _E, "losers": _E},
     RoundUndone: {"round": _E, "stacks": _E, "pot": _E, "reserve": _E, "reason": _E},
+    # the winner of an uncontested pot chose to show its cards: public from then on (the
+    # event exists only once the seat chose; RULES.md "Resolve")
+    HandShown: {"seat": _E, "hand": _E},
 }
 """Who may see each field of each hand-history event (an event type not listed is
 withheld; a field not listed is hidden). ``RoundResolved`` is the public settlement: the

@@ -130,6 +130,7 @@ __all__ = [
     "Seated",
     "ServerMessage",
     "ShowCards",
+    "ShowHand",
     "ShownEntry",
     "SitOut",
     "Start",
@@ -382,6 +383,15 @@ class ComeBack(_Message):
     type: Literal["come_back"] = "come_back"
 
 
+class ShowHand(_Message):
+    """Show your cards to the table after your uncontested win (between that round and the
+    next deal; :func:`gutskit.core.table.can_show_hand`, :attr:`TableView.can_show`):
+    everyone then receives the public ``HandShown`` event. Optional: the rule books let
+    the winner keep them hidden."""
+
+    type: Literal["show_hand"] = "show_hand"
+
+
 class ApproveRebuy(_Message):
     """Host: approve the pending rebuy of ``seat`` (applied at once between rounds, else at
     the next break; dropped with an error if the rules no longer allow it then)."""
@@ -544,7 +554,7 @@ class UndoRound(_Message):
 ClientMessage = Annotated[
     Hello | Join | Leave | Declare | PassCard | AddBot | Kick | Start | Pause | Resume | EndSession
     | Ping | ClientSeed | Rebuy | ApproveRebuy | DenyRebuy | SitOut | ComeBack | Chat | React
-    | Mute | DealRound | ShowCards | NameWinners | CallMisdeal | UndoRound,
+    | Mute | DealRound | ShowCards | NameWinners | CallMisdeal | UndoRound | ShowHand,
     Field(discriminator="type"),
 ]
 """Any message a client may send."""
@@ -801,6 +811,8 @@ class TableView(_Message):
         matches: while the recipient is dealt in and the round is declared, what it would
             pay if beaten, per declaration other than *out* (:class:`MatchQuote`); else
             ``None``.
+        can_show: the recipient won the round just settled uncontested and may show its
+            cards (:class:`ShowHand`; :func:`gutskit.core.table.can_show_hand`).
         rebuy: the smallest rebuy the recipient may ask for now (:class:`Rebuy`, bought at
             the next break once the host approves; :func:`gutskit.core.table.can_rebuy_later`
             with :func:`gutskit.core.table.rebuy_floor`), ``None`` when the rules allow
@@ -850,6 +862,7 @@ class TableView(_Message):
     matches: list[MatchQuote] | None = None
     rebuy: int | None = None
     companion: CompanionView | None = None
+    can_show: bool = False
 
 
 class ChatLine(_Message):

@@ -91,6 +91,7 @@ from gutskit.server.protocol import (
     RoomInfo,
     RoomUpdate,
     Seated,
+    ShowHand,
     SitOut,
     Start,
     TableState,
@@ -307,6 +308,7 @@ def table_view(state: GameState, view: SeatView, time_left: float | None) -> Tab
         received_card=None if received is None else card_name(received),
         next_antes=None if antes is None else list(antes.amounts),
         matches=matches, rebuy=rebuy,
+        can_show=view.seat >= 0 and driver.can_show_hand(state, view.seat) is None,
     )
 
 
@@ -564,6 +566,8 @@ class Room:
             await self._away(client, isinstance(message, SitOut))
         elif isinstance(message, companion.MESSAGES):
             await companion.handle(self, client, message)
+        elif isinstance(message, ShowHand):
+            await self._show_hand(client)
         else:
             await self._host_command(client, message)
 
@@ -801,6 +805,22 @@ class Room:
             else:
                 raise _fail("illegal_action", problem)
         self._broadcast_room()
+
+    async def _show_hand(self, client: Client) -> None:
+        """The uncontested winner shows its cards (the table driver; a public event).
+
+        Raises:
+            ProtocolError: a spectator, no session, or the driver refuses it.
+        """
+        if client.seat is None:
+            raise _fail("not_seated", "a spectator holds no cards")
+        if self.state is None or self.status == "lobby":
+            raise _fail("not_playing", "the session has not started")
+        problem = driver.can_show_hand(self.state, client.seat)
+        if problem is not None:
+            raise _fail("illegal_action", problem)
+        state, events = driver.show_hand(self.state, client.seat)
+        await self._persist_and_send(state, events, None)
 
     def _take_returns(self, state: GameState) -> tuple[GameState, list[Event]]:
         """The seats whose return was asked for come back once the driver allows it (the

@@ -67,6 +67,7 @@ from gutskit.core.events import (
     Declared,
     Event,
     Hand,
+    HandShown,
     Misdealt,
     PassChosen,
     Rebought,
@@ -327,6 +328,8 @@ class _Replay:
             self.state = engine.evolve(self.state, record)
             if self.before_declare is not None:  # mid-round: the settlement sees it too
                 self.before_declare = engine.evolve(self.before_declare, record)
+        elif isinstance(record, HandShown):
+            self.hand_shown(record)
         elif isinstance(record, SessionEnded):
             self.state, produced = engine.end_session(self.state, record.reason)
             self.take_produced(record, produced)
@@ -334,6 +337,22 @@ class _Replay:
         else:  # RoundResolved, SatOut without the declarations that cause them
             raise self.fail(f"a {type(record).__name__} that no recorded action causes "
                             f"(line {index + 1})")
+
+    def hand_shown(self, record: HandShown) -> None:
+        """The uncontested winner showed its cards (no chip moves): the engine checks that
+        it won the last round uncontested and, where this copy knows its hand, that the
+        cards are it."""
+        state = self.state
+        assert state is not None
+        seat = record.seat
+        if (self.current is not None and seat < len(self.current.dealt)
+                and self.current.dealt[seat] == ()):  # dealt unseen in this copy
+            state = dataclasses.replace(state, hands=tuple(
+                () if s == seat else h for s, h in enumerate(state.hands)))
+        try:
+            self.state = engine.evolve(state, record)
+        except engine.IllegalActionError as error:
+            raise self.fail(f"a HandShown the rules do not allow: {error}") from None
 
     def take_produced(self, record: Event, produced: list[Event]) -> None:
         self.expected.extend(produced)
@@ -824,3 +843,4 @@ def verify_history(history: Sequence[Record]) -> list[RoundCheck]:
 
 def _opened(opened: Sequence[object], seeds_text: str) -> str:
     return f"{len(opened)} card{'' if len(opened) == 1 else 's'} opened, {seeds_text}"
+

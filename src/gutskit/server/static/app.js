@@ -523,6 +523,7 @@ function addEvent(seq, event) {
     S.revealAt = performance.now();
     S.revealRound = S.table?.round ?? null;
   }
+  if (event.type === "HandShown") describeHands([event.hand]);
   S.ledgerDue = true; // every event may move chips (antes, matches, rebuys, share-out)
   if (gap) loadHistory();
 }
@@ -865,6 +866,12 @@ function seatsHtml() {
       }
       if (result.matched?.[seat] > 0) delta += `<span class="delta minus">−${result.matched[seat]} ${esc(t("matched_short"))}</span>`;
     }
+    const volunteered = shownByChoice()[seat];
+    if (volunteered && seat !== S.seat) {
+      cards = `<span class="shown-by-choice" data-shown-seat="${seat}">${handHtml(volunteered, "small")}</span>`;
+      const desc = handName(volunteered);
+      if (desc) cards += `<span class="desc">${esc(desc)}</span>`;
+    }
     if (payouts?.[seat] > 0) delta += `<span class="delta plus share">+${payouts[seat]} ${esc(t("share_short"))}</span>`;
     const badges = [
       seat === table.dealer ? `<span class="dealer" title="${esc(t("dealer"))}" aria-label="${esc(t("dealer"))}">D</span>` : "",
@@ -944,6 +951,21 @@ function freshResult(table) {
   const result = table.last_result;
   if (table.phase === "deal") return result;
   return table.phase === "over" && result?.session_over ? result : null;
+}
+
+/** The hands shown by choice after this round's uncontested win (HandShown events since
+ * the last deal), by seat; between rounds only. */
+function shownByChoice() {
+  const out = {};
+  const table = S.table;
+  if (!table || !(table.phase === "deal" || table.phase === "over")) return out;
+  for (let i = S.events.length - 1; i >= 0; i -= 1) {
+    const e = S.events[i];
+    if (!e) continue;
+    if (e.type === "CardsDealt") break;
+    if (e.type === "HandShown") out[e.seat] = e.hand;
+  }
+  return out;
 }
 
 function lastEvent(type) {
@@ -1073,6 +1095,12 @@ function meHtml() {
       parts.push(`<div class="my-hand" id="my-shown">${handHtml(shown, `big${animate ? " flip" : ""}`)}</div>`);
       if (desc) parts.push(`<div class="my-desc">${esc(desc)}</div>`);
       byHand = parts.length;
+    }
+    if (table.can_show) {
+      parts.push(`<div class="show-row"><button type="button" id="show-hand">${esc(t("show_hand"))}</button>
+        <span class="hint">${esc(t("show_hand_hint"))}</span></div>`);
+    } else if (shownByChoice()[S.seat]) {
+      parts.push(`<p class="hint" id="shown-note">${esc(t("you_showed"))}</p>`);
     }
     if (table.phase === "deal" && !S.room.paused && !S.room.companion) parts.push(`<p class="hint">${esc(t("next_deal"))}</p>`);
   }
@@ -1219,6 +1247,7 @@ function logLine(e, names, round, decls = null) {
     case "SeatBack": return t("log_seat_back", { name: who(e.seat) });
     case "SeatLeft": return t("log_seat_left", { name: who(e.seat) });
     case "SeatRemoved": return t("log_seat_removed", { name: who(e.seat) });
+    case "HandShown": return t("log_hand_shown", { name: who(e.seat), cards: handText(e.hand) });
     case "Misdealt": return t("log_misdeal");
     case "CardsShown": return t("log_cards_shown");
     case "WinnersNamed": return t("log_winners_named", { names: e.winners.map(who).join(", ") || t("ghost") });
@@ -1286,6 +1315,7 @@ function bindRoom() {
   on("start", () => send({ type: "start" }));
   on("leave", () => send({ type: "leave" }));
   on("sit-out", () => send({ type: "sit_out" }));
+  on("show-hand", () => send({ type: "show_hand" }));
   on("come-back", () => send({ type: "come_back" }));
   on("leave-table", () => { if (confirm(t("confirm_leave"))) send({ type: "leave" }); });
   on("pause", () => send({ type: "pause" }));
