@@ -253,7 +253,7 @@ def test_a_countdown_on_every_seat_the_table_waits_for(browser: Browser, shots: 
     # Sequential declaration (Indonesian rule book), dealer Ana: Ben, Cleo, then Ana.
     with running_server(f"sqlite:///{tmp_path / 'clock.db'}", seed_numbers=(1, 2)) as server:
         created = server.create_room("Ana", rules={"preset": "indonesian"},
-                                     decision_seconds=120)
+                                     decision_seconds=120, reveal_seconds=60)
         room_id = created["room_id"]
         ana = Player(server, room_id, created["token"])
         ben = Player(server, room_id)

@@ -385,8 +385,8 @@ def test_an_uncontested_winner_may_show_the_cards_and_nobody_else() -> None:
     state, new = table.show_hand(state, 1)
     assert new == [HandShown(1, parse_cards("2c 7d 9h"))] and state.stacks == stacks
     events += new
-    for seat in (None, 0, 2):  # everyone sees the shown hand, and only that one
-        copy = redacted_history(events, as_viewer(seat))
+    for viewer in (None, 0, 2):  # everyone sees the shown hand, and only that one
+        copy = redacted_history(events, as_viewer(viewer))
         assert copy[-1] == HandShown(1, parse_cards("2c 7d 9h"))
         shown = {c for r in copy for c in getattr(r, "hand", ()) or ()}
         assert shown == set(parse_cards("2c 7d 9h"))
