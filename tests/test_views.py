@@ -17,6 +17,7 @@ from gutskit.core.events import (
     RoundResolved,
 )
 from gutskit.core.rules import Rules
+from gutskit.core.table import waiting_for
 from gutskit.core.views import DeclarationSealed, SeatView, joint_views, view_for, visible_events
 
 HANDS = {0: "Qs Qh 7d", 1: "7c 5d 2h", 2: "Jc Ts 4h", 3: "9d 9c 8s"}
@@ -50,7 +51,7 @@ def test_a_seat_sees_only_its_own_cards() -> None:
         assert cards_in_view(view) == set(c(HANDS[seat]))
         assert view.dealt_in == (True,) * 4
         assert view.opponents == 3
-        assert view.my_turn
+        assert seat in waiting_for(state)  # whose turn: the table driver's one answer
         assert (view.pot, view.owed, view.stacks, view.phase) == (4, 4, (29,) * 4,
                                                                   Phase.DECLARE)
 
@@ -59,7 +60,7 @@ def test_views_outside_the_declare_phase_hold_no_hand() -> None:
     state = table(4, 30)
     view = view_for(state, 0)
     assert view.hand is None
-    assert not view.my_turn
+    assert waiting_for(state) == ()
     assert cards_in_view(view) == set()
 
 
@@ -97,10 +98,10 @@ def test_simultaneous_declarations_are_sealed_until_the_reveal() -> None:
         view = view_for(state, seat)
         assert view.declarations == (None,) * 4
         assert view.declared == (True, False, True, False)  # that, not what
-        assert view.my_turn
+        assert seat in waiting_for(state)
     assert view_for(state, 2).declarations == (None, None, IN, None)
     assert view_for(state, 0).declarations == (OUT, None, None, None)
-    assert not view_for(state, 0).my_turn
+    assert 0 not in waiting_for(state)
 
 
 def test_drop_declaration_is_sealed_too() -> None:
@@ -115,7 +116,7 @@ def test_sequential_declarations_are_seen_as_made() -> None:
     state, _ = declare(state, 2, OUT)
     for seat in range(4):
         assert view_for(state, seat).declarations == (None, IN, OUT, None)
-    assert view_for(state, 3).my_turn
+    assert waiting_for(state) == (3,)  # sequential: Dan's turn only (not Ana's)
 
 
 def test_joint_views_are_the_views_of_the_dealt_seats() -> None:

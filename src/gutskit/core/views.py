@@ -170,12 +170,6 @@ class SeatView(NamedTuple):
         return sum(self.dealt_in) - (1 if own else 0)
 
     @property
-    def my_turn(self) -> bool:
-        """Whether this seat may declare now."""
-        return (self.phase is Phase.DECLARE and self.hand is not None
-                and not self.declared[self.seat])
-
-    @property
     def must_pass(self) -> bool:
         """Pass the Trash: whether this seat must choose the card it passes now."""
         return (self.phase is Phase.PASS and self.hand is not None

@@ -57,7 +57,8 @@ JACK = 9  # rank index of the jack
 class Strategy(Protocol):
     """Anything that declares from a :class:`SeatView`.
 
-    ``declare`` is called only when ``view.my_turn``; it must return IN or OUT and must not
+    ``declare`` is called only when the table waits for the seat's declaration
+    (:func:`gutskit.core.table.waiting_for`); it must return IN or OUT and must not
     mutate anything but its own memory. ``rng`` is the only randomness it may use.
     """
 
