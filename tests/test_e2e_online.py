@@ -324,3 +324,44 @@ def test_show_my_cards_after_an_uncontested_win(browser: Browser, shots: Path,
         ana.screenshot(path=str(shots / "online-shown-cards-winner.png"), full_page=True)
         for page in (ana, ben):
             assert page.errors == [], page.errors  # type: ignore[attr-defined]
+
+
+def test_sounds_for_your_turn_the_reveal_and_a_win(browser: Browser, shots: Path,
+                                                   tmp_path: Path) -> None:
+    # Test seed 1, three cards, two seats, dealer Ana: Ana in alone wins. The sounds are
+    # WebAudio tones (nothing downloaded): on by default on a desktop, off on a phone,
+    # the switch remembered (localStorage).
+    with running_server(f"sqlite:///{tmp_path / 'sound.db'}", seed_numbers=(1, 2)) as server:
+        created = server.create_room("Ana", reveal_seconds=60)
+        room_id = created["room_id"]
+        ana = open_page(browser, "de-DE", DESKTOP)
+        ana.context.add_init_script(
+            f"localStorage.setItem('gutskit.seat.{room_id}', '{created['token']}')")
+        ana.goto(f"{server.http}/r/{room_id}")
+        expect(ana.locator("#sound")).to_be_checked(timeout=WAIT)
+        expect(ana.locator(".sound-switch")).to_have_text("Ton")
+        ben = open_page(browser, "en-US", PHONE, mobile=True)
+        ben.goto(f"{server.http}/r/{room_id}")
+        expect(ben.locator("#sound")).not_to_be_checked(timeout=WAIT)  # a phone: off
+        ben.fill("#join-name", "Ben")
+        ben.click("#join-button")
+        expect(ana.locator(".lobby-seat")).to_have_count(2, timeout=WAIT)
+        ana.click("#start")
+        expect(ana.locator("#declare-in")).to_be_enabled(timeout=WAIT)
+        ana.wait_for_function("() => window.gutskit.sounds.includes('turn')", timeout=WAIT)
+        ben.click("#declare-out")
+        ana.click("#declare-in")
+        ana.wait_for_function("() => window.gutskit.sounds.includes('win')", timeout=WAIT)
+        assert ana.evaluate("window.gutskit.sounds") == ["turn", "reveal", "win"]
+        assert ben.evaluate("window.gutskit.sounds") == []  # off on the phone
+        ana.screenshot(path=str(shots / "online-sound-switch.png"))
+        ben.screenshot(path=str(shots / "online-sound-switch-phone.png"))
+        # Ana mutes; the choice survives a reload; Ben turns his on.
+        ana.click("#sound")
+        ana.reload()
+        expect(ana.locator("#sound")).not_to_be_checked(timeout=WAIT)
+        ben.click("#sound")
+        ben.reload()
+        expect(ben.locator("#sound")).to_be_checked(timeout=WAIT)
+        for page in (ana, ben):
+            assert page.errors == [], page.errors  # type: ignore[attr-defined]

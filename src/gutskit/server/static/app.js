@@ -4,6 +4,7 @@
 import { cardHtml, backHtml, escapeHtml as esc, handHtml, handText } from "./cards.js";
 import { LANGUAGES, has, language, pickLanguage, setLanguage, t, tn } from "./i18n.js";
 import { Connection } from "./net.js";
+import { play, played, setSound, soundOn, unlock } from "./sound.js";
 import * as companion from "./companion.js";
 
 const PROTOCOL = 2; // docs/protocol.md: one frame (a JSON array of messages) per change
@@ -58,6 +59,7 @@ async function main() {
   await setLanguage(pickLanguage());
   renderLanguageSwitch();
   renderCoachSwitch();
+  renderSoundSwitch();
   const match = location.pathname.match(/^\/r\/([A-Za-z0-9_-]+)\/?$/);
   if (match) startRoom(match[1]);
   else startHome(location.pathname.startsWith("/r/") ? location.pathname : null);
@@ -79,6 +81,14 @@ function renderLanguageSwitch() {
     } else startHome();
   };
   translateStatic();
+}
+
+/** The sound switch (sound.js): off by default on phones, remembered. */
+function renderSoundSwitch() {
+  const box = $("#sound");
+  box.checked = soundOn();
+  box.onchange = () => setSound(box.checked);
+  document.addEventListener("pointerdown", unlock, { once: true }); // audio needs a gesture
 }
 
 function renderCoachSwitch() {
@@ -376,7 +386,7 @@ function startRoom(roomId) {
   S.conn.open();
   companion.setup({ S, send, render: renderRoom });
   getJson("/api/rules").then((meta) => { S.rulesMeta = meta; renderRoom(); }).catch(() => {});
-  window.gutskit = { state: S, drop: () => S.conn.drop() }; // for the end-to-end tests
+  window.gutskit = { state: S, drop: () => S.conn.drop(), sounds: played }; // for the end-to-end tests
 }
 
 function onMessage(m) {
@@ -500,6 +510,7 @@ function onError(m) {
 
 function setTable(table) {
   const previous = S.table;
+  if (table?.my_turn && !(previous?.my_turn && previous.round === table.round)) play("turn");
   S.table = table;
   S.deadline = table && table.time_left != null ? performance.now() + table.time_left * 1000 : null;
   S.frozenLeft = null;
@@ -518,6 +529,10 @@ function setTable(table) {
 
 function addEvent(seq, event) {
   const gap = S.historyLoaded && seq > S.events.length;
+  if (!S.events[seq]) { // news, not a reload: the reveal, a win of yours
+    if (event.type === "DeclarationsRevealed") play("reveal");
+    if (event.type === "RoundResolved" && S.seat != null && event.won?.[S.seat] > 0) setTimeout(() => play("win"), 450);
+  }
   S.events[seq] = event;
   if (event.type === "DeclarationsRevealed") {
     S.revealAt = performance.now();
