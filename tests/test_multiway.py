@@ -132,7 +132,8 @@ def test_sampled_estimators_agree_with_exact_figures() -> None:
     assert truth > 0.01 and abs(est - truth) < 3 * se
 
 
-SAMPLED_CELLS = [(2, 7), (2, 8), (2, 9), (2, 10), (3, 4), (3, 5), (3, 7), (3, 9)]
+SAMPLED_CELLS = [(2, 7), (2, 8), (2, 9), (2, 10), (3, 4), (3, 5), (3, 6), (3, 7), (3, 8), (3, 9),
+                 (3, 10)]
 """The sampled cells whose recursive solution is stored with per-hand standard errors
 (regenerated with :mod:`gutskit.strategy.multiway`)."""
 
