@@ -135,10 +135,18 @@ def test_analyze_accepts_a_seats_redacted_copy(tmp_path: Path) -> None:
 
 
 def test_advise_names_the_threshold_cards_when_suits_break_ties() -> None:
-    # 2 players, pot 2: the equilibrium goes in from J♠ 7x (suit_tiebreak=high_card ranks
-    # J♠ 7x above J♥ 7x; RULES.md "Hand rankings"), so J♥ 7♦ stays out
+    # 2 players, pot 2: the threshold equilibrium goes in from J♠ 7x (suit_tiebreak=
+    # high_card ranks J♠ 7x above J♥ 7x; RULES.md "Hand rankings"), so J♥ 7♦ stays out.
+    # Since 7231097 guts advise plays the stored certified per-hand equilibrium where one
+    # applies (certified rules, default ranking), and there J♥ 7♦ is one of the mixed hands
+    # (in with probability exactly 1/2, gain 0: docs/strategy.md's exceptions list), so the
+    # threshold is named only off the stored cells: here ace_low_straight=false (a ranking
+    # other than the default one, suits still breaking ties).
     out = guts("advise", "Jh 7d", "--players", "2", "--pot", "2").stdout
-    assert "equilibrium: in with J♠ 7♣ (Jack-seven high) or better -> out" in out
+    assert "equilibrium: certified per-hand equilibrium (exact) -> in 50% of the time" in out
+    off = guts("advise", "Jh 7d", "--players", "2", "--pot", "2", "--rule",
+               "ace_low_straight=false").stdout
+    assert "equilibrium: in with J♠ 7♣ (Jack-seven high) or better -> out" in off
     plain = guts("advise", "Jh 7d", "--players", "2", "--pot", "2", "--rule",
                  "suit_tiebreak=none").stdout
     assert "equilibrium: in with Jack-seven high or better -> in" in plain
