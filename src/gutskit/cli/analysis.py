@@ -36,7 +36,7 @@ def analyze(
     as_json: JsonOpt = False,
 ) -> None:
     """Analyse saved hand histories: per player in-rate, win rate, net by position;
-    pot escalation against the seeds' "10 to 30 times the ante after 3 or 4 matched
+    pot escalation against the rule books' "10 to 30 times the ante after 3 or 4 matched
     rounds"; a collusion report (pairs where a player's calls depend on the partner's
     cards beyond card removal, Holm-adjusted p-values; without recorded hands a stratified
     Fisher exact test of the calls) and bluff signals (weak hands shown at showdowns).

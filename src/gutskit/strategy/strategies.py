@@ -462,7 +462,8 @@ def fast_policy(bot: Strategy, rules: Rules, players: int) -> FastPolicy | None:
 
 BOT_KINDS: dict[str, str] = {
     "equilibrium": "plays the solver's symmetric equilibrium (gutskit.strategy.solver)",
-    "rule-of-thumb": "the seeds' rules of thumb, tighter as the pot grows (gutskit.strategy.bots)",
+    "rule-of-thumb": ("the rule books' rules of thumb, tighter as the pot grows "
+                      "(gutskit.strategy.bots)"),
     "standard": "rule of thumb (the same as rule-of-thumb)",
     "cautious": "rule of thumb, 4 percentile points tighter",
     "loose": "rule of thumb, 8 percentile points looser",
