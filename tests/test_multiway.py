@@ -134,8 +134,21 @@ def test_sampled_estimators_agree_with_exact_figures() -> None:
 
 SAMPLED_CELLS = [(2, 7), (2, 8), (2, 9), (2, 10), (3, 4), (3, 5), (3, 6), (3, 7), (3, 8), (3, 9),
                  (3, 10)]
-"""The sampled cells whose recursive solution is stored with per-hand standard errors
-(regenerated with :mod:`gutskit.strategy.multiway`)."""
+"""The sampled cells: stored per hand with per-hand standard errors in both models
+(solved with :mod:`gutskit.strategy.multiway`)."""
+
+
+@pytest.mark.parametrize(("cards", "players"), SAMPLED_CELLS)
+@pytest.mark.parametrize("model", ["recursive", "one_round"])
+def test_every_sampled_cell_is_stored_per_hand(cards: int, players: int, model: Model
+                                               ) -> None:
+    # no stored cell is the older bisection threshold any more (its method said
+    # "threshold (bisection solver) per hand", without per-hand standard errors)
+    cell = load_strategy(cards, players, model)
+    assert cell.certified == "sampled" and cell.standard_error is not None
+    assert cell.method.startswith("per hand: smoothed best response"), cell.method
+    assert cell.gains_standard_error is not None and cell.seconds > 0
+    assert float(np.min(cell.gains_standard_error)) > 0
 
 
 @pytest.mark.parametrize(("cards", "players"), SAMPLED_CELLS)
