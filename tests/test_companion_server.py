@@ -202,11 +202,14 @@ def test_ten_rounds_under_the_default_rules(server: Server, tmp_path: Path) -> N
     assert t.phone("Cleo").expect("error")["code"] == "not_host"
     t.phone("Cleo").send({"type": "name_winners", "round": 1, "winners": [1]})
     assert t.phone("Cleo").expect("error")["code"] == "not_host"
-    # a card given twice is refused with the driver's reason, nothing applied
+    # a card given twice across the entries: refused without naming the card or Ben
+    # (Ben's entry is pending), every entry cleared, no chip moved; both enter again
     t.host.send({"type": "show_cards", "round": 1, "cards": ["Qh", "Kd", "2c"]})
     error = t.host.expect("error")
-    assert error["code"] == "illegal_action" and "Qh" in error["message"]
-    t.show({"Ana": "Ah Kd 2c"})
+    assert error["code"] == "illegal_action" and "Qh" not in error["message"]
+    assert "conflict" in error["message"] and "Ben" not in error["message"]
+    assert t.host.last_state()["companion"]["showdown"]["entered"] == []
+    t.show({"Ben": "Qh Qc 3d", "Ana": "Ah Kd 2c"})
     assert t.stacks() == {"Ana": 16, "Ben": 22, "Cleo": 19}
     assert t.pot() == 3 and t.dealer() == "Ben"
     assert t.table["last_result"]["shown"] == ["Ah Kd 2c", "Qh Qc 3d", None]
@@ -417,4 +420,43 @@ def test_the_host_undoes_a_round_at_its_showdown(server: Server) -> None:
     assert showdown["entered"] == []
     t.show({"Ana": "Ah Ad 2c", "Ben": "Kh Kd 3c"})
     assert t.stacks() == {"Ana": 11, "Ben": 7} and t.pot() == 2
+    t.close()
+
+
+def test_a_showdown_entry_never_reveals_the_entries_pending_from_other_seats(
+        server: Server) -> None:
+    """The audit's probe (/work/audit2/comp_probe.py): the last seat to enter sends hands
+    with a repeated card to read the others' pending cards off the error. Each entry is
+    checked on its own; a conflict across entries names no card and no seat and clears
+    every entry, so the probe recovers nothing."""
+    t = Phones(server, ["Ana", "Ben", "Cleo"], 10, {})
+    t.deal()
+    t.declare({"Ana": "in", "Ben": "in", "Cleo": "in"})
+    showdown: Any = t.table["companion"]["showdown"]
+    assert showdown["seats"] == [1, 2, 0]  # from Ana's (the dealer's) left
+    t.phone("Ben").send({"type": "show_cards", "round": 1, "cards": ["Qh", "7d", "2s"]})
+    t.phone("Cleo").send({"type": "show_cards", "round": 1, "cards": ["Jc", "8h", "4d"]})
+    t.wait(lambda v: v["companion"]["showdown"]["entered"] == [1, 2])
+    ana = t.host
+    errors = []
+    for probe in ("Qh", "Jc", "5c"):  # two of the others' cards, one free card
+        ana.send({"type": "show_cards", "round": 1, "cards": [probe, "3c", "3c"]})
+        errors.append(ana.expect("error"))
+    assert [e["message"] for e in errors] == ["card 3c is entered twice in your entries"] * 3
+    # a probe with distinct cards that conflicts: one generic answer, every entry cleared
+    ana.send({"type": "show_cards", "round": 1, "cards": ["Qh", "3c", "4c"]})
+    error = ana.expect("error")
+    assert error["code"] == "illegal_action"
+    assert error["message"].startswith("the cards entered conflict")
+    for secret in ("Qh", "Ben", "Cleo", "7d", "Jc"):
+        assert secret not in error["message"]
+    table = ana.last_state()
+    assert table["phase"] == "showdown"
+    assert table["companion"]["showdown"]["entered"] == []
+    assert table["companion"]["showdown"]["conflicts"] == 1
+    assert table["companion"]["showdown"]["mine"] == []
+    # everyone enters again: Ana A-9-5 high beats Ben Q-7-2, Cleo J-8-4:
+    # antes 1 each (pot 3): Ana wins 3 -> 12; Ben and Cleo match 3 each -> 6, 6, pot 6
+    t.show({"Ben": "Qh 7d 2s", "Cleo": "Jc 8h 4d", "Ana": "Ac 9d 5h"})
+    assert t.stacks() == {"Ana": 12, "Ben": 6, "Cleo": 6} and t.pot() == 6
     t.close()

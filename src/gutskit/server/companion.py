@@ -56,12 +56,14 @@ class Desk:
         round: the round the entries belong to (other rounds' entries are dropped).
         hands: seat -> (its cards, the seat that entered them).
         ghost, community: (the cards, the seat that entered them), or ``None``.
+        conflicts: how many times this round's entries conflicted and were cleared.
     """
 
     round: int = 0
     hands: dict[int, tuple[tuple[Card, ...], int]] = field(default_factory=dict)
     ghost: tuple[tuple[Card, ...], int] | None = None
     community: tuple[tuple[Card, ...], int] | None = None
+    conflicts: int = 0
 
     def at(self, round_number: int) -> Desk:
         """This desk if it holds round ``round_number``'s entries, else a fresh one."""
@@ -223,7 +225,48 @@ async def _deal(room: Room, client: Client, state: GameState, number: int) -> No
     room._broadcast_room()  # rebuy requests taken, seats back
 
 
+def _own_problem(desk: Desk, seat: int, state: GameState) -> str | None:
+    """A card repeated among the entries that connection ``seat`` made (its own
+    knowledge, so the card may be named), or an extra of the wrong size; ``None`` if none.
+    Entries of other seats are never looked at here (they must not leak)."""
+    sizes = dict(state.variants.extra_cards)
+    seen: set[Card] = set()
+    entries = [cards for cards, by in desk.hands.values() if by == seat]
+    for what, entry in (("ghost", desk.ghost), ("community", desk.community)):
+        if entry is not None and entry[1] == seat:
+            if len(entry[0]) not in (0, sizes.get(what, 0)):
+                return (f"the {what} cards ({' '.join(_names(entry[0]))}) are "
+                        f"{len(entry[0])}, expected {sizes.get(what, 0)}")
+            entries.append(entry[0])
+    for cards in entries:
+        for card in cards:
+            if card in seen:
+                return f"card {card_name(card)} is entered twice in your entries"
+            seen.add(card)
+    return None
+
+
+def _conflict(desk: Desk) -> bool:
+    """Whether a card is given twice across the entries (of any seats)."""
+    cards = [c for cards, _ in desk.hands.values() for c in cards]
+    for entry in (desk.ghost, desk.community):
+        if entry is not None:
+            cards.extend(entry[0])
+    return len(cards) != len(set(cards))
+
+
+CONFLICT = ("the cards entered conflict (a card is given twice across the entries): every "
+            "entry of this showdown is cleared; enter the cards again (or the host enters "
+            "them all)")
+"""The error of a showdown whose entries conflict: it names no card and no seat, so an entry
+cannot be used to probe the entries pending from other seats."""
+
+
 async def _show(room: Room, client: Client, state: GameState, message: ShowCards) -> None:
+    """One ``show_cards`` entry. Each entry is checked on its own (its size, a card repeated
+    among the sender's own entries: named); the entries are checked against each other only
+    once all are in, and a conflict then names nothing and clears every entry
+    (:data:`CONFLICT`), so no entry reveals another seat's pending cards."""
     _round(state, message.round, Phase.SHOWDOWN)
     assert client.seat is not None
     needs = driver.showdown_needs(state)
@@ -258,9 +301,18 @@ async def _show(room: Room, client: Client, state: GameState, message: ShowCards
             ghost = entry
         else:
             community = entry
+    new = Desk(round=state.round_number, hands=hands, ghost=ghost, community=community,
+               conflicts=desk.conflicts)
+    problem = _own_problem(new, client.seat, state)
+    if problem is not None:
+        raise _fail("illegal_action", problem)
     complete = (all(s in hands for s in needs.seats) and (ghost is not None or not needs.ghost)
                 and (community is not None or not needs.community))
     if complete:
+        if _conflict(new):
+            room.desk = Desk(round=state.round_number, conflicts=desk.conflicts + 1)
+            room._broadcast_state()
+            raise _fail("illegal_action", CONFLICT)
         shown = {s: hands[s][0] for s in needs.seats}
         ghost_cards = None if ghost is None else ghost[0]
         community_cards = None if community is None else community[0]
@@ -272,7 +324,7 @@ async def _show(room: Room, client: Client, state: GameState, message: ShowCards
         await room._persist_and_send(*driver.show_cards(
             state, shown, ghost=ghost_cards, community=community_cards), None)
         return
-    room.desk = Desk(round=state.round_number, hands=hands, ghost=ghost, community=community)
+    room.desk = new
     room._broadcast_state()
 
 
@@ -293,7 +345,7 @@ def view(room: Room, state: GameState, seat: int | None) -> CompanionView:
             seats=list(needs.seats), in_seats=list(needs.in_seats), ghost=needs.ghost,
             community=needs.community, entered=sorted(desk.hands),
             ghost_entered=desk.ghost is not None, community_entered=desk.community is not None,
-            mine=mine,
+            mine=mine, conflicts=desk.conflicts,
             my_ghost=_names(desk.ghost[0]) if desk.ghost and desk.ghost[1] == seat else None,
             my_community=(_names(desk.community[0])
                           if desk.community and desk.community[1] == seat else None))

@@ -745,6 +745,9 @@ class CompanionShowdown(_Message):
             others entered stays with them until the round is settled.
         my_ghost, my_community: the ghost hand / community card, to the host who entered
             them.
+        conflicts: how many times this showdown's entries conflicted (a card given twice
+            across different entries, found once all were in) and were all cleared: every
+            seat enters again. Which card and whose entry is never said.
     """
 
     seats: list[int]
@@ -757,6 +760,7 @@ class CompanionShowdown(_Message):
     mine: list[ShownEntry] = Field(default_factory=list)
     my_ghost: list[str] | None = None
     my_community: list[str] | None = None
+    conflicts: int = 0
 
 
 class CompanionView(_Message):
