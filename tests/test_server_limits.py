@@ -224,13 +224,15 @@ def test_connections_per_room_and_per_address(db_url: str) -> None:
         first = server.create_room()["room_id"]
         second = server.create_room("Ben")["room_id"]
         a, b = Player(server, first), Player(server, first)
-        refused = Player(server, first, hello=False)
+        refused = Player(server, first, hello=False)  # refused at its hello (no seat token)
+        refused.send({"type": "hello", "protocol": 1, "token": None})
         assert refused.recv() == {
             "type": "error", "code": "too_many_connections", "action_id": None,
             "message": "this room already has 2 connections, the most it takes"}
         assert closed_code(refused) == 1008
         c = Player(server, second)
         refused = Player(server, second, hello=False)
+        refused.send({"type": "hello", "protocol": 1, "token": None})
         assert refused.recv()["message"] == (
             "your address already has 3 connections open, the most one address may hold")
         assert closed_code(refused) == 1008
@@ -242,6 +244,41 @@ def test_connections_per_room_and_per_address(db_url: str) -> None:
         for player in (b, c, again):
             player.send({"type": "ping"})
             assert player.expect("pong") == {"type": "pong"}
+
+
+def test_spectators_cannot_fill_a_room_against_a_seated_player(db_url: str) -> None:
+    """The audit's specflood.py: spectators filled the room's and the address's limits and a
+    seated player who dropped could never come back. A seat's token always gets in, up to
+    ``SEAT_OVERFLOW`` (2) connections beyond the limits per seat (one more replaces the
+    oldest); spectators are refused."""
+    with running_server(db_url, max_connections_per_room=3,
+                        max_connections_per_address=3) as server:
+        created = server.create_room()
+        room_id = created["room_id"]
+        host = Player(server, room_id, created["token"])
+        ben = Player(server, room_id)
+        ben.send({"type": "join", "name": "Ben"})
+        token = ben.expect("seated")["token"]
+        ben.close()
+        watchers = [Player(server, room_id), Player(server, room_id)]  # the room is full
+        spectator = Player(server, room_id, hello=False)
+        spectator.send({"type": "hello", "protocol": 1, "token": None})
+        assert spectator.recv()["code"] == "too_many_connections"
+        assert closed_code(spectator) == 1008
+        back = [Player(server, room_id, token, hello=False) for _ in range(3)]
+        for player in back:
+            player.send({"type": "hello", "protocol": 1, "token": token})
+        assert [(m["type"], m.get("seat")) for m in (p.recv() for p in back[:2])] == [
+            ("welcome", 1), ("welcome", 1)]
+        # a third connection of the seat replaces its oldest one beyond the limits
+        assert (back[2].recv()["type"], back[0].expect("error")["code"]) == (
+            "welcome", "too_many_connections")
+        assert closed_code(back[0]) == 1008
+        for player in (host, *watchers, *back[1:]):
+            player.send({"type": "ping"})
+            assert player.expect("pong") == {"type": "pong"}
+        for player in (host, *watchers, *back[1:]):
+            player.close()
 
 
 def test_a_connection_that_never_says_hello_is_closed(db_url: str) -> None:

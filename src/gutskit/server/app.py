@@ -42,7 +42,7 @@ import asyncio
 import contextlib
 import itertools
 from collections import Counter
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 from typing import Annotated, Any
 from urllib.parse import urlsplit
@@ -73,7 +73,7 @@ from gutskit.server.protocol import (
     describe_body_error,
     parse_client_message,
 )
-from gutskit.server.rooms import Room, RoomManager, ServerConfig
+from gutskit.server.rooms import MAX_SEATS, Room, RoomManager, ServerConfig
 from gutskit.server.store import SET_ASIDE, RoomStore, open_room_store
 from gutskit.server.web import (
     HandDescriptionError,
@@ -347,6 +347,7 @@ def create_app(db: str | Path | None = None, *, config: ServerConfig | None = No
     room_rates = limits.parse_many(settings.room_limit)
     room_limiter = limits.strategies.MovingWindowRateLimiter(limits.storage.MemoryStorage())
     connections: Counter[str] = Counter()
+    over_limits: dict[str, list[WsClient]] = {}  # seat -> its connections beyond the limits
 
     def current() -> RoomManager:
         return holder["manager"]
@@ -528,7 +529,8 @@ def create_app(db: str | Path | None = None, *, config: ServerConfig | None = No
         room = current().rooms.get(room_id)
         address = _address(websocket)
         close_code: int | None = None
-        counted = False
+        counted = waiting = False
+        seat_key: str | None = None
         try:
             if room is None:
                 gone = await current().stored_room(room_id)
@@ -543,23 +545,57 @@ def create_app(db: str | Path | None = None, *, config: ServerConfig | None = No
                 close_code = 4404
                 return
             refusal = _connection_refusal(settings, connections, room_id, address)
-            if refusal is not None:
+            if refusal is None:
+                connections[address] += 1
+                connections[f"room {room_id}"] += 1
+                counted = True
+            elif connections[f"waiting {address}"] >= SEAT_OVERFLOW * MAX_SEATS:
                 client.send(Error(code="too_many_connections", message=refusal))
                 close_code = 1008
                 return
-            connections[address] += 1
-            connections[f"room {room_id}"] += 1
-            counted = True
-            if not await _serve(websocket, client, room, settings.hello_timeout):
+            else:  # over the limits: only a seat's token gets in (decided at its hello)
+                connections[f"waiting {address}"] += 1
+                waiting = True
+
+            def admit(hello: Hello) -> str | None:
+                nonlocal waiting, seat_key
+                if refusal is None:
+                    return None
+                if waiting:
+                    connections[f"waiting {address}"] -= 1
+                    waiting = False
+                row = None if hello.token is None else room.seat_of_token(hello.token)
+                if row is None:
+                    return refusal
+                key = f"{room_id} {row.seat}"
+                held = over_limits.setdefault(key, [])
+                if len(held) >= SEAT_OVERFLOW:  # the seat's oldest such connection goes
+                    oldest = held.pop(0)
+                    oldest.send(Error(code="too_many_connections", message="replaced by a "
+                                      "newer connection of your seat"))
+                    oldest.queue.put_nowait(None)
+                    asyncio.get_running_loop().create_task(
+                        oldest.websocket.close(code=1008, reason="replaced"))
+                held.append(client)
+                seat_key = key
+                return None
+
+            if not await _serve(websocket, client, room, settings.hello_timeout, admit):
                 close_code = 1008
         except WebSocketDisconnect:
             pass
         finally:
-            if counted:
-                for key in (address, f"room {room_id}"):
-                    connections[key] -= 1
-                    if connections[key] <= 0:
-                        del connections[key]
+            held = [address, f"room {room_id}"] if counted else []
+            held += [f"waiting {address}"] if waiting else []
+            for key in held:
+                connections[key] -= 1
+            if seat_key is not None and client in over_limits.get(seat_key, []):
+                over_limits[seat_key].remove(client)
+                if not over_limits[seat_key]:
+                    del over_limits[seat_key]
+            for key in list(connections):
+                if connections[key] <= 0:
+                    del connections[key]
             if room is not None:
                 await room.detach(client)
             client.flush()
@@ -598,6 +634,14 @@ def _set_aside_text(room_id: str) -> str:
     return f"room {room_id!r} could not be rebuilt from its stored events and is set aside"
 
 
+SEAT_OVERFLOW = 2
+"""Connections a seat's token may hold beyond the room's and the address's limits
+(``docs/protocol.md``, "Limits"): spectators cannot fill a room so that a seated player who
+dropped cannot come back; one more connection of the seat replaces (closes) its oldest one
+beyond the limits. At most ``SEAT_OVERFLOW * MAX_SEATS`` connections of one address
+may wait for their hello beyond the limits."""
+
+
 def _connection_refusal(config: ServerConfig, connections: Counter[str], room_id: str,
                         address: str) -> str | None:
     """Why one more connection from ``address`` to ``room_id`` is refused (``None``: it
@@ -613,10 +657,11 @@ def _connection_refusal(config: ServerConfig, connections: Counter[str], room_id
 
 
 async def _serve(websocket: WebSocket, client: WsClient, room: Room,
-                 hello_timeout: float) -> bool:
+                 hello_timeout: float, admit: Callable[[Hello], str | None]) -> bool:
     """Read and handle the connection's messages until it closes (``True``) or sends no
     accepted ``hello`` within ``hello_timeout`` seconds of connecting (``False``, after an
-    ``error`` ``hello_timeout``)."""
+    ``error`` ``hello_timeout``), or ``admit`` refuses its hello (``False``, after an
+    ``error`` ``too_many_connections`` quoting ``admit``'s reason)."""
     attached = False
     hello_deadline = asyncio.get_running_loop().time() + hello_timeout
     while True:
@@ -646,6 +691,10 @@ async def _serve(websocket: WebSocket, client: WsClient, room: Room,
             if not attached:
                 if not isinstance(message, Hello):
                     raise ProtocolError("hello_required", "the first message must be hello")
+                refused = admit(message)
+                if refused is not None:
+                    client.send(Error(code="too_many_connections", message=refused))
+                    return False
                 await room.attach(client, message)
                 attached = True
             else:
