@@ -460,3 +460,42 @@ def test_a_showdown_entry_never_reveals_the_entries_pending_from_other_seats(
     t.show({"Ben": "Qh 7d 2s", "Cleo": "Jc 8h 4d", "Ana": "Ac 9d 5h"})
     assert t.stacks() == {"Ana": 12, "Ben": 6, "Cleo": 6} and t.pot() == 6
     t.close()
+
+
+def test_the_host_undoes_the_round_that_ended_the_session(server: Server) -> None:
+    """The audit's comp_undo_end.py: the host names the wrong winner, Ben is eliminated and
+    the session ends; undo_round takes it all back (docs/companion.md: even the end of the
+    session), the room plays again. After end_session nothing can be undone."""
+    t = Phones(server, ["Ana", "Ben"], 2, {"shortfall": "eliminate"})
+    # Antes 1 each -> 1, 1, pot 2; both in; Ana named: wins 2 -> 3; Ben owes a match of 2
+    # with 1 chip: eliminated (keeps the 1 he could not pay with), the session ends.
+    t.deal()
+    t.declare({"Ana": "in", "Ben": "in"})
+    t.name(["Ana"])
+    assert t.table["phase"] == "over" and t.stacks() == {"Ana": 3, "Ben": 1}
+    assert t.table["eliminated"] == [False, True]
+    assert server.get(f"/api/rooms/{t.room_id}").json()["status"] == "over"
+    assert t.table["companion"]["may_undo"] is True
+    ledger = server.get(f"/api/rooms/{t.room_id}/ledger.json").json()
+    assert ledger["final"] is True
+    t.host.send({"type": "undo_round", "round": 1})
+    t.wait(lambda v: v["round"] == 0 and v["phase"] == "deal")
+    assert t.stacks() == {"Ana": 2, "Ben": 2} and t.pot() == 0
+    assert t.table["eliminated"] == [False, False] and t.dealer() == "Ana"
+    assert server.get(f"/api/rooms/{t.room_id}").json()["status"] == "playing"
+    ledger = server.get(f"/api/rooms/{t.room_id}/ledger.json").json()
+    assert ledger["final"] is False and [r["cash_out"] for r in ledger["rows"]] == [2, 2]
+    # the round is played again: Ben wins this time -> Ana 1 + ... Ana matches 2 with 1
+    # chip: eliminated; Ben 1 + 2 = 3; the session ends again
+    t.deal()
+    t.declare({"Ana": "in", "Ben": "in"})
+    t.name(["Ben"])
+    assert t.table["phase"] == "over" and t.stacks() == {"Ana": 1, "Ben": 3}
+    # after the table agreed to stop (end_session) nothing can be undone
+    t.host.send({"type": "undo_round", "round": 1})
+    t.wait(lambda v: v["round"] == 0 and v["phase"] == "deal")
+    t.end()
+    t.host.send({"type": "undo_round", "round": 0})
+    assert t.host.expect("error")["code"] in ("not_playing", "illegal_action")
+    assert server.get(f"/api/rooms/{t.room_id}").json()["status"] == "over"
+    t.close()

@@ -136,6 +136,13 @@ def _playing(room: Room, client: Client) -> GameState:
     return room.state
 
 
+def _ended_by_round(room: Room) -> bool:
+    """A companion room whose session a round ended, and that round may still be undone
+    (:func:`gutskit.core.table.can_undo_round`: not after the table agreed to stop)."""
+    return (bool(room.settings.companion) and room.status == "over" and room.state is not None
+            and room.state.phase is Phase.OVER and driver.can_undo_round(room.state) is None)
+
+
 def _round(state: GameState, number: int, phase: Phase) -> None:
     if state.round_number != number or state.phase is not phase:
         raise _fail("stale_round", f"round {number} is not in the {phase.value} phase: round "
@@ -155,7 +162,13 @@ async def handle(room: Room, client: Client, message: CompanionMessage) -> None:
             ``stale_round``, ``bad_message`` for a card that is not one,
             ``illegal_action`` with the table driver's reason); nothing changed.
     """
-    state = _playing(room, client)
+    if isinstance(message, UndoRound) and _ended_by_round(room):
+        assert room.state is not None
+        state = room.state  # the round that ended the session can be undone
+        if client.seat is None:
+            raise _fail("not_seated", "a spectator cannot act; join first")
+    else:
+        state = _playing(room, client)
     if isinstance(message, DealRound):
         await _deal(room, client, state, message.round)
     elif isinstance(message, ShowCards):
@@ -351,6 +364,7 @@ def view(room: Room, state: GameState, seat: int | None) -> CompanionView:
                           if desk.community and desk.community[1] == seat else None))
     return CompanionView(
         may_deal=may_deal,
-        may_undo=host and playing and driver.can_undo_round(state) is None,
+        may_undo=host and ((playing and driver.can_undo_round(state) is None)
+                           or _ended_by_round(room)),
         may_misdeal=host and room.status == "playing" and driver.can_misdeal(state) is None,
         showdown=showdown)

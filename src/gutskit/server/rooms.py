@@ -1235,6 +1235,10 @@ class Room:
         if state.phase is Phase.OVER:
             self.status = "over"
             self._broadcast_room()
+        elif self.status == "over":  # a companion round that ended the session was undone
+            self.status = "playing"
+            await self.store.run(self.store.set_status, self.room_id, "playing")
+            self._broadcast_room()
         self._after_change()
 
     def _commit(self, state: GameState, events: Sequence[Event]) -> None:

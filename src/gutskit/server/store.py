@@ -517,16 +517,20 @@ class RoomStore:
         self.engine.dispose()
 
     def set_status(self, room_id: str, status: str) -> None:
-        """Record the room status (``"over"`` when a session ends with nothing to share)."""
+        """Record the room status (``"over"`` when a session ends with nothing to share;
+        ``"playing"`` again when a companion round that ended it is undone: the session is
+        then no longer finished)."""
         try:
             with self._db() as db, db.begin():
                 room = db.get(RoomRecord, room_id)
                 assert room is not None
                 room.status = status
-                if status == "over" and room.session_id is not None:
+                if status in ("over", "playing") and room.session_id is not None:
                     session = db.get(SessionRecord, room.session_id)
-                    if session is not None:
+                    if session is not None and status == "over":
                         session.status = "finished"
+                    elif session is not None:
+                        session.status, session.end_reason = "playing", None
         except SQLAlchemyError as error:
             raise self._fail(error) from None
 
