@@ -97,7 +97,8 @@ from gutskit.server.fairness import (
 
 __all__ = ["ALGORITHM", "ALGORITHMS", "Record", "ReplayedRound", "RoundCheck",
            "VerifyInputError", "load_history", "load_visible_history", "parse_history",
-           "replay_history", "verify_history", "verify_rounds", "verify_session"]
+           "replay_history", "unchecked_shown", "verify_history", "verify_rounds",
+           "verify_session"]
 
 ALGORITHM = ALGORITHM_V1
 """The version-1 algorithm name (kept for callers of the first release)."""
@@ -829,6 +830,30 @@ def verify_rounds(fairness: dict[str, Any], history: Sequence[Record] | None = N
                                 "not in the hand history")
     check = _check_v2 if algorithm == ALGORITHM_V2 else _check_v1
     return [check(r["round"], r, known.get(r["round"]), over) for r in records]
+
+
+def unchecked_shown(history: Sequence[Record]) -> list[str]:
+    """Report lines for the hands shown after an uncontested win (:class:`HandShown`) that
+    this copy cannot check: the seat's dealt cards are hidden in it and fairness.json does
+    not open a shown hand's commitments, so the cards shown are taken on trust (an audit
+    forged one in a spectator's copy and it passed). Hands this copy holds are checked by the
+    replay; a companion room's are never dealt here."""
+    notes: list[str] = []
+    dealt: CardsDealt | None = None
+    names: tuple[str, ...] = ()
+    rounds = 0
+    for record in history:
+        if isinstance(record, SessionStarted):
+            names, rounds, dealt = tuple(record.names), 0, None
+        elif isinstance(record, CardsDealt):
+            dealt, rounds = record, rounds + 1
+        elif isinstance(record, HandShown) and dealt is not None \
+                and record.seat < len(dealt.hands) and dealt.hands[record.seat] == ():
+            name = names[record.seat] if record.seat < len(names) else f"seat {record.seat}"
+            notes.append(f"round {rounds}: the hand {name} showed after the uncontested win "
+                         f"({format_cards(record.hand)}) cannot be checked: its cards are "
+                         "not opened in fairness.json (taken on trust)")
+    return notes
 
 
 def verify_history(history: Sequence[Record]) -> list[RoundCheck]:
