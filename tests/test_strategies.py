@@ -7,7 +7,7 @@ import random
 import numpy as np
 import pytest
 
-from gutskit.core.cards import parse_cards
+from gutskit.core.cards import card_name, parse_cards
 from gutskit.core.engine import deal, deal_from_rng, declare_all, new_session
 from gutskit.core.events import Declaration
 from gutskit.core.rules import DEFAULT_RULES, Rules
@@ -50,15 +50,16 @@ def test_threshold_bot_uses_the_table_percentile() -> None:
 
 
 def test_equilibrium_bot_plays_the_solver_threshold() -> None:
-    # four players: beyond the stored exact cells, so the threshold solution
-    eq = equilibrium(cards_per_hand=3, players=4)
-    table = hand_table(Rules().ranking)
+    # four players, no ace-low straight: no stored per-hand cell (they hold the default
+    # ranking), so the threshold solution
+    rules = Rules(ace_low_straight=False)
+    eq = equilibrium(cards_per_hand=3, players=4, rules=rules)
+    table = hand_table(rules.ranking)
     above = int(np.flatnonzero(table.keys > eq.threshold_key)[0])
     below = int(np.flatnonzero(table.keys < eq.threshold_key)[-1])
     bot = EquilibriumBot()
     rng = random.Random(0)
     fmt = " ".join
-    from gutskit.core.cards import card_name
 
     def deal3(i: int) -> tuple[str, str, str, str]:
         mine = [int(c) for c in table.cards[i]]
@@ -66,14 +67,35 @@ def test_equilibrium_bot_plays_the_solver_threshold() -> None:
         return (fmt(card_name(c) for c in mine), fmt(card_name(c) for c in rest[:3]),
                 fmt(card_name(c) for c in rest[3:6]), fmt(card_name(c) for c in rest[6:9]))
 
-    strong = _view(deal3(above))
-    weak = _view(deal3(below))
+    strong = _view(deal3(above), rules)
+    weak = _view(deal3(below), rules)
     assert bot.in_probability(strong) == 1.0 and bot.declare(strong, rng) is IN
     assert bot.in_probability(weak) == 0.0 and bot.declare(weak, rng) is OUT
-    policy = fast_policy(bot, Rules(), 4)
+    policy = fast_policy(bot, rules, 4)
     assert policy is not None
     assert policy.in_prob[0, table.rank[above]] == 1.0
     assert policy.in_prob[0, table.rank[below]] == 0.0
+
+
+def test_equilibrium_bot_plays_the_sampled_per_hand_cell_beyond_exact_reach() -> None:
+    # five players, 3 cards (default rules): the stored sampled per-hand cell, hand by hand,
+    # the same cell the coach uses; no per-rank fast policy can express it
+    cell = load_strategy(3, 5, "recursive")
+    assert cell.certified == "sampled"
+    bot = EquilibriumBot()
+    table = hand_table(Rules().ranking)
+    probabilities = []
+    for hand in ("Kh Qd 6c", "As Ad 2c", "7c 5d 2h", "Qs Jh 9d"):
+        mine = parse_cards(hand)
+        rest = [c for c in range(52) if c not in mine]
+        others = [" ".join(card_name(c) for c in rest[3 * i:3 * i + 3]) for i in range(4)]
+        p = bot.in_probability(_view((hand, *others)))
+        assert p == cell.in_probability(mine)
+        probabilities.append(p)
+    assert probabilities[0] == 0.0  # K♥ Q♦ 6♣ stays out (guts advise: gain -0.25 chips)
+    assert probabilities[1] == 1.0  # aces are in
+    assert fast_policy(bot, Rules(), 5) is None
+    assert table.n_hands == 22100
 
 
 TWO = Rules(cards_per_hand=2)
@@ -135,8 +157,11 @@ def test_fast_policy_refuses_a_per_hand_equilibrium() -> None:
     assert fast_policy(bot, TWO, 2) is None
     assert fast_policy(bot, TWO, 3) is None
     assert fast_policy(bot, Rules(), 3) is None
-    four = fast_policy(bot, TWO, 4)  # beyond the stored exact cells: the threshold
-    assert four is not None and four.in_prob.shape == (1, hand_table(TWO.ranking).n_ranks)
+    assert fast_policy(bot, TWO, 4) is None  # the stored exact 4-player cell, per hand
+    no_ace_low = Rules(cards_per_hand=2, ace_low_straight=False)  # no stored cell
+    four = fast_policy(bot, no_ace_low, 4)  # the threshold, one probability per rank
+    assert four is not None
+    assert four.in_prob.shape == (1, hand_table(no_ace_low.ranking).n_ranks)
     # rules the certified cells do not cover (a pot cap) still fall back as before
     assert fast_policy(bot, Rules(cards_per_hand=2, pot_cap=50), 2) is None
 

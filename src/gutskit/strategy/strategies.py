@@ -106,22 +106,25 @@ def _pot_dependent(rules: Rules) -> bool:
 
 
 def _stored_cell(rules: Rules, players: int, model: str) -> PerHandStrategy | None:
-    """The stored exact per-hand cell the equilibrium bot plays, if any (solver rules)."""
-    if rules.cards_per_hand not in (2, 3) or players > 3:
-        return None  # no stored exact cell: skip importing the certified module
+    """The stored per-hand cell the equilibrium bot plays, if any (solver rules): certified
+    exact (2 cards up to 6 players, 3 cards up to 3) or sampled (the rest up to 10
+    players), the same cell the coach plays."""
+    if rules.cards_per_hand not in (2, 3) or players > 10:
+        return None  # no stored cell: skip importing the certified module
     from gutskit.strategy.certify import stored_strategy
 
-    return stored_strategy(rules.cards_per_hand, players, model, rules)
+    return stored_strategy(rules.cards_per_hand, players, model, rules, sampled=True)
 
 
 @dataclass
 class EquilibriumBot:
     """Plays the symmetric equilibrium for the number of players dealt in this round.
 
-    Where a stored per-hand solution certified exact applies
-    (:func:`gutskit.strategy.certify.stored_strategy`: 2 or 3 cards, 2 or 3 players dealt
-    in, certified rules with the default ranking), it plays that per-hand strategy: in with
-    the hand's own in-probability (blockers and suits included; issue 12). Elsewhere, the
+    Where a stored per-hand solution applies
+    (:func:`gutskit.strategy.certify.stored_strategy` with ``sampled=True``: 2 or 3 cards,
+    2 to 10 players dealt in, certified rules with the default ranking; certified exact or
+    sampled), it plays that per-hand strategy: in with the hand's own in-probability
+    (blockers and suits included; issue 12). Elsewhere, the
     threshold equilibrium of :func:`gutskit.strategy.solver.equilibrium`: in above the
     threshold key, in with the solver's mixing probability at it, out below. Nothing is
     solved on the spot beyond the threshold solver; the coach
@@ -426,7 +429,7 @@ def fast_policy(bot: Strategy, rules: Rules, players: int) -> FastPolicy | None:
     who are all dealt in, or ``None`` when the bot adapts (:class:`ExploitativeBot`), is
     unknown, or is the equilibrium bot under rules where the equilibrium depends on the pot
     (a pot cap, ``best_pays_antes``, ``losers_pay = worst``) or where it plays a stored
-    per-hand strategy (2 or 3 players: hands of one rank differ by their suits, which a
+    per-hand strategy (hands of one rank differ by their suits, which a
     :class:`~gutskit.strategy.fast.FastPolicy` by rank cannot express).
 
     :class:`~gutskit.strategy.bots.RuleOfThumbBot` depends on the pot: its cut-offs are found at

@@ -337,11 +337,20 @@ def _exploitability(kind: str, rules: Rules, players: int, seed: int, enabled: b
         return Exploitability(None, None, None, str(error))
     if isinstance(bot, EquilibriumBot):
         cell = _stored_cell(_solver_rules(rules), players, bot.model)
-        if cell is not None:  # a per-hand strategy: certify's exact best per-hand deviation
+        if cell is not None and cell.certified == "exact":
+            # a per-hand strategy: certify's exact best per-hand deviation
             return Exploitability(cell.exploitability * rules.ante, None, None,
                                   f"certified per-hand equilibrium, best per-hand deviation "
                                   f"computed exactly (strategy.certify: deep stacks, "
                                   f"{cell.model} model), not simulated")
+        if cell is not None:  # sampled: a lower-bound estimate with its standard error
+            se = cell.standard_error
+            return Exploitability(cell.exploitability * rules.ante,
+                                  None if se is None else se * rules.ante, None,
+                                  f"per-hand equilibrium (sampled): lower-bound estimate of "
+                                  f"the best per-hand deviation's gain ± s.e. "
+                                  f"(strategy.certify: deep stacks, {cell.model} model), "
+                                  f"not simulated")
     policy = fast_policy(bot, rules, players)
     if policy is None:
         return Exploitability(None, None, None, "no fixed fast-simulator policy for this bot "
