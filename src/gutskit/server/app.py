@@ -299,6 +299,20 @@ def _address(connection: Request | WebSocket) -> str:
     return connection.client.host if connection.client is not None else "unknown"
 
 
+def _seat_of(room: Room, token: str | None) -> int | None:
+    """The seat a download's ``token`` names (``None``: no token, the spectator's copy).
+
+    Raises:
+        HTTPException: 403, the token is not a seat's in this room.
+    """
+    if token is None:
+        return None
+    row = room.seat_of_token(token)
+    if row is None:
+        raise HTTPException(403, "this seat token is not valid in this room")
+    return row.seat
+
+
 def create_app(db: str | Path | None = None, *, config: ServerConfig | None = None,
                allowed_origins: Sequence[str] = (), store: RoomStore | None = None,
                manager: RoomManager | None = None) -> FastAPI:
@@ -474,12 +488,7 @@ def create_app(db: str | Path | None = None, *, config: ServerConfig | None = No
     @app.get("/api/rooms/{room_id}/history.jsonl")
     async def history(room_id: str, token: str | None = None) -> PlainTextResponse:
         room = await room_or_404(room_id)
-        seat = None
-        if token is not None:
-            row = room.seat_of_token(token)
-            if row is None:
-                raise HTTPException(403, "this seat token is not valid in this room")
-            seat = row.seat
+        seat = _seat_of(room, token)
         async with room.lock:
             text = history_jsonl(room.history_for(seat))
         return PlainTextResponse(text, media_type="application/x-ndjson", headers={
@@ -493,12 +502,7 @@ def create_app(db: str | Path | None = None, *, config: ServerConfig | None = No
         if not room.settings.companion:
             raise HTTPException(404, "only a companion room has a referee file (a dealt "
                                 "room's history holds hands its viewers may not see)")
-        seat = None
-        if token is not None:
-            row = room.seat_of_token(token)
-            if row is None:
-                raise HTTPException(403, "this seat token is not valid in this room")
-            seat = row.seat
+        seat = _seat_of(room, token)
         async with room.lock:
             records = views.redacted_history(room.events, room.viewer(seat))
         try:
@@ -509,12 +513,7 @@ def create_app(db: str | Path | None = None, *, config: ServerConfig | None = No
     @app.get("/api/rooms/{room_id}/fairness.json")
     async def fairness(room_id: str, token: str | None = None) -> dict[str, Any]:
         room = await room_or_404(room_id)
-        seat = None
-        if token is not None:
-            row = room.seat_of_token(token)
-            if row is None:
-                raise HTTPException(403, "this seat token is not valid in this room")
-            seat = row.seat
+        seat = _seat_of(room, token)
         async with room.lock:
             return room.fairness_record(seat)
 
