@@ -239,3 +239,67 @@ def test_the_session_header_is_committed_before_the_first_deal(
     with pytest.raises(FairnessError, match="the session header does not hash to its "
                                             f"commitment {digest}"):
         verify_rounds(forged, _tampered(history, swap))
+
+
+def test_a_hand_shown_after_an_uncontested_win_is_opened_and_checked(tmp_path: Path) -> None:
+    """Audit 2 (showhand_verify.py): the hand the uncontested winner shows by choice is
+    opened in fairness.json like a showdown hand, so ``guts verify`` checks it: the real
+    spectator download verifies, a forged shown hand in it fails (exit 1) naming the seat
+    and the cards. Seed 1 commits round 1; nobody sends a client seed, so the committed
+    order is the deal order."""
+    with make_db_url("sqlite", tmp_path) as url, running_server(url, seed_numbers=(1, 2)
+                                                                  ) as server:
+        room_id, players = seat_three(server, reveal_seconds=30)
+        ana, _, cleo = players
+        ana.send({"type": "start"})
+        for player in players:
+            player.state(lambda t: t["phase"] == "declare" and t["round"] == 1)
+        for player, call in zip(players, ("out", "out", "in"), strict=True):
+            assert player.declare(1, call)["type"] == "ack"
+        if not any(m["type"] == "state" and m["table"]["can_show"] for m in cleo.log):
+            cleo.state(lambda t: t["can_show"])  # (the ack comes after the new state)
+        cleos = next(e.hands[2] for e in server.manager.rooms[room_id].events
+                     if isinstance(e, CardsDealt))
+        assert cleos is not None
+        cleo.send({"type": "show_hand"})
+        opening = ana.expect("opening", lambda m: m["round"] == 1 and m["opened"] != [])
+        ana.send({"type": "end_session"})
+        ana.state(lambda t: t["phase"] == "over")
+        public = server.get(f"/api/rooms/{room_id}/fairness.json").json()
+        history = server.get(f"/api/rooms/{room_id}/history.jsonl").text
+        for player in players:
+            player.close()
+    committed = deck_from_seed(bytes([1]) * 32)
+    positions = sorted(committed.index(c) for c in cleos)
+    shown_line = json.dumps({"type": "HandShown", "seat": 2,
+                             "hand": " ".join(card_name(c) for c in cleos)},
+                            separators=(",", ":"))
+    assert shown_line in history
+    # Exactly Cleo's three cards are opened, at their committed positions: with no client
+    # seed the deal is the committed order from the top, the dealer Ana's left (Ben) first.
+    assert positions == [1, 4, 7]
+    assert [(o["position"], o["card"]) for o in opening["opened"]] == [
+        (p, card_name(committed[p])) for p in positions]
+    assert public["rounds"][0]["opened"] == opening["opened"]
+
+    def verify(text: str) -> tuple[int, str, str]:
+        (tmp_path / "fair.json").write_text(json.dumps(public))
+        (tmp_path / "hist.jsonl").write_text(text)
+        result = CliRunner().invoke(cli_app, ["verify", str(tmp_path / "fair.json"),
+                                              "--history", str(tmp_path / "hist.jsonl")])
+        return result.exit_code, result.stdout, result.stderr
+
+    code, out, err = verify(history)
+    assert (code, err) == (0, ""), err
+    assert "round 1: ok (3 cards opened, 0 client seed(s), 3 cards of the history match)" \
+        in out
+    # A forged shown hand (the audit's As Ad Ah) fails, naming the seat and the cards.
+    forged = history.replace(shown_line, shown_line.replace(
+        json.loads(shown_line)["hand"], "As Ad Ah"))
+    assert forged != history
+    code, out, err = verify(forged)
+    assert code == 1, out
+    assert card_name(cleos[0]) == "Ah"  # Cleo's real hand holds one of the three aces
+    assert err == ("FAILED: round 1: seat 2 ('Cleo') showed As Ad Ah after the uncontested "
+                   "win, but As Ad are not opened in the fairness file: not the dealt cards, "
+                   "or the openings were removed\n")

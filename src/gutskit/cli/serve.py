@@ -263,7 +263,6 @@ def verify(
         VerifyInputError,
         load_history,
         parse_history,
-        unchecked_shown,
         verify_history,
         verify_rounds,
         verify_session,
@@ -334,8 +333,6 @@ def verify(
             typer.echo(f"round {check.round}: not opened yet")
     if history is not None:
         typer.echo("the hand history replays through the engine")
-    for note in unchecked_shown(events or []):
-        typer.echo(note)
     typer.echo(f"{len(ok)} of {count(len(dealt), 'round')} verified")
 
 

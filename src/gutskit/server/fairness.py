@@ -27,7 +27,8 @@ Nothing published lets anyone compute a card that was never shown (docs/fairness
    one card at a time from the dealer's left, then the ghost hand and the community card).
 6. After the round the server publishes the 52 leaves and opens only the positions of the
    cards the public hand history shows (showdown hands, a shown ghost hand, a turned
-   community card): position, card, salt (:func:`open_cards`, checked by
+   community card; a hand the uncontested winner shows by choice, ``HandShown``, is opened
+   when it is shown): position, card, salt (:func:`open_cards`, checked by
    :func:`check_opening`). A seat may ask for the openings of its own dealt cards
    (``fairness.json?token=...``); nobody else receives them.
 

@@ -39,6 +39,7 @@ from gutskit.core.events import (
     CardsDealt,
     Declaration,
     Event,
+    HandShown,
     RoundResolved,
     SessionEnded,
     SessionStarted,
@@ -1045,14 +1046,25 @@ class Room:
             opened=[o.to_json() for o in fairness.open_cards(
                 secret, [c for i, c in enumerate(secret.deck) if i in opened])])
 
-    def _open_shown(self, state: GameState, resolved: RoundResolved | None
-                    ) -> list[DealRow]:
-        """Version 2: open the cards the round's public result shows (``resolved``) and,
-        when the session is over (``state``), publish the leaves of every dealt round still
-        closed; the changed records (copies: stored first, then taken)."""
+    def _open_shown(self, state: GameState, resolved: RoundResolved | None,
+                    events: Sequence[Event] = ()) -> list[DealRow]:
+        """Version 2: open the cards the round's public result shows (``resolved``) and
+        the hand its uncontested winner shows by choice (a ``HandShown`` among ``events``,
+        after the result: its positions are added to the round's openings) and, when the
+        session is over (``state``), publish the leaves of every dealt round still closed;
+        the changed records (copies: stored first, then taken)."""
         if self.settings.seed_reveal != "shown" or not self.events:
             return []
         changed: dict[int, DealRow] = {}
+        for event in events:
+            if not isinstance(event, HandShown):
+                continue
+            deal = changed.get(state.round_number, self.deals.get(state.round_number))
+            if deal is not None and deal.opened is not None:
+                secret = fairness.secret_from_seed(bytes.fromhex(deal.seed))
+                more = [i for i, c in enumerate(secret.deck) if c in set(event.hand)]
+                changed[deal.round] = dataclasses.replace(
+                    deal, opened=sorted(set(deal.opened) | set(more)))
         if resolved is not None:
             deal = self.deals.get(state.round_number)
             if deal is not None and deal.opened is None:
@@ -1216,7 +1228,7 @@ class Room:
             reveal.append(state.round_number)
         if state.phase is Phase.OVER and v1:
             reveal = [r for r, d in self.deals.items() if not d.revealed]
-        opened = self._open_shown(state, resolved[-1] if resolved else None)
+        opened = self._open_shown(state, resolved[-1] if resolved else None, events)
         await self.store.append_async(self.room_id, self.session_id, len(self.events), events,
                                       action=action, reveal=reveal, deal_updates=opened)
         if state.phase is Phase.OVER and not end_events:

@@ -97,7 +97,7 @@ from gutskit.server.fairness import (
 
 __all__ = ["ALGORITHM", "ALGORITHMS", "Record", "ReplayedRound", "RoundCheck",
            "VerifyInputError", "load_history", "load_visible_history", "parse_history",
-           "replay_history", "unchecked_shown", "verify_history", "verify_rounds",
+           "replay_history", "verify_history", "verify_rounds",
            "verify_session"]
 
 ALGORITHM = ALGORITHM_V1
@@ -193,6 +193,8 @@ class ReplayedRound:
         dealt: the dealt hands as recorded (``()``: dealt, not shown to this copy).
         result: the round's result (``None``: thrown in by a misdeal or the end).
         givers: Pass the Trash: receiving seat -> the seat that passes to it.
+        shown_after: seat -> the hand it showed by choice after its uncontested win
+            (``HandShown``).
     """
 
     session: int
@@ -201,6 +203,7 @@ class ReplayedRound:
     dealt: tuple[Hand | None, ...]
     result: RoundResolved | None = None
     givers: dict[int, int] = field(default_factory=dict)
+    shown_after: dict[int, Hand] = field(default_factory=dict)
 
     @property
     def label(self) -> str:
@@ -354,6 +357,8 @@ class _Replay:
             self.state = engine.evolve(state, record)
         except engine.IllegalActionError as error:
             raise self.fail(f"a HandShown the rules do not allow: {error}") from None
+        if self.current is not None:
+            self.current.shown_after[seat] = tuple(record.hand)
 
     def take_produced(self, record: Event, produced: list[Event]) -> None:
         self.expected.extend(produced)
@@ -596,6 +601,12 @@ def _check_v1(number: int, record: dict[str, Any], known: ReplayedRound | None,
                                         f"{format_cards(want)}")
                 checked += len(hand)
         checked += _shown_vs_dealt(known, expected)
+        for seat, shown in known.shown_after.items():
+            want = expected[seat] if seat < len(expected) else None
+            if not known.givers and (want is None or tuple(want) != tuple(shown)):
+                raise FairnessError(f"round {number}: {_who(known, seat)} showed "
+                                    f"{format_cards(shown)} after the uncontested win, but "
+                                    f"the seed deals {format_cards(want or ())}")
     return RoundCheck(number, "ok", checked, " ".join(deck_names(deck)[:6]))
 
 
@@ -679,6 +690,15 @@ def _check_v2(number: int, record: dict[str, Any], known: ReplayedRound | None,
     card_at = {dealt_at[o.position]: o.card for o in (*opened, *own)}
     shown = shown_cards(known.result) if known.result is not None else set()
     opened_cards = {o.card for o in opened}
+    for seat, hand in known.shown_after.items():
+        missing = [c for c in hand if c not in opened_cards]
+        if missing:
+            raise FairnessError(f"round {number}: {_who(known, seat)} showed "
+                                f"{format_cards(hand)} after the uncontested win, but "
+                                f"{format_cards(missing)} {'is' if len(missing) == 1 else 'are'}"
+                                " not opened in the fairness file: not the dealt cards, or "
+                                "the openings were removed")
+        shown |= set(hand)
     leaked = sorted(opened_cards - shown)
     if leaked:
         raise FairnessError(f"round {number}: the server opened {format_cards(leaked)}, "
@@ -690,7 +710,9 @@ def _check_v2(number: int, record: dict[str, Any], known: ReplayedRound | None,
     checked = 0
     result = known.result
     if result is not None:
-        for seat, hand in enumerate(result.shown):
+        shows = [*((s, h, "") for s, h in enumerate(result.shown)),
+                 *((s, h, " after the uncontested win") for s, h in known.shown_after.items())]
+        for seat, hand, when in shows:
             if not hand:
                 continue
             allowed: set[int | str] = {seat}
@@ -703,7 +725,7 @@ def _check_v2(number: int, record: dict[str, Any], known: ReplayedRound | None,
                 held = ", ".join(f"{card_name(c)} to {_name(known, o)}"
                                  for c, o in zip(hand, owners, strict=True))
                 raise FairnessError(f"round {number}: {_who(known, seat)} showed "
-                                    f"{format_cards(hand)}, but the deal gave {held}")
+                                    f"{format_cards(hand)}{when}, but the deal gave {held}")
             if not (seat < len(known.dealt) and known.dealt[seat]):
                 checked += len(hand)
         for label, extra in (("the ghost hand", result.ghost),
@@ -830,30 +852,6 @@ def verify_rounds(fairness: dict[str, Any], history: Sequence[Record] | None = N
                                 "not in the hand history")
     check = _check_v2 if algorithm == ALGORITHM_V2 else _check_v1
     return [check(r["round"], r, known.get(r["round"]), over) for r in records]
-
-
-def unchecked_shown(history: Sequence[Record]) -> list[str]:
-    """Report lines for the hands shown after an uncontested win (:class:`HandShown`) that
-    this copy cannot check: the seat's dealt cards are hidden in it and fairness.json does
-    not open a shown hand's commitments, so the cards shown are taken on trust (an audit
-    forged one in a spectator's copy and it passed). Hands this copy holds are checked by the
-    replay; a companion room's are never dealt here."""
-    notes: list[str] = []
-    dealt: CardsDealt | None = None
-    names: tuple[str, ...] = ()
-    rounds = 0
-    for record in history:
-        if isinstance(record, SessionStarted):
-            names, rounds, dealt = tuple(record.names), 0, None
-        elif isinstance(record, CardsDealt):
-            dealt, rounds = record, rounds + 1
-        elif isinstance(record, HandShown) and dealt is not None \
-                and record.seat < len(dealt.hands) and dealt.hands[record.seat] == ():
-            name = names[record.seat] if record.seat < len(names) else f"seat {record.seat}"
-            notes.append(f"round {rounds}: the hand {name} showed after the uncontested win "
-                         f"({format_cards(record.hand)}) cannot be checked: its cards are "
-                         "not opened in fairness.json (taken on trust)")
-    return notes
 
 
 def verify_history(history: Sequence[Record]) -> list[RoundCheck]:
