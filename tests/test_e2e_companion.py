@@ -243,3 +243,154 @@ def test_drop_counts_down_and_the_host_enters_the_ghost_hand(
             expect(page.locator("#pot")).to_have_text("0")
         for page in (ana, ben):
             assert page.errors == [], page.errors  # type: ignore[attr-defined]
+
+
+def host_phone(browser: Browser, server: object, created: dict[str, str]) -> Page:
+    """The host's phone on a room created through the API (the seat token kept where the
+    create form keeps it)."""
+    page = phone(browser)
+    http = server.http  # type: ignore[attr-defined]
+    page.goto(http + "/")
+    page.evaluate(f"localStorage.setItem('gutskit.seat.{created['room_id']}', "
+                  f"'{created['token']}')")
+    page.goto(f"{http}/r/{created['room_id']}")
+    return page
+
+
+def name_winners(host: Page, **sides: list[int]) -> None:
+    """The host opens *Or name the winners* and taps ``sides`` (high=[seats], low=[...],
+    losers=[...])."""
+    if host.locator("#comp-winners[open]").count() == 0:
+        host.click("#comp-winners summary")
+    for side, seats in sides.items():
+        for number in seats:
+            host.click(f'[data-comp-name="{side}:{number}"]')
+            expect(host.locator(f'[data-comp-name="{side}:{number}"]')).to_have_attribute(
+                "aria-pressed", "true")
+
+
+def test_the_host_names_the_winners_of_hi_lo_rounds(
+        browser: Browser, shots: Path, tmp_path: Path) -> None:
+    """Hi-Lo (preset ``hi-lo``): the table agrees not to enter cards and the host names each
+    side's winners on her phone. Stacks worked out by hand against RULES.md (Variants,
+    Hi-Lo Guts: two pots, odd chip high; a *both* player must win both ways; each side's
+    losers match that side's pot)."""
+    with running_server(f"sqlite:///{tmp_path / 'hilo.db'}", dealer=0) as server:
+        created = server.create_room("Ana", buy_in=20, rules={"preset": "hi-lo"},
+                                     companion=True)
+        ana = host_phone(browser, server, created)
+        invite = f"{server.http}/r/{created['room_id']}"
+        ben = join(browser, invite, "Ben", "en-US", PHONE, mobile=True)
+        cleo = join(browser, invite, "Cleo", "en-US", PHONE, mobile=True)
+        everyone = (ana, ben, cleo)
+        ana.click("#start")
+        # 1. Ana deals; antes 1 each -> 19, 19, 19, pot 3 (high 2, low 1: odd chip high).
+        ana.click("#comp-dealt")
+        at_round(everyone, 1, "declare")
+        for page in everyone:
+            expect_stacks(page, [19, 19, 19])
+        declare({ana: "high", ben: "high", cleo: "low"})
+        at_round(everyone, 1, "showdown")
+        # the host names only the high side first: the low pot needs its winner (Cleo
+        # declared low); refused with the reason, nothing moves
+        name_winners(ana, high=[1])
+        ana.click("#comp-confirm-winners")
+        expect(ana.locator("#toast")).to_contain_text("the low pot needs a winner",
+                                                       timeout=WAIT)
+        at_round(everyone, 1, "showdown")
+        expect(ana.locator("[data-comp-name='low:2']")).to_be_visible()
+        # each side offers only the seats that declared it (or both)
+        assert ana.eval_on_selector_all("[data-comp-name]",
+                                        "els => els.map(e => e.dataset.compName)") == [
+            "high:0", "high:1", "low:2"]
+        name_winners(ana, low=[2])
+        ana.screenshot(path=str(shots / "companion-hilo-name.png"), full_page=True)
+        ana.click("#comp-confirm-winners")
+        at_round(everyone, 1, "deal")
+        # Ben wins the high pot of 2 (21); Ana, beaten high, matches it (17); Cleo alone
+        # low takes the low pot of 1 (20). Next pot 2 (Ana's match). 17 + 21 + 20 + 2 = 60.
+        for page in everyone:
+            expect_stacks(page, [17, 21, 20])
+            expect(page.locator("#pot")).to_have_text("2")
+            expect(page.locator("#comp-dealer")).to_have_text("Ben deals round 2.")
+            expect(page.locator("#log")).to_contain_text(
+                "The table named the winner(s): Ben. Low winners: Cleo.")
+        cleo.screenshot(path=str(shots / "companion-hilo-result.png"), full_page=True)
+        # 2. Ben deals; the pot is not empty: no ante. Ana both, Ben low, Cleo high. The
+        #    host names Ana on both sides: she wins both ways, the pot of 2 (high 1, low 1):
+        #    19. Cleo, beaten high, matches 1 (19); Ben, beaten low, matches 1 (20). Pot 2.
+        ben.click("#comp-dealt")
+        at_round(everyone, 2, "declare")
+        for page in everyone:
+            expect_stacks(page, [17, 21, 20])
+        declare({ana: "both", ben: "low", cleo: "high"})
+        at_round(everyone, 2, "showdown")
+        assert ana.eval_on_selector_all("[data-comp-name]",
+                                        "els => els.map(e => e.dataset.compName)") == [
+            "high:0", "high:2", "low:0", "low:1"]  # Ana (both) on each side
+        name_winners(ana, high=[0], low=[0])
+        ana.click("#comp-confirm-winners")
+        at_round(everyone, 2, "deal")
+        for page in everyone:
+            expect_stacks(page, [19, 20, 19])
+            expect(page.locator("#pot")).to_have_text("2")
+        ana.screenshot(path=str(shots / "companion-hilo-both.png"), full_page=True)
+        events = server.manager.rooms[created["room_id"]].events
+        assert settle(referee_file(events))["stacks"] == {"Ana": 19, "Ben": 20, "Cleo": 19}
+        for page in everyone:
+            assert page.errors == [], page.errors  # type: ignore[attr-defined]
+
+
+def test_the_host_names_the_winner_and_the_worst_hand_under_single_loser(
+        browser: Browser, shots: Path, tmp_path: Path) -> None:
+    """Single loser (preset ``single-loser``, RULES.md Variants: only the worst hand among
+    those in matches; everyone antes every hand but the player(s) who matched): the host
+    names the winner and the worst hand."""
+    with running_server(f"sqlite:///{tmp_path / 'single.db'}", dealer=0) as server:
+        created = server.create_room("Ana", buy_in=20, rules={"preset": "single-loser"},
+                                     companion=True)
+        ana = host_phone(browser, server, created)
+        invite = f"{server.http}/r/{created['room_id']}"
+        ben = join(browser, invite, "Ben", "en-US", PHONE, mobile=True)
+        cleo = join(browser, invite, "Cleo", "en-US", PHONE, mobile=True)
+        everyone = (ana, ben, cleo)
+        ana.click("#start")
+        # 1. Antes 1 each -> 19, 19, 19, pot 3. All three in; the host names Ana the winner
+        #    and Cleo the worst hand: Ana +3 (22), Cleo alone matches 3 (16), Ben, beaten
+        #    but not the worst, pays nothing (19). Pot 3.
+        ana.click("#comp-dealt")
+        at_round(everyone, 1, "declare")
+        declare({ana: "in", ben: "in", cleo: "in"})
+        at_round(everyone, 1, "showdown")
+        name_winners(ana, high=[0])
+        ana.click("#comp-confirm-winners")  # the worst hand not named yet: refused
+        expect(ana.locator("#toast")).to_contain_text("name the loser(s) too", timeout=WAIT)
+        name_winners(ana, losers=[2])
+        ana.screenshot(path=str(shots / "companion-single-loser-name.png"), full_page=True)
+        ana.click("#comp-confirm-winners")
+        at_round(everyone, 1, "deal")
+        for page in everyone:
+            expect_stacks(page, [22, 19, 16])
+            expect(page.locator("#pot")).to_have_text("3")
+            expect(page.locator("#log")).to_contain_text(
+                "The table named the winner(s): Ana. Worst hand (matches): Cleo.")
+        # 2. Ben deals. Everyone antes but Cleo, who matched: 21, 18, 16, pot 5. Ana and Ben
+        #    in; Ben named the winner, Ana the worst hand: Ben +5 (23), Ana matches 5 (16).
+        ben.click("#comp-dealt")
+        at_round(everyone, 2, "declare")
+        for page in everyone:
+            expect_stacks(page, [21, 18, 16])
+            expect(page.locator("#pot")).to_have_text("5")
+        declare({ana: "in", ben: "in", cleo: "out"})
+        at_round(everyone, 2, "showdown")
+        name_winners(ana, high=[1], losers=[0])
+        ana.click("#comp-confirm-winners")
+        at_round(everyone, 2, "deal")
+        for page in everyone:  # 16 + 23 + 16 + pot 5 = 60
+            expect_stacks(page, [16, 23, 16])
+            expect(page.locator("#pot")).to_have_text("5")
+        cleo.screenshot(path=str(shots / "companion-single-loser-result.png"), full_page=True)
+        events = server.manager.rooms[created["room_id"]].events
+        assert settle(referee_file(events))["stacks"] == {"Ana": 16, "Ben": 23, "Cleo": 16}
+        for page in everyone:
+            assert page.errors == [], page.errors  # type: ignore[attr-defined]

@@ -67,6 +67,7 @@ from gutskit.core.events import (
 )
 from gutskit.core.rules import DEFAULT_RULES, Rules
 from gutskit.variants import Resolution, Variants, variants_for
+from gutskit.variants.hi_lo import sides
 from gutskit.variants.pass_the_trash import exchange
 
 __all__ = [
@@ -1178,12 +1179,17 @@ class ShowdownNeeds:
         in_seats: the seats in (``()`` in a void round).
         ghost: the ghost hand is needed (``ghost_hand``), ``cards_per_hand`` cards.
         community: the community card is needed (``community_card``), one card.
+        high_seats, low_seats: ``hi_lo``: the seats that may be named on the high side
+            (declared high or both) and on the low side (low or both)
+            (:func:`gutskit.variants.hi_lo.sides`); ``()`` under every other rule.
     """
 
     seats: tuple[int, ...]
     in_seats: tuple[int, ...]
     ghost: bool
     community: bool
+    high_seats: tuple[int, ...] = ()
+    low_seats: tuple[int, ...] = ()
 
 
 def showdown_needs(state: GameState) -> ShowdownNeeds | None:
@@ -1196,8 +1202,10 @@ def showdown_needs(state: GameState) -> ShowdownNeeds | None:
     order = state.declaration_order()
     seats = tuple(s for s in order if s in in_seats) if in_seats else order
     extras = dict(state.variants.extra_cards)
+    high, low = sides(state.declarations, in_seats) if state.rules.hi_lo else ((), ())
     return ShowdownNeeds(seats=seats, in_seats=tuple(in_seats), ghost="ghost" in extras,
-                         community="community" in extras)
+                         community="community" in extras, high_seats=tuple(high),
+                         low_seats=tuple(low))
 
 
 def _is_seat(state: GameState, seat: object) -> bool:

@@ -357,6 +357,7 @@ def view(room: Room, state: GameState, seat: int | None) -> CompanionView:
         showdown = CompanionShowdown(
             seats=list(needs.seats), in_seats=list(needs.in_seats), ghost=needs.ghost,
             community=needs.community, entered=sorted(desk.hands),
+            high_seats=list(needs.high_seats), low_seats=list(needs.low_seats),
             ghost_entered=desk.ghost is not None, community_entered=desk.community is not None,
             mine=mine, conflicts=desk.conflicts,
             my_ghost=_names(desk.ghost[0]) if desk.ghost and desk.ghost[1] == seat else None,

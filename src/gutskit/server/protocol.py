@@ -739,6 +739,8 @@ class CompanionShowdown(_Message):
         in_seats: the seats that declared in (the winners a host may name are among them;
             in a void round among ``seats``).
         ghost, community: the rules deal a ghost hand / a community card: it is needed too.
+        high_seats, low_seats: Hi-Lo: the seats a host may name on the high side (declared
+            high or both) and on the low side (low or both); empty under other rules.
         entered: the seats whose cards are in (public: not which cards).
         ghost_entered, community_entered: the ghost hand / community card is in.
         mine: the entries the recipient made (its own, and the host's for others); what
@@ -755,6 +757,8 @@ class CompanionShowdown(_Message):
     ghost: bool
     community: bool
     entered: list[int]
+    high_seats: list[int] = Field(default_factory=list)
+    low_seats: list[int] = Field(default_factory=list)
     ghost_entered: bool = False
     community_entered: bool = False
     mine: list[ShownEntry] = Field(default_factory=list)

@@ -34,8 +34,7 @@ class HiLo(Variant):
         """The hi-lo showdown: fills the awards and the matches of both sides."""
         decls = state.declarations
         hands = state.hands
-        high_side = [s for s in in_seats if decls[s] is not Declaration.LOW]
-        low_side = [s for s in in_seats if decls[s] is not Declaration.HIGH]
+        high_side, low_side = sides(decls, in_seats)
         high_keys = {s: score(_hand(hands[s]), False) for s in high_side}
         low_keys = {s: score(_hand(hands[s]), True) for s in low_side}
         best_high = max(high_keys.values(), default=0)
@@ -59,8 +58,7 @@ class HiLo(Variant):
         n = len(state.names)
         decls = state.declarations
         high_winners = winners
-        high_side = [s for s in in_seats if decls[s] is not Declaration.LOW]
-        low_side = [s for s in in_seats if decls[s] is not Declaration.HIGH]
+        high_side, low_side = sides(decls, in_seats)
         high_pot, low_pot = settlement.hi_lo_pots(state.pot, bool(high_side), bool(low_side))
         high_take, low_take = high_pot, low_pot
         if not high_winners:
@@ -115,6 +113,20 @@ class HiLo(Variant):
                 return (f"{names[seat]!r} declared both: they win both ways or neither "
                         f"(a both player who does not win or tie both ways loses both)")
         return None
+
+
+def sides(declarations: Sequence[Declaration | None], in_seats: Sequence[int]
+          ) -> tuple[list[int], list[int]]:
+    """The players in on each side (RULES.md Variants, Hi-Lo Guts): the high side is those
+    who declared high or both, the low side those who declared low or both, each in the
+    order of ``in_seats``.
+
+    >>> sides([Declaration.HIGH, Declaration.BOTH, Declaration.LOW, Declaration.OUT], [0, 1, 2])
+    ([0, 1], [1, 2])
+    """
+    high = [s for s in in_seats if declarations[s] is not Declaration.LOW]
+    low = [s for s in in_seats if declarations[s] is not Declaration.HIGH]
+    return high, low
 
 
 def side_matches(pot: int, rules: Rules, has_high: bool, has_low: bool) -> tuple[int, int]:

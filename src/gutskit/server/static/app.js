@@ -1265,7 +1265,12 @@ function logLine(e, names, round, decls = null) {
     case "HandShown": return t("log_hand_shown", { name: who(e.seat), cards: handText(e.hand) });
     case "Misdealt": return t("log_misdeal");
     case "CardsShown": return t("log_cards_shown");
-    case "WinnersNamed": return t("log_winners_named", { names: e.winners.map(who).join(", ") || t("ghost") });
+    case "WinnersNamed": {
+      const parts = [t("log_winners_named", { names: e.winners.map(who).join(", ") || t("ghost") })];
+      if (e.low_winners?.length) parts.push(t("log_low_named", { names: e.low_winners.map(who).join(", ") }));
+      if (e.losers?.length) parts.push(t("log_losers_named", { names: e.losers.map(who).join(", ") }));
+      return parts.join(" ");
+    }
     case "RoundUndone": return t("log_round_undone", { n: e.round });
     case "PassSealed":
     case "PassChosen": return t("log_pass_chosen", { name: who(e.seat) });

@@ -185,11 +185,15 @@ function pickerHtml(needs) {
 function winnersHtml(tab, needs) {
   if (named.round !== tab.round) named = { round: tab.round, open: false, high: new Set(), low: new Set(), losers: new Set() };
   const rules = room().rules;
-  const candidates = needs.in_seats.length ? needs.in_seats : needs.seats;
+  const everyone = needs.in_seats.length ? needs.in_seats : needs.seats;
+  // Hi-Lo: each side's candidates are the seats that declared it or both (the server says)
+  const candidates = (key) => (rules.hi_lo && key === "high" ? needs.high_seats
+    : rules.hi_lo && key === "low" ? needs.low_seats : everyone);
   const group = (key, label) => `<div class="comp-group" role="group" aria-label="${esc(label)}"><span class="label">${esc(label)}</span>
-    ${candidates.map((s) => `<button type="button" class="comp-name${named[key].has(s) ? " chosen" : ""}" data-comp-name="${key}:${s}" aria-pressed="${named[key].has(s)}">${esc(names()[s])}</button>`).join("")}</div>`;
-  const groups = [group("high", rules.hi_lo ? t("comp_high_winners") : t("comp_winners"))];
-  if (rules.hi_lo) groups.push(group("low", t("comp_low_winners")));
+    ${candidates(key).map((s) => `<button type="button" class="comp-name${named[key].has(s) ? " chosen" : ""}" data-comp-name="${key}:${s}" aria-pressed="${named[key].has(s)}">${esc(names()[s])}</button>`).join("")}</div>`;
+  const groups = [];
+  if (!rules.hi_lo || needs.high_seats.length) groups.push(group("high", rules.hi_lo ? t("comp_high_winners") : t("comp_winners")));
+  if (rules.hi_lo && needs.low_seats.length) groups.push(group("low", t("comp_low_winners")));
   if (rules.losers_pay === "worst") groups.push(group("losers", t("comp_losers")));
   const ghostNote = needs.ghost ? `<p class="hint">${esc(t("comp_ghost_won_hint"))}</p>` : "";
   return `<details class="comp-winners" id="comp-winners"${named.open ? " open" : ""}><summary>${esc(t("comp_name_winners"))}</summary>
