@@ -423,6 +423,38 @@ def test_the_host_undoes_a_round_at_its_showdown(server: Server) -> None:
     t.close()
 
 
+def test_action_ids_built_from_the_round_number_work_after_an_undo(server: Server) -> None:
+    """Audit 2: a client that builds its action ids as prefix + round was answered
+    ``duplicate`` (and its declaration dropped) when an undone round was dealt again under
+    its number. The server's dedupe key is per dealt round instance now (docs/protocol.md):
+    the same ids are taken afresh in the new deal and still deduplicated within it."""
+    t = Phones(server, ["Ana", "Ben"], 10, {})
+    ana, ben = t.phone("Ana"), t.phone("Ben")
+    t.deal()
+    assert ana.declare(1, "in", "ana-1")["type"] == "ack"
+    assert ben.declare(1, "out", "ben-1")["type"] == "ack"
+    t.wait(lambda v: v["round"] == 1 and v["phase"] == "deal")
+    assert t.stacks() == {"Ana": 11, "Ben": 9}  # Ana alone in: she takes the pot of 2
+    t.host.send({"type": "undo_round", "round": 1})
+    t.wait(lambda v: v["round"] == 0)
+    assert t.stacks() == {"Ana": 10, "Ben": 10}
+    t.deal()  # round 1 again: both in this time, under the same ids
+    first = ana.declare(1, "in", "ana-1")
+    assert first == {"type": "ack", "action_id": "ana-1", "duplicate": False}
+    again = ana.declare(1, "in", "ana-1")  # a retry within the new deal: applied once
+    assert again == {"type": "ack", "action_id": "ana-1", "duplicate": True}
+    assert ben.declare(1, "in", "ben-1") == {"type": "ack", "action_id": "ben-1",
+                                             "duplicate": False}
+    t.wait(lambda v: v["round"] == 1 and v["phase"] == "showdown")
+    t.show({"Ana": "Ah Ad 2c", "Ben": "Kh Kd 3c"})
+    assert t.stacks() == {"Ana": 11, "Ben": 7} and t.pot() == 2  # Ben matches the pot of 2
+    t.deal()
+    # a late retry of round 1's action in round 2 is still a duplicate, not stale_round
+    assert ben.declare(1, "in", "ben-1") == {"type": "ack", "action_id": "ben-1",
+                                             "duplicate": True}
+    t.close()
+
+
 def test_a_showdown_entry_never_reveals_the_entries_pending_from_other_seats(
         server: Server) -> None:
     """The audit's probe (/work/audit2/comp_probe.py): the last seat to enter sends hands

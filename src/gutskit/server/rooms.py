@@ -353,6 +353,12 @@ class Room:
         self.client_seeds: dict[int, str] = {}
         """Version 2: the client seeds (seat -> hex) received for the next deal."""
         self.actions: dict[str, tuple[int, int]] = {}
+        """Applied client actions: ``"seat:deal:action_id"`` -> (seat, round), where
+        ``deal`` counts the deals of the session so far (:meth:`_action_key`)."""
+        self.deals_dealt = 0
+        """``CardsDealt`` events in :attr:`events` (undone rounds counted): the
+        instance of the round being played, so an undone round dealt again under the same
+        number takes the same action ids afresh."""
         self.rebuys: dict[int, tuple[int, bool]] = {}
         """Pending rebuys: seat -> (chips, approved by the host); applied between rounds."""
         self.returning: set[int] = set()
@@ -900,6 +906,7 @@ class Room:
                                    companion=self.settings.companion)
         self.session_id = await self.store.run(self.store.start_session, self.room_id, start)
         self.events = [start]
+        self.deals_dealt = 0
         self.state = engine.evolve(None, start)
         self.status = "playing"
         self._broadcast_room()
@@ -1137,7 +1144,7 @@ class Room:
         """
         if client.seat is None:
             raise _fail("not_seated", "a spectator cannot act; join first")
-        key = f"{client.seat}:{action_id}"
+        key = self._action_key(client.seat, action_id)
         if key in self.actions:
             client.send(Ack(action_id=action_id, duplicate=True))
             return None
@@ -1145,6 +1152,9 @@ class Room:
         if self.status != "playing" or state is None:
             raise _fail("not_playing", "the session is not in play")
         if state.phase.value != phase or round_number != state.round_number:
+            if self._applied_before(client.seat, action_id):  # a late retry
+                client.send(Ack(action_id=action_id, duplicate=True))
+                return None
             current = (f"round {state.round_number} is in the {state.phase.value} phase"
                        if _deciding(state) else "no round is open now")
             if state.phase.value == phase:
@@ -1153,6 +1163,24 @@ class Room:
                     current = f"round {state.round_number} is being declared"
             raise _fail("stale_round", f"round {round_number} is not open: {current}")
         return state, client.seat, key
+
+    def _action_key(self, seat: int, action_id: str) -> str:
+        """The dedupe key of ``action_id`` from ``seat`` in the round instance being
+        played: ``"seat:deal:action_id"`` (``deal`` = :attr:`deals_dealt`). A round that is
+        undone (companion mode) and dealt again under the same number is a new instance,
+        so a client that builds its action ids from the round number is not answered
+        ``duplicate`` there (docs/protocol.md)."""
+        return f"{seat}:{self.deals_dealt}:{action_id}"
+
+    def _applied_before(self, seat: int, action_id: str) -> bool:
+        """Whether ``seat`` had ``action_id`` applied in an earlier round instance (a retry
+        that arrives after its round: answered ``duplicate``, not ``stale_round``); also
+        the ``"seat:action_id"`` keys of rooms stored before round instances."""
+        if f"{seat}:{action_id}" in self.actions:
+            return True
+        prefix = f"{seat}:"
+        return any(key.startswith(prefix) and key.split(":", 2)[2:] == [action_id]
+                   for key in self.actions)
 
     async def _declare(self, client: Client, message: Declare) -> None:
         opened = self._open_action(client, message.round, message.action_id, "declare")
@@ -1193,7 +1221,8 @@ class Room:
             raise _fail("illegal_action", "this room does not pass cards (Pass the Trash is "
                         "off)")
         state = self.state
-        if (client.seat is not None and f"{client.seat}:{message.action_id}" not in self.actions
+        if (client.seat is not None
+                and self._action_key(client.seat, message.action_id) not in self.actions
                 and state is not None and self.status == "playing"
                 and message.round == state.round_number and state.phase.value != "pass"):
             raise _fail("illegal_action", f"round {state.round_number} is not in the pass "
@@ -1256,6 +1285,7 @@ class Room:
     def _commit(self, state: GameState, events: Sequence[Event]) -> None:
         self.state = state
         self.events.extend(events)
+        self.deals_dealt += sum(isinstance(e, CardsDealt) for e in events)
 
     async def _end(self, reason: str) -> None:
         if self.status != "playing" or self.state is None:
@@ -1486,6 +1516,7 @@ class Room:
         self.paused = loaded.paused
         self.session_id = loaded.session_id
         self.events = list(loaded.events)
+        self.deals_dealt = sum(isinstance(e, CardsDealt) for e in self.events)
         self.state = engine.replay(self.events) if self.events else None
         self.deals = {d.round: d for d in loaded.deals}
         self.actions = {key: value for key, value in loaded.actions.items()}
