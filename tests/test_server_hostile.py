@@ -111,13 +111,44 @@ def test_create_room_errors_are_one_line_naming_the_field(db_url: str) -> None:
 
 
 def test_look_alike_names_are_taken(db_url: str) -> None:
+    """Full-width letters (NFKC), case and homoglyphs from another script (audit 2: a
+    Cyrillic "Аna" sat beside "Ana") are taken; a human may not take a bot's name."""
     with running_server(db_url) as server:
         created = server.create_room("Host")
         guest = Player(server, created["room_id"])
-        guest.send({"type": "join", "name": "\uff28\uff4f\uff53\uff54"})  # full-width Host
-        error = guest.expect("error")
+
+        def refused(name: str) -> tuple[str, str]:
+            guest.send({"type": "join", "name": name})
+            error = guest.expect("error")
+            return error["code"], error["message"]
+
+        assert refused("\uff28\uff4f\uff53\uff54") == (  # full-width Host
+            "name_taken", "another seat is called 'Host', which looks like "
+            "'\uff28\uff4f\uff53\uff54'")
+        assert refused("host") == ("name_taken", "another seat is called 'Host', which "
+                                   "looks like 'host'")
+        guest.send({"type": "join", "name": "Ana"})
+        assert guest.expect("seated")["seat"] == 1
+        other = Player(server, created["room_id"])
+        other.send({"type": "join", "name": "\u0410na"})  # Cyrillic capital A
+        error = other.expect("error")
         assert (error["code"], error["message"]) == (
-            "name_taken", "another seat is called '\uff28\uff4f\uff53\uff54'")
+            "name_taken", "another seat is called 'Ana', which looks like '\u0410na'")
+        for name in ("Zed (bot)", "Zed [BOT]", "Zed (b0t)", "Zed (\u0299\u1d0f\u1d1b)",
+                     "Bot 3"):
+            other.send({"type": "join", "name": name})
+            error = other.expect("error")
+            assert (error["code"], error["message"]) == (
+                "bad_name", f"name {name!r} reads as a bot's name: only the server's bots "
+                'are called "... (bot)" or "Bot N"'), name
+        other.send({"type": "join", "name": "Abbot"})  # a name, not a bot
+        assert other.expect("seated")["seat"] == 2
+        # the host's name too, when the room is created
+        answer = post_room(server, host_name="Zed (bot)")
+        assert answer.status_code == 400
+        assert "name 'Zed (bot)' reads as a bot's name" in answer.text
+        for player in (guest, other):
+            player.close()
 
 
 def test_pass_card_outside_pass_the_trash_is_an_illegal_action(db_url: str) -> None:

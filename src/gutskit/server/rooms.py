@@ -48,7 +48,7 @@ from gutskit.core.history import event_to_dict
 from gutskit.core.rules import Rules, RulesError, rules_from_mapping
 from gutskit.core.views import SPECTATOR, SeatView, Viewer
 from gutskit.io.storage import StorageError
-from gutskit.server import companion, fairness
+from gutskit.server import companion, fairness, names
 from gutskit.server.protocol import (
     CHAT_KEPT,
     PROTOCOL_VERSIONS,
@@ -233,7 +233,8 @@ def _fail(code: str, message: str) -> ProtocolError:
 
 
 def clean_name(name: str) -> str:
-    """A player name, stripped; 1 to 24 printable characters.
+    """A human player's name, stripped; 1 to 24 printable characters, not reading as a
+    bot's name (:func:`gutskit.server.names.bot_like`: ``"Zed (bot)"``, ``"Bot 3"``).
 
     Raises:
         ProtocolError: ``bad_name``.
@@ -243,12 +244,10 @@ def clean_name(name: str) -> str:
             unicodedata.category(ch).startswith("C") for ch in text):
         raise _fail("bad_name", f"name {name[:40]!r} must be 1 to {MAX_NAME} printable "
                     "characters")
+    if names.bot_like(text):
+        raise _fail("bad_name", f"name {text!r} reads as a bot's name: only the server's "
+                    "bots are called \"... (bot)\" or \"Bot N\"")
     return text
-
-
-def _name_key(name: str) -> str:
-    """What two names must differ in: their NFKC form, case-folded."""
-    return unicodedata.normalize("NFKC", name).casefold()
 
 
 def _names(cards: Sequence[int] | None) -> list[str] | None:
@@ -599,9 +598,12 @@ class Room:
         self._broadcast_room()
 
     def _check_name_free(self, name: str) -> None:
-        # Look-alikes count as taken: full-width "Ｈｏｓｔ" is "Host" (NFKC), case aside.
-        if any(_name_key(s.name) == _name_key(name) for s in self.seats):
-            raise _fail("name_taken", f"another seat is called {name!r}")
+        # Look-alikes count as taken: full-width "Ｈｏｓｔ" is "Host" (NFKC), case aside, a
+        # Cyrillic "Аna" is "Ana" (gutskit.server.names: Unicode confusables).
+        other = names.confusable_with(name, (s.name for s in self.seats))
+        if other is not None:
+            which = "called" if other == name else f"called {other!r}, which looks like"
+            raise _fail("name_taken", f"another seat is {which} {name!r}")
 
     async def _leave(self, client: Client) -> None:
         if client.seat is None:
