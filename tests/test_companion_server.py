@@ -531,3 +531,75 @@ def test_the_host_undoes_the_round_that_ended_the_session(server: Server) -> Non
     assert t.host.expect("error")["code"] in ("not_playing", "illegal_action")
     assert server.get(f"/api/rooms/{t.room_id}").json()["status"] == "over"
     t.close()
+
+
+def counts_seen(phone: Player, number: int) -> list[int]:
+    """The numbers of round ``number``'s count this phone was shown, in order (each once),
+    and a check that its fists opened only after the last one."""
+    seen: list[int] = []
+    opened_at = None
+    for index, message in enumerate(phone.log):
+        if message["type"] == "state" and message["table"]["round"] == number:
+            count = message["table"]["companion"]["count"]
+            if count is not None and (not seen or seen[-1] != count):
+                assert opened_at is None, "a count shown after the fists opened"
+                seen.append(count)
+        if (message["type"] == "event" and message["event"]["type"] == "DeclarationsRevealed"
+                and opened_at is None and seen):
+            opened_at = index
+    assert opened_at is not None, "the fists never opened after the count"
+    return seen
+
+
+def test_the_server_runs_the_1_2_3_drop_count(server: Server) -> None:
+    """Under ``declaration = "drop"`` (RULES.md step 3: "on the count, players who are out
+    drop their cards") the server runs the count: every phone is shown 3, 2, 1 and the
+    fists open after it, on the server's word; a player who has not dropped when the count
+    ends holds their cards and is in; a drop after the count is refused, naming the rule."""
+    t = Phones(server, ["Ana", "Ben", "Cleo"], 20, {"declaration": "drop"})
+    # 1. Ana deals: antes 1 each -> 19, 19, 19, pot 3. Every fist in: the count starts by
+    #    itself. Cleo alone in takes the pot of 3 uncontested (22). Pot 0.
+    t.deal()
+    number = t.table["round"]
+    for name, call in (("Ana", "out"), ("Ben", "out"), ("Cleo", "in")):
+        t.actions += 1
+        assert t.phone(name).declare(number, call, f"a{t.actions}")["type"] == "ack"
+    t.wait(lambda v: v["round"] == 1 and v["phase"] == "deal")
+    assert t.stacks() == {"Ana": 19, "Ben": 19, "Cleo": 22} and t.pot() == 0
+    for phone in t.phones:
+        phone.drain()
+        assert counts_seen(phone, 1) == [3, 2, 1]
+    # a late drop: the count of round 1 is over
+    late = t.phone("Ana").declare(1, "out", "late-1")
+    assert late["type"] == "error" and late["code"] == "illegal_action"
+    assert late["message"] == ("too late: the count of round 1 is over and the fists are "
+                               "open (1-2-3 drop: a player who did not drop on the count is "
+                               "in)")
+    # 2. Ben deals: antes -> 18, 18, 21, pot 3. Cleo drops; Cleo (not the host, not the
+    #    dealer) may not start the count; Ben, the dealer, starts it while Ana and he still
+    #    hold their cards: when it ends both are in (held), a showdown.
+    t.deal()
+    assert t.table["companion"]["may_count"] is True  # the host's phone
+    t.actions += 1
+    assert t.phone("Cleo").declare(2, "out", f"a{t.actions}")["type"] == "ack"
+    t.phone("Cleo").send({"type": "count", "round": 2})
+    refused = t.phone("Cleo").expect("error")
+    assert refused["code"] == "not_host"
+    t.phone("Ben").send({"type": "count", "round": 2})
+    t.wait(lambda v: v["round"] == 2 and v["companion"]["count"] == 3)
+    t.phone("Ben").send({"type": "count", "round": 2})
+    again = t.phone("Ben").expect("error")
+    assert again["message"] == "the count of round 2 is already running"
+    t.wait(lambda v: v["round"] == 2 and v["phase"] == "showdown")
+    assert t.table["companion"]["showdown"]["seats"] == [0, 1]  # from Ben's left: Ana, Ben
+    late = t.phone("Ana").declare(2, "out", "late-2")
+    assert late["type"] == "error" and late["message"].startswith(
+        "too late: the count of round 2 is over")
+    # Ben's queens beat Ana's ace high: Ben +3 (21), Ana matches 3 (15). Pot 3.
+    t.show({"Ana": "Ah Kd 2c", "Ben": "Qh Qc 3d"})
+    assert t.stacks() == {"Ana": 15, "Ben": 21, "Cleo": 21} and t.pot() == 3
+    events = server.manager.rooms[t.room_id].events
+    held = [e for e in events if isinstance(e, Declared)][-3:]
+    assert [(e.seat, e.declaration.value) for e in held] == [(2, "out"), (0, "in"),
+                                                             (1, "in")]
+    t.close()

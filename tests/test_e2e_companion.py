@@ -202,31 +202,37 @@ def test_three_phones_play_companion_rounds_with_real_cards(
 
 def test_drop_counts_down_and_the_host_enters_the_ghost_hand(
         browser: Browser, shots: Path, tmp_path: Path) -> None:
-    """The full Estonian rule book (drop declaration, a ghost hand): when the last fist is
-    in, both phones count 3, 2, 1 before the fists open; Ana, alone in, must beat the ghost
-    hand, which the host enters after her own cards."""
+    """The full Estonian rule book (drop declaration, a ghost hand): the server runs the
+    count of "1-2-3 drop" and both phones show its numbers 3, 2, 1 before the fists open.
+    Ben drops; Ana, the host and dealer, starts the count without touching her fist: she
+    holds her cards, so she is in when it ends. Alone in, she must beat the ghost hand,
+    which the host enters after her own cards."""
     with running_server(f"sqlite:///{tmp_path / 'drop.db'}", dealer=0) as server:
         created = server.create_room("Ana", buy_in=20, rules={"preset": "estonian-full"},
                                      companion=True)
-        ana = phone(browser)
-        ana.goto(server.http + "/")  # the host's seat token, as the create form keeps it
-        ana.evaluate(f"localStorage.setItem('gutskit.seat.{created['room_id']}', "
-                     f"'{created['token']}')")
+        ana = host_phone(browser, server, created)
         invite = f"{server.http}/r/{created['room_id']}"
-        ana.goto(invite)
         ben = join(browser, invite, "Ben", "en-US", PHONE, mobile=True)
         ana.click("#start")
         ana.click("#comp-dealt")
         at_round((ana, ben), 1, "declare")
         for page in (ana, ben):
             expect_stacks(page, [19, 19])  # antes 1 each, pot 2
-        declare({ana: "in", ben: "out"})
-        # The count shows on both phones (with the fists still closed: the screenshot),
-        # then the fists open and the showdown asks for the cards.
-        ben.screenshot(path=str(shots / "companion-drop-count.png"), full_page=True)
+        expect(ana.locator("#comp-look")).to_contain_text("whoever has not dropped")
+        expect(ben.locator("#comp-count-start")).to_have_count(0)  # host or dealer only
+        declare({ben: "out"})
+        ana.click("#comp-count-start")
+        # The server counts; both phones show the same number at each step, fists closed.
+        for number in ("3", "2", "1"):
+            for page in (ana, ben):
+                expect(page.locator("#comp-count")).to_have_attribute(
+                    "data-count", number, timeout=WAIT)
+            if number == "2":
+                ben.screenshot(path=str(shots / "companion-drop-count.png"), full_page=True)
         expect(ana.locator("#comp-picker")).to_be_visible(timeout=WAIT)
         expect(ana.locator("#comp-count")).to_have_count(0)
         for page in (ana, ben):
+            expect(page.locator('.seat[data-seat="0"] .fist.open')).to_have_text("In")
             expect(page.locator('.seat[data-seat="1"] .fist.open')).to_have_text("Out")
             assert page.evaluate("window.gutskit.state.countShown") == 1
         expect(ben.locator("#comp-waiting")).to_have_text("Waiting for: Ana, Ghost hand")

@@ -1514,19 +1514,81 @@ def declare(state: GameState, seat: int,
         raise IllegalActionError(problem)
     after = evolve(state, Declared(seat, declaration))
     events: list[Event] = [Declared(seat, declaration)]
-    if all(d is not None or h is None for d, h in zip(after.declarations, after.hands,
-                                                       strict=True)):
-        problem = None if after.companion else _resolution_problem(after, after.declarations)
-        if problem is not None:
-            raise IllegalActionError(problem)
-        reveal = DeclarationsRevealed(after.declarations)
-        after = evolve(after, reveal)
-        events.append(reveal)
-        if after.phase is Phase.SHOWDOWN:  # companion mode: the cards are at the table
-            return after, events
-        after, more = _round_end(after)
-        events.extend(more)
+    if _all_declared(after) and not counted(after):
+        return _open(after, events)
     return after, events
+
+
+def _all_declared(state: GameState) -> bool:
+    return all(d is not None or h is None for d, h in zip(state.declarations, state.hands,
+                                                          strict=True))
+
+
+def counted(state: GameState) -> bool:
+    """Whether the fists of this session open on a count rather than with the last
+    declaration: companion mode under ``declaration = "drop"`` ("1-2-3 drop", RULES.md
+    step 3: on the count, players who are out drop their cards). There the last fist in
+    does not open them: :func:`open_fists` does, when the count ends."""
+    return state.companion and state.rules.declaration == "drop"
+
+
+def _open(after: GameState, events: list[Event]) -> tuple[GameState, list[Event]]:
+    """Every seat has declared: the fists open (:class:`DeclarationsRevealed`) and the
+    round resolves (or, in companion mode, waits for the cards at the showdown)."""
+    problem = None if after.companion else _resolution_problem(after, after.declarations)
+    if problem is not None:
+        raise IllegalActionError(problem)
+    reveal = DeclarationsRevealed(after.declarations)
+    after = evolve(after, reveal)
+    events.append(reveal)
+    if after.phase is Phase.SHOWDOWN:  # companion mode: the cards are at the table
+        return after, events
+    after, more = _round_end(after)
+    events.extend(more)
+    return after, events
+
+
+def can_open_fists(state: GameState) -> str | None:
+    """``None`` if the count of "1-2-3 drop" may end now (:func:`open_fists`), else why not:
+    not a counted session (:func:`counted`), no round being declared, or, under Hi-Lo, a
+    player who has not declared a side (holding the cards names no side)."""
+    if not counted(state):
+        return ('the fists open on a count only under declaration = "drop" in companion '
+                "mode; here the last declaration opens them")
+    if state.phase is not Phase.DECLARE:
+        return f"no count now: the session is in the {state.phase.value} phase"
+    if Declaration.IN not in state.variants.declarations:
+        waiting = [state.names[s] for s in state.declaration_order()
+                   if state.declarations[s] is None]
+        if waiting:
+            return ("under Hi-Lo holding the cards names no side: every player declares "
+                    f"high, low, both or out before the count (waiting for "
+                    f"{', '.join(waiting)})")
+    return None
+
+
+def open_fists(state: GameState) -> tuple[GameState, list[Event]]:
+    """The count of "1-2-3 drop" ends (companion mode, :func:`counted`; RULES.md step 3:
+    "on the count, players who are out drop their cards"): a player who has not dropped
+    holds their cards and is in (:class:`Declared` IN; out when ``require_cover`` does not
+    let them be in), then the fists open and the round resolves as after the last
+    declaration (:func:`declare`). A drop after this is too late: the round is no longer
+    declared.
+
+    Raises:
+        IllegalActionError: see :func:`can_open_fists`; nothing is applied then.
+    """
+    problem = can_open_fists(state)
+    if problem is not None:
+        raise IllegalActionError(problem)
+    events: list[Event] = []
+    for seat in state.declaration_order():
+        if state.declarations[seat] is None:
+            held = (Declaration.IN if _declaration_problem(state, seat, Declaration.IN) is None
+                    else Declaration.OUT)
+            state = evolve(state, Declared(seat, held))
+            events.append(Declared(seat, held))
+    return _open(state, events)
 
 
 def declare_all(state: GameState, declarations: Mapping[int, Declaration]

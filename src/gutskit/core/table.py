@@ -93,6 +93,7 @@ __all__ = [
     "can_leave",
     "can_misdeal",
     "can_name_winners",
+    "can_open_fists",
     "can_pass_card",
     "can_rebuy",
     "can_rebuy_later",
@@ -115,6 +116,7 @@ __all__ = [
     "misdeal",
     "name_winners",
     "next_antes",
+    "open_fists",
     "pass_all",
     "pass_card",
     "rebuy",
@@ -141,6 +143,9 @@ class Step(enum.Enum):
     """Pass the Trash: the seats in :attr:`Status.seats` choose the card they pass."""
     DECLARE = "declare"
     """The seats in :attr:`Status.seats` may declare now (sequential: one seat)."""
+    COUNT = "count"
+    """Companion mode under 1-2-3 drop (:func:`gutskit.core.engine.counted`): every fist is
+    in; the fists open when the count ends (:func:`open_fists`)."""
     SHOWDOWN = "showdown"
     """Companion mode: the showdown waits for the cards of the seats in
     :attr:`Status.seats` (:func:`show_cards`) or the named winners (:func:`name_winners`)."""
@@ -284,7 +289,10 @@ def status(state: GameState) -> Status:
     if phase is Phase.PASS:
         return Status(Step.PASS, waiting_for(state), None)
     if phase is Phase.DECLARE:
-        return Status(Step.DECLARE, waiting_for(state), None)
+        waiting = waiting_for(state)
+        if not waiting and engine.counted(state):
+            return Status(Step.COUNT, (), None)
+        return Status(Step.DECLARE, waiting, None)
     if phase is Phase.SHOWDOWN:
         return Status(Step.SHOWDOWN, waiting_for(state), None)
     problem = engine.can_deal(state)
@@ -457,6 +465,23 @@ def declare_all(state: GameState, declarations: Mapping[int, Declaration]) -> Re
         IllegalActionError: a seat is missing or extra, or a declaration is illegal.
     """
     return _settle(*engine.declare_all(state, declarations))
+
+
+def can_open_fists(state: GameState) -> str | None:
+    """``None`` if the count of "1-2-3 drop" may end now (companion mode), else why not
+    (:func:`gutskit.core.engine.can_open_fists`)."""
+    return engine.can_open_fists(state)
+
+
+def open_fists(state: GameState) -> Result:
+    """The count of "1-2-3 drop" ends (companion mode): whoever has not dropped holds their
+    cards and is in, the fists open and the round resolves
+    (:func:`gutskit.core.engine.open_fists`; RULES.md step 3).
+
+    Raises:
+        IllegalActionError: see :func:`can_open_fists`.
+    """
+    return _settle(*engine.open_fists(state))
 
 
 def default_action(state: GameState, seat: int) -> PassCard | Declare:

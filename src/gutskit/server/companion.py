@@ -20,6 +20,7 @@ again.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -37,15 +38,30 @@ from gutskit.server.protocol import (
     ProtocolError,
     ShowCards,
     ShownEntry,
+    StartCount,
     UndoRound,
 )
 
-__all__ = ["MESSAGES", "Desk", "handle", "view"]
+__all__ = ["COUNT_STEP", "MESSAGES", "Count", "Desk", "after_change", "check_declare",
+           "handle", "view"]
 
-MESSAGES = (DealRound, ShowCards, NameWinners, CallMisdeal, UndoRound)
+MESSAGES = (DealRound, StartCount, ShowCards, NameWinners, CallMisdeal, UndoRound)
 """The client messages of companion mode (:func:`handle`)."""
 
-CompanionMessage = DealRound | ShowCards | NameWinners | CallMisdeal | UndoRound
+CompanionMessage = DealRound | StartCount | ShowCards | NameWinners | CallMisdeal | UndoRound
+
+COUNT_STEP = 0.8
+"""Seconds per number of the count of "1-2-3 drop" (3, 2, 1, then the fists open)."""
+
+
+@dataclass
+class Count:
+    """The count of "1-2-3 drop" the server is running for round ``round``: the number
+    every phone shows (``step``: 3, 2, 1) and the task that counts."""
+
+    round: int
+    step: int = 3
+    task: asyncio.Task[None] | None = None
 
 
 @dataclass
@@ -86,6 +102,9 @@ class Room(Protocol):
     paused: bool
     state: GameState | None
     desk: Desk
+    count: Count | None
+    counted: int
+    lock: asyncio.Lock
 
     async def _persist_and_send(self, state: GameState, events: list[Event],
                                 action: tuple[str, int, int] | None) -> None: ...
@@ -171,6 +190,8 @@ async def handle(room: Room, client: Client, message: CompanionMessage) -> None:
         state = _playing(room, client)
     if isinstance(message, DealRound):
         await _deal(room, client, state, message.round)
+    elif isinstance(message, StartCount):
+        _start_count(room, client, state, message.round)
     elif isinstance(message, ShowCards):
         await _show(room, client, state, message)
     elif isinstance(message, NameWinners):
@@ -341,6 +362,98 @@ async def _show(room: Room, client: Client, state: GameState, message: ShowCards
     room._broadcast_state()
 
 
+def _counting_down(room: Room, state: GameState) -> bool:
+    """A count is running for the round being declared."""
+    return room.count is not None and room.count.round == state.round_number
+
+
+def _may_count(room: Room, state: GameState, seat: int | None) -> bool:
+    """Whether ``seat`` (the host or the dealer) may start the count now."""
+    return (seat is not None and room.status == "playing" and not room.paused
+            and (room.seats[seat].host or seat == state.dealer)
+            and not _counting_down(room, state) and driver.can_open_fists(state) is None)
+
+
+def _start_count(room: Room, client: Client, state: GameState, number: int) -> None:
+    """The host or the dealer starts the count of round ``number`` (1-2-3 drop)."""
+    assert client.seat is not None
+    if not _is_host(room, client) and client.seat != state.dealer:
+        raise _fail("not_host", f"only the host or the dealer ({state.names[state.dealer]}) "
+                    "starts the count")
+    _round(state, number, Phase.DECLARE)
+    problem = driver.can_open_fists(state)
+    if problem is not None:
+        raise _fail("illegal_action", problem)
+    if _counting_down(room, state):
+        raise _fail("illegal_action", f"the count of round {number} is already running")
+    _begin(room, number)
+    room._broadcast_state()
+
+
+def _begin(room: Room, number: int) -> None:
+    count = Count(round=number)
+    room.count = count
+    count.task = asyncio.get_running_loop().create_task(_run_count(room, count))
+
+
+async def _run_count(room: Room, count: Count) -> None:
+    """Count 3, 2, 1 (one :data:`COUNT_STEP` each, every phone told each number), then open
+    the fists (:func:`gutskit.core.table.open_fists`): the server is the one authority on
+    the count and on the moment the fists open. A count whose round was misdealt, undone
+    or paused away stops silently."""
+    while True:
+        await asyncio.sleep(COUNT_STEP)
+        async with room.lock:
+            if room.count is not count:
+                return
+            if count.step > 1:
+                count.step -= 1
+                room._broadcast_state()
+                continue
+            room.count = None
+            room.counted = count.round
+            state = room.state
+            if (state is None or room.status != "playing" or state.round_number != count.round
+                    or driver.can_open_fists(state) is not None):
+                room._broadcast_state()
+                return
+            await room._persist_and_send(*driver.open_fists(state), None)
+            return
+
+
+def after_change(room: Room) -> None:
+    """After any change of a companion room's state: a count whose round is no longer being
+    declared is dropped; when every fist is in under 1-2-3 drop
+    (:attr:`gutskit.core.table.Step.COUNT`) the count starts by itself."""
+    state = room.state
+    count = room.count
+    if count is not None and (state is None or room.status != "playing"
+                              or state.round_number != count.round
+                              or state.phase is not Phase.DECLARE):
+        if count.task is not None and count.task is not asyncio.current_task():
+            count.task.cancel()
+        room.count = None
+    if (room.count is None and state is not None and room.status == "playing"
+            and not room.paused and driver.status(state).step is driver.Step.COUNT):
+        _begin(room, state.round_number)
+
+
+def check_declare(room: Room, number: int) -> None:
+    """A declaration for round ``number`` after its count opened the fists is a late drop
+    (1-2-3 drop, RULES.md step 3; the Estonian rule book names late drops as the rule's
+    weakness): refused, naming the rule, instead of the generic stale round.
+
+    Raises:
+        ProtocolError: ``illegal_action`` for a late drop; nothing otherwise.
+    """
+    state = room.state
+    if (state is not None and room.counted == number == state.round_number
+            and state.phase is not Phase.DECLARE):
+        raise _fail("illegal_action", f"too late: the count of round {number} is over and "
+                    "the fists are open (1-2-3 drop: a player who did not drop on the count "
+                    "is in)")
+
+
 def view(room: Room, state: GameState, seat: int | None) -> CompanionView:
     """What recipient ``seat`` (``None``: a spectator) may know of the companion table now
     (:attr:`gutskit.server.protocol.TableView.companion`)."""
@@ -368,4 +481,6 @@ def view(room: Room, state: GameState, seat: int | None) -> CompanionView:
         may_undo=host and ((playing and driver.can_undo_round(state) is None)
                            or _ended_by_round(room)),
         may_misdeal=host and room.status == "playing" and driver.can_misdeal(state) is None,
-        showdown=showdown)
+        showdown=showdown, may_count=_may_count(room, state, seat),
+        count=room.count.step if room.count is not None and _counting_down(room, state)
+        else None)

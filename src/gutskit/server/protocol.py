@@ -134,6 +134,7 @@ __all__ = [
     "ShownEntry",
     "SitOut",
     "Start",
+    "StartCount",
     "TableState",
     "TableView",
     "TimedOut",
@@ -505,6 +506,17 @@ class DealRound(_Message):
     round: int
 
 
+class StartCount(_Message):
+    """Companion mode under 1-2-3 drop: the host or the dealer starts the count of round
+    ``round`` before every fist is in (it starts by itself when the last one is in). The
+    server runs the count (:attr:`CompanionView.count`); when it ends, whoever has not
+    dropped is in and the fists open on every phone (:func:`gutskit.core.table.open_fists`).
+    :attr:`CompanionView.may_count` says when."""
+
+    type: Literal["count"] = "count"
+    round: int
+
+
 class ShowCards(_Message):
     """Companion mode, at the showdown of round ``round``: the cards ``seat`` shows
     (``None``: the sender's own seat; only the host enters another seat's), and the
@@ -554,7 +566,8 @@ class UndoRound(_Message):
 ClientMessage = Annotated[
     Hello | Join | Leave | Declare | PassCard | AddBot | Kick | Start | Pause | Resume | EndSession
     | Ping | ClientSeed | Rebuy | ApproveRebuy | DenyRebuy | SitOut | ComeBack | Chat | React
-    | Mute | DealRound | ShowCards | NameWinners | CallMisdeal | UndoRound | ShowHand,
+    | Mute | DealRound | StartCount | ShowCards | NameWinners | CallMisdeal | UndoRound
+    | ShowHand,
     Field(discriminator="type"),
 ]
 """Any message a client may send."""
@@ -776,12 +789,18 @@ class CompanionView(_Message):
         may_undo: host: the last round may be undone now (:class:`UndoRound`).
         may_misdeal: host: a misdeal may be called now (:class:`CallMisdeal`).
         showdown: at a showdown, what it waits for (else ``None``).
+        may_count: under 1-2-3 drop, the recipient (host or dealer) may start the count
+            now (:class:`StartCount`).
+        count: under 1-2-3 drop, the count the server is running: the number every phone
+            shows now (3, 2, 1; the fists open after 1), else ``None``.
     """
 
     may_deal: bool = False
     may_undo: bool = False
     may_misdeal: bool = False
     showdown: CompanionShowdown | None = None
+    may_count: bool = False
+    count: int | None = None
 
 
 class TableView(_Message):

@@ -365,6 +365,10 @@ class Room:
         next game starts: :func:`gutskit.core.table.can_come_back`)."""
         self.desk = companion.Desk()
         """Companion mode: the cards entered at the showdown so far."""
+        self.count: companion.Count | None = None
+        """Companion mode under 1-2-3 drop: the count the server is running."""
+        self.counted = 0
+        """Companion mode under 1-2-3 drop: the last round whose count opened the fists."""
         self.clients: set[Client] = set()
         self.lock = asyncio.Lock()
         self.deadline: float | None = None
@@ -1185,6 +1189,8 @@ class Room:
                    for key in self.actions)
 
     async def _declare(self, client: Client, message: Declare) -> None:
+        if self.settings.companion:
+            companion.check_declare(self, message.round)  # a late drop (1-2-3 drop)
         opened = self._open_action(client, message.round, message.action_id, "declare")
         if opened is None:
             return
@@ -1317,6 +1323,8 @@ class Room:
             self._timer_key = None
             self._cancel(self._timer)
             self._schedule_deal()
+        if self.settings.companion:
+            companion.after_change(self)  # 1-2-3 drop: the count the server runs
         self._broadcast_state()
 
     def _resume_play(self) -> None:

@@ -7,6 +7,8 @@
   player says in or out in turn and sees the earlier calls: :class:`SequentialDeclaration`.
 * ``drop`` ("1-2-3 drop", Estonian seed): on the count, out players drop their cards;
   equivalent to simultaneous when enforced, so gutskit plays it as simultaneous (no hook).
+  In companion mode the fists open on the count instead of with the last declaration
+  (:func:`gutskit.core.engine.counted`, :func:`~gutskit.core.engine.open_fists`).
 """
 
 from __future__ import annotations

@@ -10,7 +10,6 @@ import { t } from "./i18n.js";
 
 const RANKS = ["A", "K", "Q", "J", "T", "9", "8", "7", "6", "5", "4", "3", "2"];
 const SUITS = [["s", "♠"], ["h", "♥"], ["d", "♦"], ["c", "♣"]];
-const DROP_MS = 2400; // "1-2-3 drop": the count before the fists open on every phone
 
 let ctx = null; // { S, send, render, toast }
 // The card picker: what is being entered (a seat, "ghost" or "community"), the cards picked
@@ -28,23 +27,16 @@ const room = () => ctx.S.room;
 const names = () => table().names;
 const nameList = (seats) => seats.map((s) => names()[s]).join(", ");
 
-/** True while the phones count "3, 2, 1, drop" after the last declaration under "1-2-3
- * drop": the fists stay closed on every phone until the count ends (app.js asks too). */
+/** True while the server counts "3, 2, 1" under "1-2-3 drop" (TableView.companion.count):
+ * every phone shows the server's number; the fists open when the server opens them. */
 export function counting() {
-  const S = ctx?.S;
-  if (!S?.room?.companion || S.room.rules.declaration !== "drop" || !S.revealAt) return false;
-  const left = DROP_MS - (performance.now() - S.revealAt);
-  if (left <= 0) return false;
-  setTimeout(() => ctx.render(), Math.min(400, left + 20));
-  return true;
+  return ctx?.S?.table?.companion?.count != null;
 }
 
 function countHtml() {
+  const n = table().companion.count;
   ctx.S.countShown = table().round; // for the end-to-end tests: the count was shown
-  const elapsed = performance.now() - ctx.S.revealAt;
-  const step = Math.floor(elapsed / (DROP_MS / 4)); // 3, 2, 1, drop
-  const word = step < 3 ? String(3 - step) : t("comp_drop_now");
-  return `<div class="comp-count" id="comp-count" role="status" aria-live="assertive">${esc(word)}</div>`;
+  return `<div class="comp-count" id="comp-count" role="status" aria-live="assertive" data-count="${n}">${esc(String(n))}</div>`;
 }
 
 function needed(target) {
@@ -60,11 +52,15 @@ export function meHtml() {
   const parts = [];
   if (tab.phase === "deal") parts.push(dealHtml(tab, view));
   else if (tab.phase === "declare") {
+    if (counting()) parts.push(countHtml());
+    else if (view.may_count) {
+      parts.push(`<button type="button" class="comp-big" id="comp-count-start" data-round="${tab.round}">${esc(t("comp_count_button"))}</button>`);
+    }
     if (ctx.S.seat != null && tab.dealt_in[ctx.S.seat]) {
-      parts.push(`<p class="comp-hint" id="comp-look">${esc(t("comp_look"))}</p>`);
+      parts.push(`<p class="comp-hint" id="comp-look">${esc(t(room().rules.declaration === "drop" ? "comp_look_drop" : "comp_look"))}</p>`);
     }
   } else if (tab.phase === "showdown") {
-    parts.push(counting() ? countHtml() : showdownHtml(tab, view));
+    parts.push(showdownHtml(tab, view));
   }
   if (ctx.S.host) parts.push(hostHtml(tab, view));
   return `<section class="companion" id="companion" data-phase="${esc(tab.phase)}">${parts.join("")}</section>`;
@@ -74,7 +70,6 @@ function dealHtml(tab, view) {
   const dealer = names()[tab.dealer];
   const next = tab.round + 1;
   const parts = [];
-  if (tab.last_result && counting()) parts.push(countHtml());
   parts.push(`<p class="comp-dealer" id="comp-dealer">${esc(t("comp_dealer_deals", { name: dealer, n: next }))}</p>`);
   if (tab.next_antes) {
     const total = tab.next_antes.reduce((a, b) => a + b, 0);
@@ -225,6 +220,7 @@ function sendCards() {
 export function bind() {
   const on = (id, handler) => { const el = document.getElementById(id); if (el) el.onclick = handler; };
   const S = ctx.S;
+  on("comp-count-start", (event) => ctx.send({ type: "count", round: Number(event.currentTarget.dataset.round) }));
   on("comp-dealt", (event) => ctx.send({ type: "deal", round: Number(event.currentTarget.dataset.round) }));
   on("comp-misdeal", () => { if (confirm(t("comp_confirm_misdeal"))) ctx.send({ type: "misdeal", round: S.table.round }); });
   on("comp-undo", () => { if (confirm(t("comp_confirm_undo", { n: S.table.round }))) ctx.send({ type: "undo_round", round: S.table.round }); });
