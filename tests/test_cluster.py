@@ -89,13 +89,13 @@ class Split(Server):
 
 
 @contextmanager
-def in_process_worker(db_url: str, redis_url: str, *, seed_numbers: tuple[int, ...] = ()
-                      ) -> Iterator[tuple[int, ClusterApp]]:
+def in_process_worker(db_url: str, redis_url: str, *, seed_numbers: tuple[int, ...] = (),
+                      room_limit: str = "10000/minute") -> Iterator[tuple[int, ClusterApp]]:
     """One worker of a cluster: the cluster application on a uvicorn server in a thread
     (random port); the tests' fast timers, fixed seeds, dealer seat 0."""
     store = open_room_store(db_url)
     config = ServerConfig(bot_delay=(0.0, 0.0), min_decision_seconds=0.1,
-                          min_reveal_seconds=0.0, room_limit="10000/minute")
+                          min_reveal_seconds=0.0, room_limit=room_limit)
     app = cluster_app(store, redis_url, config=config)
     app.node.manager.new_seed = seeds(*seed_numbers)
     app.node.manager.first_dealer = lambda n: 0
@@ -138,6 +138,31 @@ def test_relayed_session_plays_the_scripted_session(tmp_path: Path, redis_url: s
         assert info["spectators"] == 1  # the relayed spectator is attached at the owner
         for player in [*result["players"], result["spectator"]]:
             player.close()
+
+
+def test_the_room_creation_rate_per_address_holds_across_workers(tmp_path: Path,
+                                                                 redis_url: str) -> None:
+    """Audit 2: the per-address limits were per worker, so N workers let an address create
+    N times as many rooms. With Redis the rate is counted there (the ``limits`` library's
+    Redis storage): 2 rooms a minute, the first on one worker, the second on the other, the
+    third refused by either."""
+    db_url = f"sqlite:///{tmp_path / 'cluster.db'}"
+    with (in_process_worker(db_url, redis_url, room_limit="2/minute") as (first, app),
+          in_process_worker(db_url, redis_url, room_limit="2/minute") as (second, _)):
+        workers = [Server(port=port, manager=app.node.manager, store=app.node.manager.store)
+                   for port in (first, second)]
+        body = {"host_name": "Ana", "buy_in": 20, "decision_seconds": 30}
+        assert workers[0].post("/api/rooms", body).status_code == 200
+        assert workers[1].post("/api/rooms", body).status_code == 200
+        for worker in workers:
+            refused = worker.post("/api/rooms", body)
+            assert (refused.status_code, refused.json()) == (429, {
+                "code": "rate_limited",
+                "message": "this address may create at most 2 rooms per minute; try again "
+                           "later"})
+        counted = redis.Redis.from_url(redis_url, decode_responses=True)
+        assert counted.keys("gutskit:limits*")  # the count lives in the shared Redis
+        counted.close()
 
 
 def _reconnect(server: Server, room_id: str, token: str | None) -> Player:

@@ -30,7 +30,9 @@ messages per second on average, bursts of :data:`BURST`); extra messages are ref
 Every limit of :class:`~gutskit.server.rooms.ServerConfig` answers with a clear error
 (``docs/protocol.md``, "Limits"): :class:`HttpGuard` (body size, JSON content type and
 ``Origin`` on state-changing requests, the security headers of every response), the room
-creation rate per client address (:mod:`limits`) and the open rooms of the server
+creation rate per client address (:mod:`limits`; with ``redis_url``, in the shared Redis:
+one count per address across every worker of ``guts serve --workers N`` / ``--redis``) and
+the open rooms of the server
 (:meth:`RoomManager.create`), connections per room and per address and
 the hello timeout (the WebSocket handler), the JSON nesting depth
 (:func:`~gutskit.server.protocol.check_json_depth`).
@@ -315,7 +317,8 @@ def _seat_of(room: Room, token: str | None) -> int | None:
 
 def create_app(db: str | Path | None = None, *, config: ServerConfig | None = None,
                allowed_origins: Sequence[str] = (), store: RoomStore | None = None,
-               manager: RoomManager | None = None) -> FastAPI:
+               manager: RoomManager | None = None, redis_url: str | None = None,
+               redis_prefix: str = "gutskit") -> FastAPI:
     """The server application.
 
     Args:
@@ -326,6 +329,11 @@ def create_app(db: str | Path | None = None, *, config: ServerConfig | None = No
         store: an already opened store.
         manager: an already made room manager (tests: fixed seeds); its rooms are loaded
             from its store when the app starts.
+        redis_url: the Redis of a cluster (``redis://...``, ``unix:///...``;
+            :mod:`gutskit.server.cluster`): the per-address room creation rate is counted
+            there (the :mod:`limits` library's Redis storage, keys under ``redis_prefix``),
+            so it holds across workers; ``None``: in this process's memory.
+        redis_prefix: the cluster's Redis key prefix.
 
     Raises:
         StorageError: the database cannot be opened (when the app starts).
@@ -359,7 +367,8 @@ def create_app(db: str | Path | None = None, *, config: ServerConfig | None = No
         app.add_middleware(ProxyHeadersMiddleware,
                            trusted_hosts=list(settings.forwarded_allow_ips))
     room_rates = limits.parse_many(settings.room_limit)
-    room_limiter = limits.strategies.MovingWindowRateLimiter(limits.storage.MemoryStorage())
+    room_limiter = limits.aio.strategies.MovingWindowRateLimiter(_limits_storage(
+        redis_url, redis_prefix))
     connections: Counter[str] = Counter()
     over_limits: dict[str, list[WsClient]] = {}  # seat -> its connections beyond the limits
 
@@ -418,13 +427,13 @@ def create_app(db: str | Path | None = None, *, config: ServerConfig | None = No
     async def create_room(request: Request) -> CreatedRoom:
         address = _address(request)
         for rate in room_rates:
-            if not room_limiter.test(rate, "rooms", address):
+            if not await room_limiter.test(rate, "rooms", address):
                 raise ProtocolError("rate_limited", f"this address may create at most "
                                     f"{_per(rate, 'room')}; try again later")
         text = await request.body()
         check_json_depth(text)
         for rate in room_rates:
-            room_limiter.hit(rate, "rooms", address)
+            await room_limiter.hit(rate, "rooms", address)
         try:
             body = CreateRoom.model_validate_json(text)
         except ValidationError as error:
@@ -616,6 +625,22 @@ class ApiError(Exception):
         self.status = status
         self.code = code
         self.message = message
+
+
+def _limits_storage(redis_url: str | None, prefix: str) -> limits.aio.storage.Storage:
+    """Where the per-address rates are counted: the cluster's Redis (the :mod:`limits`
+    library's asynchronous Redis storage on redis-py, keys ``<prefix>:limits...``), or this
+    process's memory when there is no Redis.
+
+    >>> type(_limits_storage(None, "gutskit")).__name__
+    'MemoryStorage'
+    """
+    if redis_url is None:
+        return limits.aio.storage.MemoryStorage()
+    uri = "redis+unix://" + redis_url.removeprefix("unix://") \
+        if redis_url.startswith("unix://") else redis_url
+    return limits.aio.storage.RedisStorage(uri, implementation="redispy",
+                                           key_prefix=f"{prefix}:limits")
 
 
 def _per(rate: limits.RateLimitItem, thing: str) -> str:

@@ -711,7 +711,8 @@ def cluster_app(store: RoomStore, redis_url: str, *, config: ServerConfig | None
     manager = ClusterRoomManager(store, config)
     node = Node(manager, redis_url, prefix=prefix, lease_seconds=lease_seconds,
                 renew_seconds=renew_seconds)
-    app = create_app(manager=manager, allowed_origins=allowed_origins)
+    app = create_app(manager=manager, allowed_origins=allowed_origins, redis_url=redis_url,
+                     redis_prefix=prefix)
     return ClusterApp(app, node)  # type: ignore[arg-type]
 
 
