@@ -206,7 +206,7 @@ def test_ten_rounds_under_the_default_rules(server: Server, tmp_path: Path) -> N
     # (Ben's entry is pending), every entry cleared, no chip moved; both enter again
     t.host.send({"type": "show_cards", "round": 1, "cards": ["Qh", "Kd", "2c"]})
     error = t.host.expect("error")
-    assert error["code"] == "illegal_action" and "Qh" not in error["message"]
+    assert error["code"] == "entries_conflict" and "Qh" not in error["message"]
     assert "conflict" in error["message"] and "Ben" not in error["message"]
     assert t.host.last_state()["companion"]["showdown"]["entered"] == []
     t.show({"Ben": "Qh Qc 3d", "Ana": "Ah Kd 2c"})
@@ -478,7 +478,7 @@ def test_a_showdown_entry_never_reveals_the_entries_pending_from_other_seats(
     # a probe with distinct cards that conflicts: one generic answer, every entry cleared
     ana.send({"type": "show_cards", "round": 1, "cards": ["Qh", "3c", "4c"]})
     error = ana.expect("error")
-    assert error["code"] == "illegal_action"
+    assert error["code"] == "entries_conflict"  # the phone says it in its own language
     assert error["message"].startswith("the cards entered conflict")
     for secret in ("Qh", "Ben", "Cleo", "7d", "Jc"):
         assert secret not in error["message"]
@@ -487,6 +487,13 @@ def test_a_showdown_entry_never_reveals_the_entries_pending_from_other_seats(
     assert table["companion"]["showdown"]["entered"] == []
     assert table["companion"]["showdown"]["conflicts"] == 1
     assert table["companion"]["showdown"]["mine"] == []
+    # every phone is told (the audit-comp tester: only the last sender was): Ben's and
+    # Cleo's states count the conflict, their entries are cleared, no card is in them
+    for name in ("Ben", "Cleo"):
+        seen = t.phone(name).state(
+            lambda v: v["companion"]["showdown"]["conflicts"] == 1)
+        assert seen["companion"]["showdown"]["entered"] == []
+        assert seen["companion"]["showdown"]["mine"] == []
     # everyone enters again: Ana A-9-5 high beats Ben Q-7-2, Cleo J-8-4:
     # antes 1 each (pot 3): Ana wins 3 -> 12; Ben and Cleo match 3 each -> 6, 6, pot 6
     t.show({"Ben": "Qh 7d 2s", "Cleo": "Jc 8h 4d", "Ana": "Ac 9d 5h"})

@@ -179,7 +179,8 @@ async def handle(room: Room, client: Client, message: CompanionMessage) -> None:
     Raises:
         ProtocolError: refused (``not_host``, ``not_seated``, ``not_playing``,
             ``stale_round``, ``bad_message`` for a card that is not one,
-            ``illegal_action`` with the table driver's reason); nothing changed.
+            ``illegal_action`` with the table driver's reason); nothing changed. Or
+            ``entries_conflict`` (:data:`CONFLICT`): the showdown's entries were all cleared.
     """
     if isinstance(message, UndoRound) and _ended_by_round(room):
         assert room.state is not None
@@ -289,11 +290,13 @@ def _conflict(desk: Desk) -> bool:
     return len(cards) != len(set(cards))
 
 
-CONFLICT = ("the cards entered conflict (a card is given twice across the entries): every "
+CONFLICT = ("the cards entered conflict (a card was entered twice across the entries): every "
             "entry of this showdown is cleared; enter the cards again (or the host enters "
             "them all)")
-"""The error of a showdown whose entries conflict: it names no card and no seat, so an entry
-cannot be used to probe the entries pending from other seats."""
+"""The error (code ``entries_conflict``) answering the entry that completed a showdown whose
+entries conflict: it names no card and no seat, so an entry cannot be used to probe the
+entries pending from other seats. Every other phone learns of it from the state it is sent
+at the same time (``showdown.conflicts`` one higher, the entries cleared)."""
 
 
 async def _show(room: Room, client: Client, state: GameState, message: ShowCards) -> None:
@@ -345,8 +348,8 @@ async def _show(room: Room, client: Client, state: GameState, message: ShowCards
     if complete:
         if _conflict(new):
             room.desk = Desk(round=state.round_number, conflicts=desk.conflicts + 1)
-            room._broadcast_state()
-            raise _fail("illegal_action", CONFLICT)
+            room._broadcast_state()  # every phone sees conflicts + 1 and says so
+            raise _fail("entries_conflict", CONFLICT)
         shown = {s: hands[s][0] for s in needs.seats}
         ghost_cards = None if ghost is None else ghost[0]
         community_cards = None if community is None else community[0]

@@ -174,6 +174,8 @@ ERROR_CODES: dict[str, str] = {
     "not_playing": "the session has not started or is over",
     "stale_round": "the action names a round that is not the one being declared",
     "illegal_action": "the rules do not allow this now (the message says why)",
+    "entries_conflict": "companion showdown: a card was entered twice across the entries; "
+                        "every entry was cleared (no card or seat is named)",
     "already_seeded": "this seat already sent its client seed for that round",
     "bad_rules": "the house rules are invalid (the message names the rule)",
     "muted": "the host muted your chat",

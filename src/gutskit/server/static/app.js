@@ -384,7 +384,7 @@ function startRoom(roomId) {
     },
   });
   S.conn.open();
-  companion.setup({ S, send, render: renderRoom });
+  companion.setup({ S, send, render: renderRoom, toast });
   getJson("/api/rules").then((meta) => { S.rulesMeta = meta; renderRoom(); }).catch(() => {});
   window.gutskit = { state: S, drop: () => S.conn.drop(), sounds: played }; // for the end-to-end tests
 }
@@ -505,6 +505,9 @@ function onError(m) {
   }
   if (m.action_id) S.sent.delete(m.action_id);
   if (m.code === "stale_round") return; // a late click; the state that follows is the truth
+  // companion: the entries conflicted; every phone says so from its state (setTable), in
+  // its own language, naming no card (the server's English message adds nothing)
+  if (m.code === "entries_conflict") { toast(t("comp_conflict")); return; }
   toast(errorText(m.code, m.message));
 }
 
@@ -516,6 +519,7 @@ function setTable(table) {
   S.frozenLeft = null;
   if (!table) return;
   if (previous && previous.round !== table.round) S.revealRound = null;
+  if (S.room?.companion) companion.onTable(previous, table);
   const wanted = [];
   if (table.hand?.length) wanted.push(table.hand.join(" "));
   const result = table.last_result;
@@ -1223,7 +1227,8 @@ function ledgerHtml() {
   const token = S.token ? `?token=${encodeURIComponent(S.token)}` : "";
   return `<table class="ledger" id="ledger-table"><thead><tr><th>${esc(t("player"))}</th><th>${esc(t("buy_in"))}</th>
     <th>${esc(t("stack"))}</th><th>${esc(t("net"))}</th></tr></thead><tbody>${rows}</tbody>
-    <tfoot><tr><td>${esc(t("in_pot"))}</td><td></td><td class="num" id="ledger-pot">${ledger.pot + ledger.reserve}</td><td></td></tr></tfoot></table>
+    <tfoot><tr><td>${esc(t("in_pot"))}</td><td></td><td class="num" id="ledger-pot">${ledger.pot}</td><td></td></tr>${ledger.reserve || S.room?.rules?.pot_cap_mode === "reserve"
+    ? `<tr><td>${esc(t("reserve"))}</td><td></td><td class="num" id="ledger-reserve">${ledger.reserve}</td><td></td></tr>` : ""}</tfoot></table>
     ${ledger.final ? `<h4>${esc(t("settle_up"))}</h4><ul class="transfers" id="transfers">${transfers || `<li>${esc(t("nothing_owed"))}</li>`}</ul>` : ""}
     <p class="downloads"><a href="/api/rooms/${S.roomId}/ledger.csv" download id="dl-ledger">${esc(t("download_ledger"))}</a>
     <a href="/api/rooms/${S.roomId}/history.jsonl${token}" download id="dl-history">${esc(t("download_history"))}</a>
@@ -1307,8 +1312,10 @@ function rulesHtml() {
     [t("buy_in"), room.buy_in],
     [ruleLabel("declaration"), ruleValue("declaration", r.declaration)],
     [ruleLabel("pot_cap"), ruleValue("pot_cap", r.pot_cap)],
-    [t("timer"), t("seconds", { s: room.decision_seconds })],
   ];
+  // no clock at a real table: a companion room never counts anyone out (the server runs no
+  // timer there, docs/protocol.md), so its timer field is not shown
+  if (!room.companion) items.push([t("timer"), t("seconds", { s: room.decision_seconds })]);
   const variants = ["hi_lo", "pass_the_trash", "community_card", "ghost_hand", "no_peek"].filter((v) => r[v]);
   if (variants.length) items.push([t("variants"), variants.map(ruleLabel).join(", ")]);
   const meta = S.rulesMeta;

@@ -14,12 +14,23 @@ const SUITS = [["s", "♠"], ["h", "♥"], ["d", "♦"], ["c", "♣"]];
 let ctx = null; // { S, send, render, toast }
 // The card picker: what is being entered (a seat, "ghost" or "community"), the cards picked
 // so far and the rank waiting for its suit. Reset when the round changes.
-let pick = { round: null, target: null, cards: [], rank: null, chosen: false };
+let pick = { round: null, conflicts: 0, target: null, cards: [], rank: null, chosen: false };
 let named = { round: null, open: false, high: new Set(), low: new Set(), losers: new Set() };
 
 /** Give the module the app's state and helpers (once, at start). */
 export function setup(context) {
   ctx = context;
+}
+
+/** A new table view arrived: when this showdown's entries conflicted (the server cleared
+ * them all: showdown.conflicts went up), every phone says so in its language. Which card
+ * and whose entry is never known here (docs/protocol.md, "Companion mode"). */
+export function onTable(previous, next) {
+  const before = previous?.companion?.showdown;
+  const now = next?.companion?.showdown;
+  if (before && now && previous.round === next.round && now.conflicts > before.conflicts) {
+    ctx.toast(t("comp_conflict"));
+  }
 }
 
 const table = () => ctx.S.table;
@@ -120,6 +131,7 @@ function showdownHtml(tab, view) {
   const needs = view.showdown;
   if (!needs) return "";
   const parts = [`<h3 class="comp-title" id="comp-showdown">${esc(t("comp_showdown"))}</h3>`];
+  if (needs.conflicts) parts.push(`<p class="comp-conflict" id="comp-conflict" role="alert">${esc(t("comp_conflict"))}</p>`);
   const missing = needs.seats.filter((s) => !needs.entered.includes(s));
   const extras = [needs.ghost && !needs.ghost_entered ? t("ghost") : null,
     needs.community && !needs.community_entered ? t("community") : null].filter(Boolean);
@@ -129,11 +141,14 @@ function showdownHtml(tab, view) {
   const list = targets(tab, needs);
   // What to enter next: the first entry still missing, unless the player chose one (to
   // correct it) or is in the middle of one.
-  const stale = pick.round !== tab.round || !list.includes(pick.target)
+  // after a conflict every entry is cleared: start again from this phone's first target
+  // (the host's own cards), never from whichever seat the picker had moved on to
+  const stale = pick.round !== tab.round || pick.conflicts !== needs.conflicts
+    || !list.includes(pick.target)
     || (!pick.chosen && !pick.cards.length && entered(needs, pick.target));
   if (stale) {
     const first = list.find((x) => !entered(needs, x)) ?? list[0] ?? null;
-    pick = { round: tab.round, target: first, cards: [], rank: null, chosen: false };
+    pick = { round: tab.round, conflicts: needs.conflicts, target: first, cards: [], rank: null, chosen: false };
   }
   if (list.length > 1) {
     parts.push(`<div class="comp-targets" role="group" aria-label="${esc(t("comp_enter_for"))}">${list.map((x) => `<button type="button"

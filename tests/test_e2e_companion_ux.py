@@ -1,0 +1,122 @@
+"""End to end (Debian's Chromium via Playwright, three phones at 390x844): what a fresh
+tester found in companion mode (/work/audit-comp/REPORT.md), each checked on the phones.
+
+* A card conflict at the showdown is told on every phone, in its language, naming no card
+  of another seat; the host's card picker starts again from the host's own cards, and the
+  cards the host enters are recorded for the seat the host picked.
+* The lobby of a companion room shows no declaration timer (none runs at a real table).
+* Tap targets on a phone are at least 44 px high (Coach, Sound, the downloads, the chat
+  reactions, the host's Mute and Kick, which stand apart).
+
+Stacks worked by hand (default rules: three-card Guts, ante 1, buy-in 20, dealer Ana):
+round 1, antes 1 each: pot 3, stacks 19/19/19; all in; Ana K-K-2 (pair of kings) beats
+Ben A-7-3 (ace high) and Cleo Q-Q-4 (pair of queens, kings higher): Ana takes the pot of
+3 -> 22, Ben and Cleo match the pot of 3 -> 16 each, the next pot is 3 + 3 = 6.
+Screenshots go to ``$GUTSKIT_E2E_SHOTS`` (or the test's temporary folder).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from playwright._impl._api_structures import FloatRect
+from playwright.sync_api import Browser, Page, expect
+from server_support import running_server
+from test_e2e import WAIT, browser, expect_stacks, join, open_page, shots
+from test_e2e_companion import at_round, declare, pick
+
+__all__ = ["browser", "shots"]  # the Chromium and screenshot fixtures of test_e2e
+
+PHONE = {"width": 390, "height": 844}
+TAP = 44  # px: the smallest comfortable tap target on a phone (WCAG 2.5.5, Apple's HIG)
+
+
+def box(page: Page, selector: str) -> FloatRect:
+    found = page.locator(selector).first.bounding_box()
+    assert found is not None, selector
+    return found
+
+
+def test_a_card_conflict_is_told_on_every_phone_and_the_host_picker_resets(
+        browser: Browser, shots: Path, tmp_path: Path) -> None:
+    with running_server(f"sqlite:///{tmp_path / 'companion.db'}", dealer=0) as server:
+        ana = open_page(browser, "en-US", PHONE, mobile=True)
+        ana.goto(server.http + "/")
+        ana.fill("#host-name", "Ana")
+        ana.fill("#buy-in", "20")
+        ana.fill("#decision-seconds", "5")  # set before the switch: still no timer shown
+        ana.check("#companion-mode")
+        ana.click("#create-button")
+        ana.wait_for_url(re.compile(r"/r/[A-Za-z0-9_-]+$"))
+        invite = ana.input_value("#invite")
+        ben = join(browser, invite, "Ben", "de-DE", PHONE, mobile=True)
+        cleo = join(browser, invite, "Cleo", "et-EE", PHONE, mobile=True)
+        everyone = (ana, ben, cleo)
+        expect(ana.locator(".lobby-seat")).to_have_count(3)
+        # --- the lobby: no declaration timer in a companion room ------------------------
+        expect(ana.locator("#rules-list")).to_contain_text("Ante")
+        expect(ana.locator("#rules-list")).not_to_contain_text("timer")
+        expect(ben.locator("#rules-list")).not_to_contain_text("5 s")
+        # the host's Mute and Kick: tall enough, and apart (a kick is confirmed too)
+        mute, kick = box(ana, "#mute-1"), box(ana, "#kick-1")
+        assert mute["height"] >= TAP and kick["height"] >= TAP, (mute, kick)
+        gap = max(kick["x"] - (mute["x"] + mute["width"]), kick["y"] - (mute["y"] + mute["height"]))
+        assert gap >= 16, (mute, kick)
+        ana.locator("#lobby").screenshot(path=str(shots / "companion-ux-lobby.png"))
+        ana.click("#start")
+        expect(ana.locator("#comp-dealt")).to_be_visible(timeout=WAIT)
+        ana.click("#comp-dealt")
+        at_round(everyone, 1, "declare")
+        # --- tap targets on Cleo's phone --------------------------------------------------
+        for selector in ("label:has(#coach)", "label:has(#sound)", "#dl-history", "#dl-ledger",
+                         "#react-0"):
+            found = box(cleo, selector)
+            assert found["height"] >= TAP and found["width"] >= TAP, (selector, found)
+        declare({ana: "in", ben: "in", cleo: "in"})
+        at_round(everyone, 1, "showdown")
+        # --- the conflict: Ben and Cleo both enter the ace of spades -----------------------
+        pick(ana, "Kh Kd 2c")
+        ana.click("#comp-send")
+        expect(cleo.locator("#comp-entered")).to_contain_text("Ana", timeout=WAIT)
+        pick(ben, "As 7d 3c")
+        ben.click("#comp-send")
+        expect(cleo.locator("#comp-entered")).to_contain_text("Ben", timeout=WAIT)
+        pick(cleo, "As Qd 4h")
+        cleo.click("#comp-send")
+        expect(ana.locator("#comp-conflict")).to_have_text(
+            "The cards entered conflict: a card was entered twice. Every entry was cleared: "
+            "enter your cards again.", timeout=WAIT)
+        expect(ben.locator("#comp-conflict")).to_contain_text("zweimal", timeout=WAIT)
+        expect(cleo.locator("#comp-conflict")).to_contain_text("kaks korda", timeout=WAIT)
+        expect(cleo.locator("#toast")).to_contain_text("kaks korda", timeout=WAIT)
+        expect(ana.locator("#toast")).to_contain_text("entered twice", timeout=WAIT)
+        for page, others in ((ana, ("A♠", "7♦", "Q♦", "4♥")), (ben, ("K♥", "Q♦", "4♥")),
+                             (cleo, ("K♥", "7♦", "2♣"))):
+            expect(page.locator("#comp-waiting")).to_contain_text("Ana", timeout=WAIT)
+            text = page.locator("#companion").inner_text() + page.locator("#toast").inner_text()
+            for card in others:
+                assert card not in text, (card, text)
+        # the host's picker starts again from her own cards, not from Cleo's
+        expect(ana.locator("#comp-picker")).to_have_attribute("data-target", "seat:0")
+        expect(ana.locator("#comp-picker h4")).to_have_text("Your cards")
+        cleo.screenshot(path=str(shots / "companion-ux-conflict-et.png"), full_page=True)
+        ana.screenshot(path=str(shots / "companion-ux-conflict-host.png"), full_page=True)
+        # Ana enters her own cards again: they are hers (Cards in: Ana), and so on
+        pick(ana, "Kh Kd 2c")
+        ana.click("#comp-send")
+        expect(ana.locator("#comp-mine")).to_have_count(0)  # the picker moved on to Ben
+        expect(ben.locator("#comp-entered")).to_contain_text("Ana", timeout=WAIT)
+        ana.click('[data-comp-target="seat:0"]')
+        expect(ana.locator("#comp-mine")).to_contain_text("K♥ K♦ 2♣")
+        pick(ben, "As 7d 3c")
+        ben.click("#comp-send")
+        pick(cleo, "Qs Qd 4h")
+        cleo.click("#comp-send")
+        at_round(everyone, 1, "deal")
+        for page in everyone:
+            expect_stacks(page, [22, 16, 16])
+            expect(page.locator("#pot")).to_have_text("6")
+            expect(page.locator("#ledger-pot")).to_have_text("6", timeout=WAIT)
+            expect(page.locator("#ledger-reserve")).to_have_count(0)
+        assert not ana.errors and not ben.errors and not cleo.errors  # type: ignore[attr-defined]
