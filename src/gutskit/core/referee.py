@@ -20,7 +20,12 @@ Variants add optional keys (docs/variants/)::
               "rebuys": {name: chips}}                      #   as dealt; before the deal
              {"misdeal": true}                              # a misdeal: cards thrown in
                                                             #   (its cards are not read)
+    rounds:  {"back": [names], "away": [names],             # before the deal: seats back,
+              "left": [names],                              #   away (dealt out), gone
+              "left_during": [names],                       # gone during the round
+              "shown": {name: cards}}                       # an uncontested winner shows
     top level: "end": true                                  # end the session, settle up
+               "left": [names]                              # gone after the last round
 
 Companion mode (a session whose cards were dealt at the table, ``guts companion``; a hand
 history of one converts with :func:`referee_file`)::
@@ -61,6 +66,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from gutskit.core import table
 from gutskit.core.cards import CardError, format_cards, parse_card, parse_cards
 from gutskit.core.engine import (
     GameState,
@@ -70,6 +76,7 @@ from gutskit.core.engine import (
     deal_unseen,
     declare_all,
     end_session,
+    evolve,
     misdeal,
     name_winners,
     new_session,
@@ -88,11 +95,16 @@ from gutskit.core.events import (
     Declared,
     Event,
     Hand,
+    HandShown,
     Misdealt,
     Rebought,
     RoundResolved,
     RoundUndone,
     SatOut,
+    SeatAway,
+    SeatBack,
+    SeatLeft,
+    SeatRemoved,
     SessionEnded,
     SessionStarted,
     WinnersNamed,
@@ -106,9 +118,15 @@ class RefereeError(GutsError):
     """Invalid referee input; the message names the problem (and the round, 1-based)."""
 
 
-_TOP_KEYS = {"rules", "players", "dealer", "pot", "reserve", "rounds", "end", "companion"}
+_TOP_KEYS = {"rules", "players", "dealer", "pot", "reserve", "rounds", "end", "companion",
+             "left"}
 _ROUND_KEYS = {"hands", "declarations", "community", "ghost", "passes", "rebuys", "misdeal",
-               "winners", "low_winners", "losers"}
+               "winners", "low_winners", "losers", "back", "away", "left", "left_during",
+               "shown"}
+_SEAT_KEYS = ("back", "away", "left")
+"""Round keys applied before the round's deal, in this order (gutskit's table rules:
+:func:`gutskit.core.table.come_back`, :func:`~gutskit.core.table.sit_out`,
+:func:`~gutskit.core.table.leave`)."""
 _DECLARATIONS = {d.value: d for d in Declaration}
 
 
@@ -333,16 +351,25 @@ def settle(data: Any) -> dict[str, Any]:
         rebought: dict[str, int] = {}
         if "rebuys" in rnd:
             state, rebought = _rebuys(state, rnd, where)
+        state = _seat_changes(state, rnd, where)
         misdealt = rnd.get("misdeal", False)
         if not isinstance(misdealt, bool):
             raise RefereeError(f"{where}: misdeal must be true or false, not {misdealt!r}")
         if misdealt:
             state, out = _misdeal_round(state, where)
+            state = _left_during(state, rnd, where)
         else:
             state, out = _played_round(state, rnd, where)
         if rebought:
             out["rebuys"] = rebought
+        for key in (*_SEAT_KEYS, "left_during"):
+            if rnd.get(key):
+                out[key] = list(rnd[key])
+        if "shown" in rnd:
+            state, out["shown"] = _shown(state, rnd, where)
         out_rounds.append(out)
+    if "left" in data:
+        state = _seat_changes(state, {"left": data["left"]}, "after the last round")
     result: dict[str, Any] = {
         "rounds": out_rounds,
         "stacks": dict(zip(state.names, state.stacks, strict=True)),
@@ -367,6 +394,61 @@ def settle(data: Any) -> dict[str, Any]:
         result["payments"] = [{"from": p.payer, "to": p.payee, "chips": p.chips}
                               for p in settle_up(nets)] if sum(nets.values()) == 0 else []
     return result
+
+
+def _seat_changes(state: GameState, rnd: Mapping[str, Any], where: str) -> GameState:
+    """The seats that come back, go away and leave before a round's deal (``"back"``,
+    ``"away"``, ``"left"``), each checked by the table driver
+    (:func:`gutskit.core.table.can_come_back`, ``can_sit_out``, ``can_leave``)."""
+    for key in _SEAT_KEYS:
+        if key not in rnd:
+            continue
+        for seat in _seat_list(state, rnd, key, where):
+            try:
+                if key == "back":
+                    state, _ = table.come_back(state, seat)
+                elif key == "away":
+                    state, _ = table.sit_out(state, seat)
+                else:  # the session ends by the file's "end", as it was recorded
+                    problem = table.can_leave(state, seat)
+                    if problem is not None:
+                        raise IllegalActionError(problem)
+                    state = evolve(state, SeatLeft(seat))
+            except IllegalActionError as error:
+                raise RefereeError(f"{where}: {key} {state.names[seat]!r}: {error}") from None
+    return state
+
+
+def _left_during(state: GameState, rnd: Mapping[str, Any], where: str) -> GameState:
+    """The seats that left while the round was being played (``"left_during"``): gone
+    from the deal on, their declaration (out) given with the others."""
+    if "left_during" not in rnd:
+        return state
+    for seat in _seat_list(state, rnd, "left_during", where):
+        problem = table.can_leave(state, seat)
+        if problem is not None:
+            raise RefereeError(f"{where}: left_during {state.names[seat]!r}: {problem}")
+        state = evolve(state, SeatLeft(seat))
+    return state
+
+
+def _shown(state: GameState, rnd: Mapping[str, Any], where: str
+           ) -> tuple[GameState, dict[str, str]]:
+    """``"shown"``: after an uncontested win the winner chose to show its cards
+    (:class:`HandShown`; :func:`gutskit.core.engine.can_show_hand` holds the rule)."""
+    raw = _mapping(rnd["shown"], f"{where}: shown")
+    out: dict[str, str] = {}
+    for name, text in raw.items():
+        if name not in state.names:
+            raise RefereeError(f"{where}: unknown player {name!r} in shown")
+        seat = state.names.index(name)
+        try:
+            cards = parse_cards(text, count=state.rules.cards_per_hand)
+            state = evolve(state, HandShown(seat, cards))
+        except (CardError, TypeError, AttributeError, IllegalActionError) as error:
+            raise RefereeError(f"{where}: shown by {name!r}: {error}") from None
+        out[name] = format_cards(cards)
+    return state, out
 
 
 def _misdeal_round(state: GameState, where: str) -> tuple[GameState, dict[str, Any]]:
@@ -427,6 +509,7 @@ def _companion_round(state: GameState, rnd: Mapping[str, Any], where: str,
     try:
         state, dealt_events = deal_unseen(state)
         pot_before = state.pot
+        state = _left_during(state, rnd, where)
         state, events = declare_all(state, decls)
         needs = showdown_needs(state)
         if needs is not None:
@@ -486,6 +569,7 @@ def _played_round(state: GameState, rnd: Mapping[str, Any], where: str
     try:
         state, dealt_events = deal(state, hands, ghost=ghost, community=community)
         pot_before = state.pot
+        state = _left_during(state, rnd, where)
         if state.phase is Phase.PASS:
             state, _ = pass_all(state, _round_passes(state, rnd, where))
         state, events = declare_all(state, decls)
@@ -533,7 +617,11 @@ def referee_file(events: Iterable[Record]) -> dict[str, Any]:
     (:class:`CardsShown`) or the winners named (:class:`WinnersNamed`); a misdeal as
     ``{"misdeal": true}``; rebuys before the deal that follows them; a round the host
     undid (:class:`RoundUndone`) left out (the undo restored the table as it was before
-    it); a round left unfinished as a misdeal (its antes stay in the pot); ``"end": true``
+    it); a round left unfinished as a misdeal (its antes stay in the pot); seats that went
+    away, came back or left before a deal as that round's ``"away"`` / ``"back"`` /
+    ``"left"``, during a round as its ``"left_during"``, after the last round as the
+    top-level ``"left"``; a hand shown after an uncontested win (:class:`HandShown`) as
+    that round's ``"shown"``; ``"end": true``
     when the session ended. Out players' cards are not in it (a
     companion table never sees them; the referee does not need them).
 
@@ -544,14 +632,15 @@ def referee_file(events: Iterable[Record]) -> dict[str, Any]:
 
     Raises:
         RefereeError: the history is empty, does not start with :class:`SessionStarted`,
-            or holds what a referee file cannot say (a seat away or gone, passed cards
-            under Pass the Trash in a dealt session).
+            or holds what a referee file cannot say (passed cards under Pass the Trash in a
+            dealt session, a rebuy after the last round).
     """
     rounds: list[dict[str, Any]] = []
     data: dict[str, Any] | None = None
     names: tuple[str, ...] = ()
     current: dict[str, Any] | None = None
     rebuys: dict[str, int] = {}
+    seats: dict[str, list[str]] = {}  # back / away / left since the last deal
     for event in events:
         if isinstance(event, DeclarationSealed):
             continue  # a viewer's copy: the reveal that follows gives the declaration
@@ -580,6 +669,9 @@ def referee_file(events: Iterable[Record]) -> dict[str, Any]:
             current = {"declarations": {}}
             if rebuys:
                 current["rebuys"], rebuys = rebuys, {}
+            for key in _SEAT_KEYS:
+                if seats.get(key):
+                    current[key] = seats.pop(key)
             if isinstance(event, CardsDealt):
                 _dealt_hands(current, event, names, data)
         elif isinstance(event, CardsDealt):
@@ -608,30 +700,71 @@ def referee_file(events: Iterable[Record]) -> dict[str, Any]:
                 current["losers"] = [names[s] for s in event.losers]
         elif isinstance(event, Misdealt | RoundResolved):
             assert current is not None
-            rounds.append({"misdeal": True, **({"rebuys": current["rebuys"]}
-                                               if "rebuys" in current else {})}
-                          if isinstance(event, Misdealt) else current)
+            if isinstance(event, Misdealt):
+                rounds.append({"misdeal": True, **({"rebuys": current["rebuys"]}
+                                                   if "rebuys" in current else {})})
+                _seats_to(rounds[-1], current)
+            else:
+                rounds.append(current)
             current = None
         elif isinstance(event, RoundUndone):
             if current is None:  # a resolved round: take it back
                 current = rounds.pop()
             if "rebuys" in current:  # made before the round's deal: they stand
                 rebuys = {**current["rebuys"], **rebuys}
+            for key in _SEAT_KEYS:  # so do the seats back, away and gone before it
+                for name in current.get(key, []):
+                    if key == "left":
+                        seats.setdefault("left", []).insert(0, name)
+                    else:
+                        _away_or_back(seats, name, key == "away")
             current = None
         elif isinstance(event, SessionEnded):
             data["end"] = True
+        elif isinstance(event, SeatAway | SeatBack):
+            _away_or_back(seats, names[event.seat], isinstance(event, SeatAway))
+        elif isinstance(event, SeatLeft | SeatRemoved):
+            if current is not None:  # during a round: gone from its deal on
+                current.setdefault("left_during", []).append(names[event.seat])
+            else:
+                seats.setdefault("left", []).append(names[event.seat])
+        elif isinstance(event, HandShown):
+            if not rounds:
+                raise RefereeError("a hand is shown before any round was played")
+            rounds[-1].setdefault("shown", {})[names[event.seat]] = format_cards(event.hand)
         elif not isinstance(event, SatOut):
             raise RefereeError(f"a referee file cannot say {type(event).__name__} "
-                               "(a seat away, back or gone; passed cards)")
+                               "(passed cards)")
     if data is None:
         raise RefereeError("an empty hand history has no table")
     if current is not None:  # a round left unfinished: its antes stay in the pot, as after
         rounds.append({"misdeal": True, **({"rebuys": current["rebuys"]}  # a misdeal
                                            if "rebuys" in current else {})})
+        _seats_to(rounds[-1], current)
     elif rebuys:  # rebuys after the last round: a round file cannot say them
         raise RefereeError("the history ends with a rebuy after its last round, which a "
                            "referee file cannot say")
+    if seats.get("left"):  # seats gone after the last round (away and back move no chip)
+        data["left"] = seats["left"]
     return data
+
+
+def _away_or_back(seats: dict[str, list[str]], name: str, away: bool) -> None:
+    """A seat goes away or comes back between two deals: what the next deal sees (a seat
+    that went away and came back before it, or the other way round, changes nothing)."""
+    undo, do = ("back", "away") if away else ("away", "back")
+    if name in seats.get(undo, []):
+        seats[undo].remove(name)
+    else:
+        seats.setdefault(do, []).append(name)
+
+
+def _seats_to(rnd: dict[str, Any], current: dict[str, Any]) -> None:
+    """Carry the seat changes made before a round's deal (kept in ``current``) into the
+    round written."""
+    for key in (*_SEAT_KEYS, "left_during"):
+        if current.get(key):
+            rnd[key] = current[key]
 
 
 def _dealt_hands(current: dict[str, Any], event: CardsDealt, names: tuple[str, ...],

@@ -516,7 +516,7 @@ def create_app(db: str | Path | None = None, *, config: ServerConfig | None = No
             records = views.redacted_history(room.events, room.viewer(seat))
         try:
             return referee_file(records)
-        except RefereeError as error:  # not started; a seat away or gone
+        except RefereeError as error:  # not started
             raise HTTPException(409, str(error)) from None
 
     @app.get("/api/rooms/{room_id}/fairness.json")
