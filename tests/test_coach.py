@@ -48,7 +48,8 @@ def test_coach_beyond_exact_reach_gives_a_standard_error() -> None:
     a = advise_hand(parse_cards("Qs Qh 7d"), players=5, pot=5, rules=Rules(), deals=5_000)
     assert a.in_probability == 1.0  # a pair of queens is above the 5-player threshold
     assert a.ev is not None and a.ev > 0 and a.ev_se is not None and 0 < a.ev_se < 0.2
-    assert "s.e." in a.line() and a.source == "certified per-hand equilibrium (sampled)"
+    assert "s.e." in a.line() and a.source == (
+        "per-hand equilibrium, sampled (figures are estimates ± s.e., not certified)")
 
 
 def test_coach_without_a_model_says_why() -> None:

@@ -7,9 +7,11 @@ options, calls them and prints. ``gutskit.cli.app`` registers the three function
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 import time
+from math import comb
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -92,13 +94,13 @@ def _strategy(text: str, rules: Rules, players: int, pot: int | None) -> Opponen
     """Parse ``--strategy``: equilibrium | rule-of-thumb | always-in | threshold:<hand>."""
     from gutskit.core.cards import parse_cards
     from gutskit.core.evaluation import evaluate
+    from gutskit.strategy.coach import equilibrium_strategy
     from gutskit.strategy.odds import OddsError, RuleOfThumbStrategy, ThresholdStrategy
-    from gutskit.strategy.solver import equilibrium
 
     name = text.strip()
-    if name == "equilibrium":
-        return equilibrium(cards_per_hand=rules.cards_per_hand, players=players, rules=rules,
-                           pot=pot).strategy()
+    if name == "equilibrium":  # the cell EquilibriumBot and the coach play
+        opp, source = equilibrium_strategy(rules.cards_per_hand, players, rules, pot)
+        return dataclasses.replace(opp, name=source)  # type: ignore[type-var]
     if name in ("rule-of-thumb", "rule_of_thumb"):
         return RuleOfThumbStrategy()
     if name in ("always-in", "always_in"):
@@ -251,6 +253,7 @@ def solve(
         load_strategy,
         markdown_table,
     )
+    from gutskit.strategy.coach import cell_source
     from gutskit.strategy.solver import (
         SolverError,
         equilibrium,
@@ -277,10 +280,13 @@ def solve(
             raise SolverError(f"cannot write {str(export)!r}: {exc.strerror}") from exc
         se = ("" if strategy.standard_error is None
               else f" ± {strategy.standard_error:.2g}")
+        sampled = strategy.certified != "exact"
         typer.echo(f"{len(data['strategy'])} hands written to {export}: {cards} cards, "
-                   f"{players} players, {chosen} model, in rate {strategy.in_rate:.6f}, "
-                   f"exploitability {strategy.exploitability:.3g}{se} chips per round "
-                   f"({strategy.certified})")
+                   f"{players} players, {chosen} model, in rate (share of hands that go in) "
+                   f"{strategy.in_rate:.6f}, exploitability "
+                   f"{'lower-bound estimate ' if sampled else ''}"
+                   f"{strategy.exploitability:.3g}{se} chips per round; "
+                   f"{cell_source(strategy.certified)}")
         return
     if table:
         if pot is not None:
@@ -322,7 +328,8 @@ def solve(
     out.print(f"{cards}-card Guts, {players} players, {chosen} model, pot {e.pot}:")
     if cert is not None:
         how = cert["certified"]
-        out.print(f"  certified per-hand equilibrium ({how}): in rate {cert['in_rate']:.6f}; "
+        out.print(f"  {cell_source(how)}: in rate (share of hands that go in) "
+                  f"{cert['in_rate']:.6f}; "
                   f"value {_certain(cert['value'], cert['value_standard_error'], True)} "
                   f"chips per round per seat; exploitability "
                   f"{'' if how == 'exact' else 'lower-bound estimate '}"
@@ -337,9 +344,12 @@ def solve(
                       f"(per-hand best response)")
     threshold = _threshold_hand(e.threshold_key, e.threshold_description, rules)
     out.print(f"  threshold strategy: go in with {threshold} or better{mix}")
-    out.print(f"  that is the top {100 * (1 - e.threshold_percentile):.2f}% of hands "
-              f"(continuous Guts: top {100 * (1 - e.continuous):.2f}%)")
-    out.print(f"  {e.figures}: in rate {e.in_rate:.3f}; value {e.value:+.4f} chips per round "
+    out.print(f"  that is the strongest {100 * (1 - e.threshold_percentile):.2f}% of the "
+              f"{comb(52, cards):,} {cards}-card hands (continuous Guts, hand strengths "
+              f"uniform on [0, 1]: the strongest {100 * (1 - e.continuous):.2f}%)")
+    figures = e.figures if e.exact_card_removal else (
+        "threshold model, approximate (the opponents' hands treated as independent)")
+    out.print(f"  {figures}: in rate {e.in_rate:.3f}; value {e.value:+.4f} chips per round "
               f"per seat (pot won minus matches this round); exploitability "
               f"{e.exploitability:.3g} chips per round (best one-round deviation of one seat)")
     if cert is None:
@@ -475,8 +485,9 @@ def advise(
               f"   ({_how(result)})")
     if gain is not None and gain_one is not None:
         out.print(f"[bold]Advice: {verdict.upper()}[/]  (in minus out: "
-                  f"{_chips(gain, ses.get('recursive'))} chips; one-round view "
-                  f"{_chips(gain_one, ses.get('one_round'))})")
+                  f"{_chips(gain, ses.get('recursive'))} chips over the game, your share of "
+                  f"the pots a match builds counted; "
+                  f"{_chips(gain_one, ses.get('one_round'))} counting this round only)")
     else:
         out.print(f"[bold]Advice: {verdict.upper()}[/]  (what the equilibrium does; "
                   f"{result.ev_note})")
@@ -487,7 +498,7 @@ def advise(
               f"nobody else in {_pct(result.in_count[0], se['in_count'][0] if se else None)}")
     eq_text = ("in" if eq_p >= 1.0 else "out" if eq_p <= 0.0
                else f"in {100 * eq_p:.0f}% of the time")
-    if source.startswith("certified"):
+    if "per-hand" in source:
         out.print(f"  equilibrium: {source} -> {eq_text}")
     else:
         threshold = _threshold_hand(eq.threshold_key, eq.threshold_description, rules)

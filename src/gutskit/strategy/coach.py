@@ -40,10 +40,27 @@ from gutskit.core.views import SeatView
 from gutskit.strategy.odds import OpponentStrategy
 from gutskit.strategy.tables import HandTable, hand_table
 
-__all__ = ["COACH_DEALS", "Advice", "advice", "advise_hand", "equilibrium_strategy"]
+__all__ = ["COACH_DEALS", "Advice", "advice", "advise_hand", "cell_source",
+           "equilibrium_strategy"]
 
 COACH_DEALS = 20_000
 """Monte Carlo deals per coached hand beyond exact reach (the standard error is shown)."""
+
+
+def cell_source(certified: str) -> str:
+    """What a stored per-hand cell is, in words (its ``certified``: ``"exact"`` or
+    ``"sampled"``; docs/strategy.md): an exact cell is a certified equilibrium; a sampled
+    cell's figures are estimates (± standard error) and its exploitability a lower-bound
+    estimate, so it is not called certified.
+
+    >>> cell_source("exact")
+    'certified per-hand equilibrium (exact)'
+    >>> cell_source("sampled")
+    'per-hand equilibrium, sampled (figures are estimates ± s.e., not certified)'
+    """
+    if certified == "exact":
+        return "certified per-hand equilibrium (exact)"
+    return "per-hand equilibrium, sampled (figures are estimates ± s.e., not certified)"
 
 
 @dataclass(frozen=True)
@@ -51,7 +68,7 @@ class _PerHand(OpponentStrategy):
     """A per-hand in-probability array (combination index) as an opponent strategy."""
 
     probabilities: npt.NDArray[np.float64]
-    name: str = "certified per-hand equilibrium"
+    name: str = "per-hand equilibrium"
 
     def in_weights(self, table: HandTable) -> npt.NDArray[np.float64]:
         return np.asarray(self.probabilities, dtype=np.float64)
@@ -63,11 +80,13 @@ def _solver_rules(rules: Rules) -> Rules:
     return rules
 
 
-def equilibrium_strategy(cards_per_hand: int, players: int, rules: Rules, pot: int,
+def equilibrium_strategy(cards_per_hand: int, players: int, rules: Rules, pot: int | None,
                          model: str = "recursive") -> tuple[OpponentStrategy, str]:
     """The equilibrium every seat plays, as an opponent strategy, and where it comes from
-    (``"certified per-hand equilibrium (exact)"``, ``"... (sampled)"`` or ``"threshold
-    equilibrium ..."``).
+    (:func:`cell_source` of the stored cell where one applies, exact or sampled, the cell
+    :class:`~gutskit.strategy.strategies.EquilibriumBot` plays, else ``"threshold equilibrium
+    (in with ... or better)"``); ``pot`` matters only under pot-dependent rules (``None``:
+    the opening pot).
 
     Raises:
         gutskit.strategy.solver.SolverError: rules the solver does not model.
@@ -79,8 +98,8 @@ def equilibrium_strategy(cards_per_hand: int, players: int, rules: Rules, pot: i
 
     cell = stored_strategy(cards_per_hand, players, model, rules, sampled=True)
     if cell is not None:
-        return (_PerHand(np.asarray(cell.probabilities)),
-                f"certified per-hand equilibrium ({cell.certified})")
+        source = cell_source(cell.certified)
+        return _PerHand(np.asarray(cell.probabilities), name=source), source
     pot_dependent = (rules.pot_cap is not None or rules.all_out == "best_pays_antes"
                      or rules.losers_pay != "all")
     eq = equilibrium(cards_per_hand=cards_per_hand, players=players, rules=rules,
