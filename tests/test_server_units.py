@@ -5,6 +5,7 @@ validation, the public view, and the Alembic migrations on SQLite and PostgreSQL
 from __future__ import annotations
 
 import hashlib
+import json
 import struct
 from collections.abc import Iterator
 from pathlib import Path
@@ -38,8 +39,8 @@ from gutskit.server.fairness import (
     deck_names,
     verify_commitment,
 )
-from gutskit.server.protocol import ProtocolError, parse_client_message
-from gutskit.server.rooms import table_view
+from gutskit.server.protocol import ProtocolError, TableState, TableView, parse_client_message
+from gutskit.server.rooms import encode, table_facts, table_fields, table_view
 from gutskit.server.store import open_room_store
 
 
@@ -186,3 +187,41 @@ def test_migrations_adopt_a_database_of_guts_play(tmp_path: Path) -> None:
     assert [s.id for s in again.sessions()] == [session_id]
     store.engine.dispose()
     again.engine.dispose()
+
+
+def test_rebuy_offers_are_can_rebuy_later_seat_by_seat() -> None:
+    """Ante 2, no minimum buy-in: a rebuy is for a stack below 2 and is at least 1 chip.
+    Ben (0 chips) may ask for 1, Ana (10) and Cleo (5) may not; the same while a round is
+    declared; never without rebuys."""
+    state = new_session(["Ana", "Ben", "Cleo"], [10, 0, 5], rules=Rules(rebuys=True, ante=2))
+    assert driver.rebuy_offers(state) == (None, 1, None)
+    dealt, _ = driver.deal(state, deck=deck_from_seed(bytes([1]) * 32))
+    assert driver.rebuy_offers(dealt) == (None, 1, None)
+    for now in (state, dealt):
+        assert driver.rebuy_offers(now) == tuple(
+            1 if driver.can_rebuy_later(now, seat, 1) is None else None for seat in range(3))
+    assert driver.rebuy_offers(new_session(["Ana", "Ben"], [10, 0])) == (None, None)
+
+
+def test_the_encoded_table_is_the_table_view_model() -> None:
+    """The server sends table_fields encoded as they are (no model built): the same JSON
+    as the TableView model's, for every viewer, in every phase of a round."""
+    rules = Rules(rebuys=True, community_card=True)
+    state = new_session(["Ana", "Ben", "Cleo"], [20, 20, 0], rules=rules)
+    states = [state]
+    state, _ = driver.deal(state, deck=deck_from_seed(bytes([3]) * 32))
+    states.append(state)
+    for seat in (0, 1):
+        state, _ = driver.declare(state, seat, Declaration.IN)
+        states.append(state)
+    for now in states:
+        facts = table_facts(now)
+        for viewer in (SPECTATOR, Viewer(0), Viewer(1), Viewer(2)):
+            fields = table_fields(now, view(now, viewer), 12.5, facts)
+            assert list(fields) == list(TableView.model_fields)
+            model = TableState(table=TableView.model_validate(fields))
+            text = encode({"type": "state", "table": fields})
+            assert json.loads(text) == json.loads(model.model_dump_json())
+    assert fields["matches"] is None and fields["last_result"] is not None
+    declaring = table_fields(states[2], view(states[2], Viewer(1)), None)
+    assert [m["declaration"] for m in declaring["matches"]] == ["in"]

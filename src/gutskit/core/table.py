@@ -121,6 +121,7 @@ __all__ = [
     "pass_card",
     "rebuy",
     "rebuy_floor",
+    "rebuy_offers",
     "show_cards",
     "show_hand",
     "showdown_needs",
@@ -677,6 +678,18 @@ def can_rebuy_later(state: GameState, seat: int, chips: int) -> str | None:
     if state.phase in (Phase.PASS, Phase.DECLARE):
         state = dataclasses.replace(state, phase=Phase.DEAL)
     return engine.can_rebuy(state, seat, chips)
+
+
+def rebuy_offers(state: GameState) -> tuple[int | None, ...]:
+    """Per seat, the smallest rebuy in chips it may ask for now (:func:`rebuy_floor`), to be
+    bought at the next break between rounds (:func:`can_rebuy_later`), or ``None`` where
+    the rules allow none. The same as ``can_rebuy_later`` seat by seat, the state looked
+    at once (a server shows it to every seat after every change)."""
+    if state.phase in (Phase.PASS, Phase.DECLARE):
+        state = dataclasses.replace(state, phase=Phase.DEAL)
+    least = rebuy_floor(state)
+    return tuple(least if engine.can_rebuy(state, seat, least) is None else None
+                 for seat in range(state.n_seats))
 
 
 def rebuy(state: GameState, seat: int, chips: int) -> Result:

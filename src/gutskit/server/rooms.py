@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 import limits
+import pydantic_core
 
 from gutskit.core import engine, views
 from gutskit.core import table as driver
@@ -77,7 +78,6 @@ from gutskit.server.protocol import (
     Kicked,
     Leave,
     LobbySeat,
-    MatchQuote,
     Mute,
     PassCard,
     Pause,
@@ -113,7 +113,8 @@ from gutskit.strategy import coach
 from gutskit.strategy.bots import BOT_NAMES, Strategy, bot_action
 from gutskit.strategy.strategies import play_table
 
-__all__ = ["PRESENCE_DELAY", "Client", "Room", "RoomManager", "ServerConfig", "table_view"]
+__all__ = ["PRESENCE_DELAY", "Client", "Room", "RoomManager", "ServerConfig", "TableFacts",
+           "encode", "table_facts", "table_fields", "table_view"]
 
 log = logging.getLogger("gutskit.server")
 
@@ -261,55 +262,85 @@ def _result_dict(result: RoundResolved) -> dict[str, Any]:
     return event_to_dict(result)
 
 
-def table_view(state: GameState, view: SeatView, time_left: float | None) -> TableView:
-    """The protocol form of a :class:`~gutskit.core.views.SeatView` of ``state`` (variant
-    fields read when the view has them). Whose turn it is, the antes of the next deal and
-    what the recipient would match come from the table driver (:mod:`gutskit.core.table`):
-    public facts, the same for every viewer but ``matches`` (the recipient's own)."""
+@dataclass(frozen=True)
+class TableFacts:
+    """What a :class:`TableView` of one state shows every viewer alike: the table driver's
+    public facts (:mod:`gutskit.core.table`), worked out once per change of the state
+    rather than once per recipient (:func:`table_facts`)."""
+
+    to_act: tuple[int, ...]
+    next_antes: list[int] | None
+    rebuys: tuple[int | None, ...]
+    legal_declarations: list[str]
+
+
+def table_facts(state: GameState) -> TableFacts:
+    """The public facts of ``state`` that every :func:`table_fields` of it shows."""
+    antes = driver.next_antes(state)
+    return TableFacts(
+        to_act=driver.waiting_for(state),
+        next_antes=None if antes is None else list(antes.amounts),
+        rebuys=driver.rebuy_offers(state),
+        legal_declarations=[d.value for d in engine.legal_declarations(state.rules)])
+
+
+def table_fields(state: GameState, view: SeatView, time_left: float | None,
+                 facts: TableFacts | None = None) -> dict[str, Any]:
+    """The protocol form of a :class:`~gutskit.core.views.SeatView` of ``state`` as plain
+    JSON values, one key per field of :class:`TableView` (variant fields read when the view
+    has them; a server encodes it without building the model: :func:`encode`). Whose turn
+    it is, the antes of the next deal and the smallest rebuy come from the table driver
+    (``facts``, :func:`table_facts` of ``state`` when not given): public facts, the same
+    for every viewer but ``matches`` and ``rebuy`` (the recipient's own)."""
+    if facts is None:
+        facts = table_facts(state)
+    seat = view.seat
     chosen = getattr(view, "passes_chosen", ())
     passed = getattr(view, "passed", None)
     received = getattr(view, "received", None)
     between = view.phase.value in ("deal", "over")
     result = view.last_result
-    to_act = driver.waiting_for(state)
-    antes = driver.next_antes(state)
-    matches = rebuy = None
-    if view.seat >= 0:
-        least = driver.rebuy_floor(state)
-        if driver.can_rebuy_later(state, view.seat, least) is None:
-            rebuy = least
-    if view.seat >= 0 and view.phase is Phase.DECLARE and view.dealt_in[view.seat]:
-        matches = [MatchQuote(declaration=q.declaration.value, least=q.least, most=q.most,
-                              pays=q.pays, eliminated=q.eliminated)
-                   for q in driver.match_quotes(state, view.seat)]
+    matches = None
+    if seat >= 0 and view.phase is Phase.DECLARE and view.dealt_in[seat]:
+        matches = [{"declaration": q.declaration.value, "least": q.least, "most": q.most,
+                    "pays": q.pays, "eliminated": q.eliminated}
+                   for q in driver.match_quotes(state, seat)]
     # Between rounds the table shows the settled round's community card and ghost hand;
     # not after a round thrown in (a misdeal, the session ended in the middle of it), whose
     # cards stay unknown: the last result belongs to the round before.
     settled = between and _settled(state)
     community = getattr(result, "community", None) if settled else None
     ghost = getattr(result, "ghost", None) if settled else None
-    return TableView.model_construct(
-        seat=view.seat, names=list(view.names), stacks=list(view.stacks),
-        eliminated=list(view.eliminated), dealer=view.dealer, pot=view.pot,
-        reserve=view.reserve, phase=view.phase.value, round=view.round_number,
-        game=view.game_number,
-        hand=_names(view.hand),
-        declarations=[None if d is None else d.value
-                      for d in view.declarations],
-        declared=list(view.declared), dealt_in=list(view.dealt_in), owed=view.owed,
-        my_turn=view.seat >= 0 and view.seat in to_act,
-        to_act=list(to_act),
-        last_result=None if view.last_result is None else _result_dict(view.last_result),
-        time_left=time_left,
-        legal_declarations=[d.value for d in engine.legal_declarations(view.rules)],
-        community=_names(community) or None, ghost=_names(ghost) or None,
-        passed=list(chosen) if chosen else None,
-        passed_card=None if passed is None else card_name(passed),
-        received_card=None if received is None else card_name(received),
-        next_antes=None if antes is None else list(antes.amounts),
-        matches=matches, rebuy=rebuy,
-        can_show=view.seat >= 0 and driver.can_show_hand(state, view.seat) is None,
-    )
+    return {
+        "seat": seat, "names": list(view.names), "stacks": list(view.stacks),
+        "eliminated": list(view.eliminated), "dealer": view.dealer, "pot": view.pot,
+        "reserve": view.reserve, "phase": view.phase.value, "round": view.round_number,
+        "game": view.game_number, "hand": _names(view.hand),
+        "declarations": [None if d is None else d.value for d in view.declarations],
+        "declared": list(view.declared), "dealt_in": list(view.dealt_in),
+        "owed": view.owed, "my_turn": seat >= 0 and seat in facts.to_act,
+        "last_result": None if result is None else _result_dict(result),
+        "time_left": time_left, "legal_declarations": facts.legal_declarations,
+        "community": _names(community) or None, "ghost": _names(ghost) or None,
+        "passed": list(chosen) if chosen else None,
+        "passed_card": None if passed is None else card_name(passed),
+        "received_card": None if received is None else card_name(received),
+        "to_act": list(facts.to_act), "next_antes": facts.next_antes,
+        "matches": matches, "rebuy": facts.rebuys[seat] if seat >= 0 else None,
+        "companion": None,
+        "can_show": seat >= 0 and driver.can_show_hand(state, seat) is None,
+    }
+
+
+def table_view(state: GameState, view: SeatView, time_left: float | None) -> TableView:
+    """:func:`table_fields` as the protocol model."""
+    return TableView.model_validate(table_fields(state, view, time_left))
+
+
+def encode(message: dict[str, Any]) -> str:
+    """A message as JSON text (compact, UTF-8 as is), built from plain JSON values
+    (pydantic's encoder: the same text as the protocol model's ``model_dump_json``)."""
+    return pydantic_core.to_json(message).decode()
 
 
 def _deciding(state: GameState) -> bool:
@@ -1508,15 +1539,29 @@ class Room:
                 client.send(text)
 
     def _broadcast_state(self) -> None:
-        cache: dict[int | None, str | None] = {}
+        """Each client gets the table as its seat may see it: one view per distinct
+        viewer (every spectator shares one), encoded once; the public facts worked out
+        once (:func:`table_facts`)."""
+        state = self.state
+        if state is None:
+            return
+        facts = table_facts(state)
+        time_left = self._time_left()
+        cache: dict[int | None, str] = {}
         for client in self.clients:
-            if client.seat not in cache:
-                view = self.view_of(client.seat)
-                cache[client.seat] = None if view is None else TableState.model_construct(
-                    type="state", table=view).model_dump_json()
-            text = cache[client.seat]
-            if text is not None:
-                client.send(text)
+            seat = client.seat
+            text = cache.get(seat)
+            if text is None:
+                companion_view = self.view_of(seat) if self.settings.companion else None
+                if companion_view is not None:
+                    text = TableState.model_construct(
+                        type="state", table=companion_view).model_dump_json()
+                else:
+                    fields = table_fields(state, views.view(state, self.viewer(seat)),
+                                          time_left, facts)
+                    text = encode({"type": "state", "table": fields})
+                cache[seat] = text
+            client.send(text)
 
     # -- restore -------------------------------------------------------------------------
 

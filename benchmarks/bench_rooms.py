@@ -1,0 +1,156 @@
+"""The server's own CPU per round, in one process and without sockets.
+
+``load_server.py`` measures the whole server over real WebSockets; this runs the rooms of
+``guts serve`` (:class:`~gutskit.server.rooms.RoomManager`, the real SQLite store with its
+group commit, the real per-connection framing of :class:`~gutskit.server.app.WsClient`)
+with in-memory connections: every seat is a bot that decodes each frame it receives and
+declares as soon as its state says it is its turn (in with probability 0.3). So the CPU
+it reports per round is the rooms' own (views, encoding, storage, fairness), without
+uvicorn, the websockets library and the kernel; it is far less noisy on a shared machine
+than the load test, and ``--profile`` shows where it goes (cProfile, the top functions).
+
+    python benchmarks/bench_rooms.py --tables 50 --rounds 20
+
+Prints the machine, load and versions, and the CPU seconds (user + system, every
+thread of this process, setup excluded) per round resolved.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import cProfile
+import json
+import os
+import platform
+import pstats
+import random
+import tempfile
+import time
+from importlib.metadata import version
+from pathlib import Path
+
+from gutskit.server.app import WsClient
+from gutskit.server.protocol import CreateRoom, Declare, Hello, Join, Start
+from gutskit.server.rooms import Room, RoomManager, ServerConfig
+from gutskit.server.store import open_room_store
+
+
+class _Socket:
+    """Stands for a WebSocket: what the server sends goes to the seat's bot."""
+
+    def __init__(self) -> None:
+        self.inbox: asyncio.Queue[str] = asyncio.Queue()
+        self.frames = 0
+        self.bytes = 0
+
+    async def send_text(self, text: str) -> None:
+        self.frames += 1
+        self.bytes += len(text)
+        self.inbox.put_nowait(text)
+
+    async def close(self, code: int = 1000, reason: str = "") -> None:
+        return None
+
+
+async def _bot(room: Room, client: WsClient, socket: _Socket, rng: random.Random,
+               rounds: list[int], target: int, done: asyncio.Event) -> None:
+    acted = -1
+    while True:
+        frame = await socket.inbox.get()
+        for message in json.loads(frame):
+            if (message["type"] == "event" and client.seat == 0
+                    and message["event"]["type"] == "RoundResolved"):
+                rounds[0] += 1
+                if rounds[0] >= target:
+                    done.set()
+            if message["type"] != "state":
+                continue
+            table = message["table"]
+            if table["my_turn"] and table["round"] != acted:
+                acted = table["round"]
+                await room.handle(client, Declare(
+                    round=acted, action_id=f"r{acted}",
+                    declaration="in" if rng.random() < 0.3 else "out"))
+
+
+async def _run(args: argparse.Namespace) -> tuple[float, int, int, int]:
+    with tempfile.TemporaryDirectory() as folder:
+        store = open_room_store(Path(folder) / "bench.db")
+        manager = RoomManager(store, ServerConfig(min_reveal_seconds=0, max_rooms=100_000))
+        rng = random.Random(args.seed)
+        sockets: list[_Socket] = []
+        tasks = []
+        rounds = [0]
+        done = asyncio.Event()
+        target = args.rounds * args.tables
+        hosts = []
+        for _ in range(args.tables):
+            room, token = await manager.create(CreateRoom(
+                host_name="Host", buy_in=1000, decision_seconds=600, reveal_seconds=0))
+            for seat in range(args.seats):
+                socket = _Socket()
+                client = WsClient(socket)  # type: ignore[arg-type]
+                client.writer_task = asyncio.create_task(client.writer())  # type: ignore[attr-defined]
+                await room.attach(client, Hello(protocol=2,
+                                                token=token if seat == 0 else None))
+                if seat:
+                    await room.handle(client, Join(name=f"Bot{seat}"))
+                sockets.append(socket)
+                tasks.append(asyncio.create_task(
+                    _bot(room, client, socket, rng, rounds, target, done)))
+                if seat == 0:
+                    hosts.append((room, client))
+        await asyncio.sleep(0.5)  # the presence messages go out
+        profile = cProfile.Profile() if args.profile else None
+        before = os.times()
+        frames_before = sum(s.frames for s in sockets)
+        bytes_before = sum(s.bytes for s in sockets)
+        if profile is not None:
+            profile.enable()
+        for room, client in hosts:
+            await room.handle(client, Start())
+        await asyncio.wait_for(done.wait(), 600)
+        if profile is not None:
+            profile.disable()
+        after = os.times()
+        cpu = (after.user - before.user) + (after.system - before.system)
+        frames = sum(s.frames for s in sockets) - frames_before
+        size = sum(s.bytes for s in sockets) - bytes_before
+        for task in tasks:
+            task.cancel()
+        manager.close()
+        if profile is not None:
+            stats = pstats.Stats(profile)
+            stats.sort_stats(args.sort).print_stats(args.profile)
+        return cpu, rounds[0], frames, size
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--tables", type=int, default=50)
+    parser.add_argument("--seats", type=int, default=6)
+    parser.add_argument("--rounds", type=int, default=20, help="rounds per table")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--profile", type=int, default=0,
+                        help="print this many functions of a cProfile (slower)")
+    parser.add_argument("--sort", default="tottime", help="cProfile sort key")
+    args = parser.parse_args()
+    if not (1 <= args.tables <= 1000 and 2 <= args.seats <= 10 and 1 <= args.rounds <= 1000):
+        parser.error("bounded: 1-1000 tables, 2-10 seats, 1-1000 rounds per table")
+    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, {platform.platform()}; "
+          f"load average {' '.join(f'{x:.1f}' for x in os.getloadavg())} at the start")
+    print(f"python {platform.python_version()}; pydantic {version('pydantic')}, sqlalchemy "
+          f"{version('sqlalchemy')}; database: SQLite (WAL)")
+    start = time.perf_counter()
+    cpu, rounds, frames, size = asyncio.run(_run(args))
+    wall = time.perf_counter() - start
+    print(f"{args.tables} tables x {args.seats} seats: {rounds} rounds resolved, "
+          f"{frames} frames ({frames / rounds:.1f} per round, {size / rounds / 1024:.1f} KiB)")
+    print(f"CPU {cpu:.2f}s: {1000 * cpu / rounds:.2f} ms per round"
+          f"{' (profiled)' if args.profile else ''}; wall {wall:.1f}s with setup; "
+          f"load average {os.getloadavg()[0]:.1f} at the end")
+
+
+if __name__ == "__main__":
+    main()
