@@ -123,6 +123,8 @@ async def _run(args: argparse.Namespace) -> tuple[float, int, int, int]:
         if profile is not None:
             stats = pstats.Stats(profile)
             stats.sort_stats(args.sort).print_stats(args.profile)
+            if args.dump:
+                stats.dump_stats(args.dump)
         return cpu, rounds[0], frames, size
 
 
@@ -135,6 +137,7 @@ def main() -> None:
     parser.add_argument("--profile", type=int, default=0,
                         help="print this many functions of a cProfile (slower)")
     parser.add_argument("--sort", default="tottime", help="cProfile sort key")
+    parser.add_argument("--dump", help="with --profile: also save the profile to this file")
     args = parser.parse_args()
     if not (1 <= args.tables <= 1000 and 2 <= args.seats <= 10 and 1 <= args.rounds <= 1000):
         parser.error("bounded: 1-1000 tables, 2-10 seats, 1-1000 rounds per table")

@@ -685,6 +685,8 @@ def rebuy_offers(state: GameState) -> tuple[int | None, ...]:
     bought at the next break between rounds (:func:`can_rebuy_later`), or ``None`` where
     the rules allow none. The same as ``can_rebuy_later`` seat by seat, the state looked
     at once (a server shows it to every seat after every change)."""
+    if not state.rules.rebuys:  # engine.can_rebuy refuses every seat: no need to ask
+        return (None,) * state.n_seats
     if state.phase in (Phase.PASS, Phase.DECLARE):
         state = dataclasses.replace(state, phase=Phase.DEAL)
     least = rebuy_floor(state)

@@ -38,6 +38,7 @@ from gutskit.core.errors import GutsError
 from gutskit.core.evaluation import strength_table
 from gutskit.core.events import (
     CardsDealt,
+    CardsPassed,
     Declaration,
     Event,
     HandShown,
@@ -66,7 +67,6 @@ from gutskit.server.protocol import (
     Declare,
     DenyRebuy,
     EndSession,
-    EventMessage,
     FairnessCommitment,
     FairnessDealt,
     FairnessOpening,
@@ -421,6 +421,8 @@ class Room:
         self.chat_count = 0
         self.muted: set[int] = set()
         """Seats whose chat the host muted (:class:`~gutskit.server.protocol.Mute`)."""
+        self._secrets: dict[str, tuple[fairness.DeckSecret, list[str]]] = {}
+        """Worked-out secret orders and leaves by seed (:meth:`_secret`)."""
 
     # -- public facts --------------------------------------------------------------------
 
@@ -468,16 +470,25 @@ class Room:
     def visible(self, events: Sequence[Event], seat: int | None) -> list[dict[str, Any]]:
         """``events`` (the last ones of the session) as ``seat`` may see them (JSON
         objects, one per event)."""
+        return [event_to_dict(e) for e in self._visible_records(events, seat)]
+
+    def _visible_records(self, events: Sequence[Event], seat: int | None) -> list[Any]:
+        """``events`` (the last ones of the session) as ``seat`` may see them
+        (:func:`gutskit.core.views.redacted_history`; an event everyone may read in full
+        is the event itself)."""
         if not self.events:
             return []
         first = len(self.events) - len(events)
-        # the round's deal goes first: who passes to whom (Pass the Trash) follows from it
-        dealt = next((e for e in reversed(self.events[:first]) if isinstance(e, CardsDealt)),
-                     None)
+        # the round's deal goes first when the cards are exchanged: who passes to whom (Pass
+        # the Trash) follows from it (looked for from the end: the history is long)
+        dealt = None
+        if any(isinstance(e, CardsPassed) for e in events):
+            dealt = next((self.events[i] for i in range(first - 1, -1, -1)
+                          if isinstance(self.events[i], CardsDealt)), None)
         context: list[Event] = [] if dealt is None else [dealt]
         shown = views.redacted_history([*context, *events], self.viewer(seat),
                                        rules=self.settings.rules)
-        return [event_to_dict(e) for e in shown[len(context):]]
+        return shown[len(context):]
 
     def history_for(self, seat: int | None) -> list[dict[str, Any]]:
         """The whole hand history as ``seat`` may see it."""
@@ -1000,12 +1011,12 @@ class Room:
         current = self.deals.get(number)
         inserted = None
         if current is None:  # a room committed before version 2 or a lost record
-            current = inserted = self.manager.new_commitment(number)
+            current = inserted = self.manager.new_commitment(number, self._secrets)
         seeds = [self.client_seeds.get(seat) for seat in range(state.n_seats)]
-        secret = fairness.secret_from_seed(bytes.fromhex(current.seed))
+        secret, _ = self._secret(current.seed)
         deck = fairness.dealt_deck(secret, fairness.deal_order(current.commitment, seeds))
         new, events = driver.deal(state, deck=deck)
-        upcoming = self.manager.new_commitment(number + 1)
+        upcoming = self.manager.new_commitment(number + 1, self._secrets)
         dealt = DealRow(round=number, commitment=current.commitment, seed=current.seed,
                         revealed=False, client_seeds=seeds)
         if inserted is not None:
@@ -1083,12 +1094,22 @@ class Room:
 
     def _opening(self, deal: DealRow) -> FairnessOpening:
         """The public opening of a round: its leaves and its opened positions."""
-        secret = fairness.secret_from_seed(bytes.fromhex(deal.seed))
+        secret, leaves = self._secret(deal.seed)
         opened = set(deal.opened or ())
         return FairnessOpening(
-            round=deal.round, commitment=deal.commitment, leaves=fairness.leaves(secret),
+            round=deal.round, commitment=deal.commitment, leaves=list(leaves),
             opened=[o.to_json() for o in fairness.open_cards(
                 secret, [c for i, c in enumerate(secret.deck) if i in opened])])
+
+    def _secret(self, seed: str) -> tuple[fairness.DeckSecret, list[str]]:
+        """A round's committed order and its 52 leaves from its secret seed (hex), kept
+        for the last :data:`SECRETS_KEPT` seeds: the commitment, the deal and the opening
+        of a round use them (the seed itself is kept in :attr:`deals` anyway)."""
+        kept = self._secrets.get(seed)
+        if kept is None:
+            secret = fairness.secret_from_seed(bytes.fromhex(seed))
+            kept = _keep_secret(self._secrets, seed, secret)
+        return kept
 
     def _open_shown(self, state: GameState, resolved: RoundResolved | None,
                     events: Sequence[Event] = ()) -> list[DealRow]:
@@ -1117,7 +1138,7 @@ class Room:
                                           rules=self.settings.rules)[-1]
                 assert isinstance(public, RoundResolved)
                 shown = fairness.shown_cards(public)
-                secret = fairness.secret_from_seed(bytes.fromhex(deal.seed))
+                secret, _ = self._secret(deal.seed)
                 changed[deal.round] = dataclasses.replace(
                     deal, opened=[i for i, c in enumerate(secret.deck) if c in shown])
         if state.phase is Phase.OVER:
@@ -1514,28 +1535,32 @@ class Room:
                 client.send(text)
 
     def _broadcast_events(self, events: Sequence[Event]) -> None:
-        """Each client gets each event as its seat may see it; identical payloads are
-        encoded once."""
+        """Each client gets each event as its seat may see it: one copy per distinct
+        viewer (every spectator shares one), each distinct copy encoded once (an event
+        everyone may read in full is encoded once for all)."""
         first = len(self.events) - len(events)
         cache: dict[int | None, list[str]] = {}
-        encoded: list[list[tuple[dict[str, Any], str]]] = [[] for _ in events]
+        encoded: list[list[tuple[Any, str]]] = [[] for _ in events]
         for client in self.clients:
             seat = client.seat
-            if seat not in cache:
+            texts = cache.get(seat)
+            if texts is None:
                 if isinstance(events[0], SessionStarted):
-                    shown = self.history_for(seat)[first:first + len(events)]
+                    shown: list[Any] = self.history_for(seat)[first:first + len(events)]
                 else:
-                    shown = self.visible(events, seat)
+                    shown = self._visible_records(events, seat)
                 texts = []
-                for offset, data in enumerate(shown):
-                    text = next((t for d, t in encoded[offset] if d == data), None)
+                for offset, record in enumerate(shown):
+                    text = next((t for r, t in encoded[offset]
+                                 if r is record or r == record), None)
                     if text is None:
-                        text = EventMessage.model_construct(
-                            type="event", seq=first + offset, event=data).model_dump_json()
-                        encoded[offset].append((data, text))
+                        data = record if isinstance(record, dict) else event_to_dict(record)
+                        text = encode({"type": "event", "seq": first + offset,
+                                       "event": data})
+                        encoded[offset].append((record, text))
                     texts.append(text)
                 cache[seat] = texts
-            for text in cache[seat]:
+            for text in texts:
                 client.send(text)
 
     def _broadcast_state(self) -> None:
@@ -1594,6 +1619,22 @@ class Room:
                 await self._persist_and_send(state, events, None)
                 return
             self._resume_play()
+
+
+SECRETS_KEPT = 3
+"""Secret orders a room keeps worked out (:meth:`Room._secret`): the round being played,
+the next one committed to, and one spare."""
+
+
+def _keep_secret(kept: dict[str, tuple[fairness.DeckSecret, list[str]]], seed: str,
+                 secret: fairness.DeckSecret) -> tuple[fairness.DeckSecret, list[str]]:
+    """Keep ``secret`` (of the hex ``seed``) and its leaves in ``kept``, the oldest
+    dropped beyond :data:`SECRETS_KEPT`; returns them."""
+    entry = (secret, fairness.leaves(secret))
+    kept[seed] = entry
+    while len(kept) > SECRETS_KEPT:
+        del kept[next(iter(kept))]
+    return entry
 
 
 def _per(rate: limits.RateLimitItem) -> str:
@@ -1669,10 +1710,15 @@ class RoomManager:
         room.status = "over"
         return room
 
-    def new_commitment(self, number: int) -> DealRow:
-        """Version 2: a fresh secret order for round ``number`` and its commitment."""
+    def new_commitment(self, number: int, kept: dict[str, tuple[fairness.DeckSecret,
+                                                                 list[str]]] | None = None
+                       ) -> DealRow:
+        """Version 2: a fresh secret order for round ``number`` and its commitment (its
+        order and leaves added to ``kept``, a room's :meth:`Room._secret`)."""
         seed = self.new_seed()
-        commitment = fairness.deck_commitment(fairness.leaves(fairness.secret_from_seed(seed)))
+        secret = fairness.secret_from_seed(seed)
+        _, leaves = _keep_secret({} if kept is None else kept, seed.hex(), secret)
+        commitment = fairness.deck_commitment(leaves)
         return DealRow(round=number, commitment=commitment, seed=seed.hex(), revealed=False)
 
     async def create(self, request: CreateRoom) -> tuple[Room, str]:
