@@ -9,6 +9,7 @@ import json
 import struct
 from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from alembic.autogenerate import compare_metadata
@@ -31,6 +32,7 @@ from gutskit.core.events import Declaration
 from gutskit.core.rules import Rules
 from gutskit.core.views import SPECTATOR, Viewer, view
 from gutskit.io.storage import Base, open_store
+from gutskit.server import app
 from gutskit.server.exports import ledger_csv
 from gutskit.server.fairness import (
     FairnessError,
@@ -225,3 +227,18 @@ def test_the_encoded_table_is_the_table_view_model() -> None:
     assert fields["matches"] is None and fields["last_result"] is not None
     declaring = table_fields(states[2], view(states[2], Viewer(1)), None)
     assert [m["declaration"] for m in declaring["matches"]] == ["in"]
+
+
+def test_a_connection_may_send_30_messages_in_any_3_seconds(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The moving window of app.MESSAGE_LIMIT, on a clock the test sets: 30 messages at
+    t = 0 pass, the 31st is refused (and not counted); at t = 2.9 still refused; at t = 3.0
+    the first 30 have left the window: one more passes, the next is refused again."""
+    now = [100.0]
+    monkeypatch.setattr(app, "time", SimpleNamespace(monotonic=lambda: now[0]))
+    client = app.WsClient(None)  # type: ignore[arg-type]
+    assert [client.allow() for _ in range(31)] == [True] * 30 + [False]
+    now[0] = 102.9
+    assert not client.allow()
+    now[0] = 103.0
+    assert [client.allow() for _ in range(31)] == [True] * 30 + [False]
