@@ -45,7 +45,7 @@ def message(error: BaseException) -> str:
         where = f"{error.filename}: " if error.filename else ""
         text = f"{where}{error.strerror}"
     elif isinstance(error, CLICK_EXCEPTION):
-        text = str(error.format_message())  # type: ignore[attr-defined]
+        text = _bad_value(error) or str(error.format_message())  # type: ignore[attr-defined]
         ctx = getattr(error, "ctx", None)
         if ctx is not None:
             text += f" (see '{ctx.command_path} --help')"
@@ -63,3 +63,38 @@ def report_error(error: BaseException) -> NoReturn:
     sys.stderr.write(line.encode(encoding, "backslashreplace").decode(encoding))
     sys.stderr.flush()
     raise SystemExit(EXIT_USER_ERROR)
+
+
+_BOUNDS = {"greater_than_equal": ("ge", "at least"), "less_than_equal": ("le", "at most"),
+           "greater_than": ("gt", "more than"), "less_than": ("lt", "less than")}
+"""pydantic's range error types (typer checks an option's ``min`` / ``max`` with pydantic)
+-> the bound's key in the error's ``ctx`` and its words."""
+
+
+def _bad_value(error: BaseException) -> str | None:
+    """A bad option value in gutskit's words, naming the option and the value typed
+    (``--players 99 is out of range: it must be at most 10``, ``--rounds 'x' is not a whole
+    number``), or ``None`` when ``error`` is not one (typer raises its ``BadParameter`` from
+    pydantic's ``ValidationError``, which holds the value and the bound)."""
+    cause = error.__cause__
+    param = getattr(error, "param", None)
+    errors = getattr(cause, "errors", None)
+    if param is None or not callable(errors):
+        return None
+    try:
+        first = errors()[0]
+        value, kind, bounds = first["input"], first["type"], first.get("ctx") or {}
+    except (IndexError, KeyError, TypeError):
+        return None
+    opts = [o for o in getattr(param, "opts", ()) if o.startswith("--")]
+    name = max(opts, key=len) if opts else str(getattr(param, "human_readable_name", "value"))
+    if kind in _BOUNDS and _BOUNDS[kind][0] in bounds:
+        key, words = _BOUNDS[kind]
+        return f"{name} {value} is out of range: it must be {words} {bounds[key]}"
+    if kind == "int_parsing":
+        return f"{name} {value!r} is not a whole number"
+    if kind == "float_parsing":
+        return f"{name} {value!r} is not a number"
+    text = str(first.get("msg", "")).replace("Input should be", "must be")
+    return f"{name} {value!r}: {text[:1].lower()}{text[1:]}"
+
