@@ -331,13 +331,14 @@ def test_level_stacks_have_no_session_winner() -> None:
      "error: --pot 0 is out of range: it must be at least 1 (see 'guts odds --help')"),
     (["odds", "Qs Qh", "-n", "x"],
      "error: --players 'x' is not a whole number (see 'guts odds --help')"),
-    (["sim", "--rounds", "-1"],
-     "error: --rounds -1 is out of range: it must be at least 0 (see 'guts sim --help')"),
+    (["sim", "--rounds", "0"],
+     "error: --rounds 0 is out of range: it must be at least 1 (see 'guts sim --help')"),
     (["sim", "--players", "1"],
      "error: --players 1 is out of range: it must be at least 2 (see 'guts sim --help')"),
 ])
 def test_an_out_of_range_number_names_the_option_and_the_value(args: list[str],
                                                                 line: str) -> None:
     """A fresh user's find: typer's "Invalid value for '--players' / '-n': Input should be
-    less than or equal to 10" neither said the value nor read as gutskit's other errors."""
+    less than or equal to 10" neither said the value nor read as gutskit's other errors;
+    ``guts sim --rounds 0`` was accepted and printed an empty summary."""
     assert assert_user_error(guts(*args)) == line

@@ -29,8 +29,8 @@ __all__ = ["register", "sim"]
 def sim(
     players: Annotated[int, typer.Option("--players", "-n", min=2, max=10,
                                          help="Bots at the table.")] = 5,
-    rounds: Annotated[int, typer.Option("--rounds", "-R", min=0, max=10_000_000,
-                                        help="Rounds (deals) to play (0..10000000).")] = 1000,
+    rounds: Annotated[int, typer.Option("--rounds", "-R", min=1, max=10_000_000,
+                                        help="Rounds (deals) to play (1..10000000).")] = 1000,
     preset_name: PresetOpt = None,
     rules_file: RulesFileOpt = None,
     rule: RuleOpt = None,
