@@ -410,3 +410,43 @@ def test_play_no_peek_hides_your_cards_until_the_reveal(tmp_path: Path) -> None:
         mine = deal_event.hands[0]
         assert mine is not None
         assert pretty_cards(mine) not in text  # you were out every time: never shown
+
+
+def test_away_and_back_in_the_terminal_game(tmp_path: Path) -> None:
+    """``away`` at a declaration: the seat and chips are kept, the round in progress still
+    needs the declaration, and you are dealt out from the next deal; ``back`` between rounds
+    brings you back for the next game (the table driver's sit_out / come_back decide)."""
+    db = tmp_path / "away.db"
+    result = guts("play", "--players", "3", "--seed", "7", "--chips", "20", "--db", str(db),
+                  input="away\nin\n\n\nback\nin\nquit\n")
+    assert result.exit_code == 0, result.output
+    text = result.output
+    # Round 1 (seed 7): pot 3 after antes of 1 (19 each); all in: Ava's straight Q-J-T wins
+    # 3 (22); You (8-7-3 high) and Bruno (4-3-2 straight, lower) match 3 each (16).
+    assert "You are away: dealt out until you come back." in text
+    assert "This round still needs your declaration." in text
+    assert "Stacks: You 16 · Ava 22 · Bruno 16" in text
+    # Rounds 2-3 void without you (a re-ante of 1 from Ava and Bruno only: 21, 15, pot 8);
+    # "back" in the middle of that game waits for the next one.
+    assert "Stacks: You 16 · Ava 21 · Bruno 15" in text
+    assert "You come back when the next game starts (the pot of 8 is played out" in text
+    assert text.count("You are not dealt in.") >= 3
+    events, state = saved(db)
+    kinds = [type(e).__name__ for e in events]
+    assert kinds.count("SeatAway") == 1 and kinds.count("SeatBack") == 1
+    back = kinds.index("SeatBack")
+    # back only once the pot was empty (a new game), and dealt in at the very next deal
+    resolved = [e for e in events[:back] if isinstance(e, RoundResolved)]
+    assert resolved[-1].pot_after == 0
+    dealt = next(e for e in events[back:] if isinstance(e, CardsDealt))
+    assert dealt.hands[0] is not None
+    assert sum(state.stacks) + state.pot + state.reserve == 60  # no chip made or lost
+    assert_ledger_printed(text, state)
+
+
+def test_away_is_refused_when_the_table_driver_says_no(tmp_path: Path) -> None:
+    """Typing away twice: the second time the driver's reason is quoted back."""
+    result = guts("play", "--players", "2", "--seed", "3", "--chips", "10", "--db",
+                  str(tmp_path / "a.db"), input="away\naway\nout\nquit\n")
+    assert result.exit_code == 0, result.output
+    assert "'You' is already away" in result.output

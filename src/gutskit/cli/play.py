@@ -119,11 +119,12 @@ def play(
     """Play Guts in the terminal: you (seat 0) against bots.
 
     Each round shows your cards, the pot, then asks **in** or **out** (also
-    **i**, **o**; **quit** or **q** stops). All declarations are revealed
-    at once (under sequential declaration you see the calls made before yours), then the
-    showdown, who matched, and the stacks. At the end (or on quit, Ctrl-C or the end of the
-    input) the ledger is printed. Every session is saved to the database (see
-    'guts history').
+    **i**, **o**; **quit** or **q** stops; **away** sits you out from the next deal, seat
+    and chips kept, and **back** between rounds brings you back for the next game). All
+    declarations are revealed at once (under sequential declaration you see the calls made
+    before yours), then the showdown, who matched, and the stacks. At the end (or on quit,
+    Ctrl-C or the end of the input) the ledger is printed. Every session is saved to the
+    database (see 'guts history').
     """
     from rich.console import Console
     from rich.markup import escape

@@ -503,6 +503,14 @@ class _Quit(Exception):
     """The player typed quit."""
 
 
+class _Away(Exception):
+    """The player typed away (:func:`gutskit.core.table.can_sit_out` allows it)."""
+
+
+AWAY_WORD = "away"
+BACK_WORDS = ("back", "b")
+
+
 def ask_declaration(console: Console, read: Callable[[str], str], state: GameState,
                     seat: int, *, echo: bool) -> Declaration:
     """Ask ``seat`` for its declaration (in or out; Hi-Lo: high, low, both or out) until the
@@ -516,6 +524,8 @@ def ask_declaration(console: Console, read: Callable[[str], str], state: GameSta
     Raises:
         EOFError: the input ended.
         _Quit: the player typed quit.
+        _Away: the player typed away and may go away now (the round in progress still
+            needs their declaration).
     """
     owed = settlement.match_amount(state.pot, state.rules)
     console.print(f"Pot {state.pot} · if you go in and lose you match {owed} · "
@@ -525,8 +535,15 @@ def ask_declaration(console: Console, read: Callable[[str], str], state: GameSta
         answer = read(_question(state.rules)).strip().lower()
         if echo:
             console.print(escape(_shown(answer)))
+        if answer == AWAY_WORD:  # sit out from the next deal (the table driver decides)
+            problem = driver.can_sit_out(state, seat)
+            if problem is None:
+                raise _Away
+            console.print(f"[yellow]{escape(problem)}[/]")
+            continue
         if answer not in table:
-            console.print(f"{_not_an_answer(answer)} {hint(state.rules)}")
+            console.print(f"{_not_an_answer(answer)} {hint(state.rules)} "
+                          f"([bold]{AWAY_WORD}[/] sits out from the next deal.)")
             continue
         choice = table[answer]
         if choice is None:
@@ -571,6 +588,27 @@ def ask_pass(console: Console, read: Callable[[str], str], state: GameState, sea
             return card
         console.print(f"[yellow]{escape(problem or '')}.[/] Type {choices} or the card, "
                       "e.g. 7h, or quit (q).")
+
+
+def ask_back(console: Console, read: Callable[[str], str], *, echo: bool) -> bool:
+    """You are away: watch the next round (Enter) or come back (``back``/``b``)?
+
+    Raises:
+        EOFError: the input ended.
+        _Quit: the player typed quit.
+    """
+    while True:
+        answer = read("You are away. Enter = watch the next round, back (b) = come back, "
+                      "quit (q): ").strip().lower()
+        if echo:
+            console.print(escape(_shown(answer)))
+        if answer in ("q", "quit"):
+            raise _Quit
+        if answer in BACK_WORDS:
+            return True
+        if not answer:
+            return False
+        console.print(f"{_not_an_answer(answer)} Press Enter, or type back (b) or quit (q).")
 
 
 def _coach(console: Console, state: GameState) -> None:
@@ -665,6 +703,7 @@ def play_session(*, console: Console, read: Callable[[str], str], store: History
     narrator.event(None, start, state)
     pending: list[Event] = []
     declined: int | None = None
+    returning = False  # you asked to come back in the middle of a game: at the next one
     reason = ""
     interrupted = False
 
@@ -681,6 +720,17 @@ def play_session(*, console: Console, read: Callable[[str], str], store: History
     try:
         while state.phase is not Phase.OVER:
             status = driver.status(state)
+            between = status.step in (Step.DEAL, Step.WAIT, Step.END)
+            if between and state.away and state.away[ME]:
+                if not returning:
+                    returning = ask_back(console, read, echo=echo)
+                    if returning and driver.can_come_back(state, ME) is not None:
+                        console.print("You come back when the next game starts (the pot of "
+                                      f"{state.pot} is played out by those who anted it).")
+                if returning and driver.can_come_back(state, ME) is None:
+                    returning = False
+                    state = apply(driver.come_back(state, ME), state)  # narrated
+                    continue
             if status.step in (Step.DEAL, Step.WAIT, Step.END):
                 offer = driver.legal_actions(state, ME).rebuy
                 if offer is not None and state.stacks[ME] != declined:
@@ -689,7 +739,7 @@ def play_session(*, console: Console, read: Callable[[str], str], store: History
                         state = apply(driver.rebuy(state, ME, chips_back), state)
                         continue
                     declined = state.stacks[ME]  # asked again only when the stack changes
-                if not state.in_play(ME):
+                if not state.in_play(ME) and not (state.away and state.away[ME]):
                     reason = ("you were eliminated" if state.eliminated[ME]
                               else "you have no chips left")
                     break
@@ -711,7 +761,13 @@ def play_session(*, console: Console, read: Callable[[str], str], store: History
                         passes[seat] = action.card
                 state = apply(driver.pass_all(state, passes), state)
             else:
-                mine = ask_declaration(console, read, state, ME, echo=echo)
+                try:
+                    mine = ask_declaration(console, read, state, ME, echo=echo)
+                except _Away:
+                    state = apply(driver.sit_out(state, ME), state)
+                    console.print("Your seat and chips are kept; type back between rounds "
+                                  "to come back. This round still needs your declaration.")
+                    continue
                 if coach:
                     _coach(console, state)
                 if len(waiting) == 1:  # sequential: my turn alone
