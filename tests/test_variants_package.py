@@ -85,3 +85,32 @@ def test_community_card_best_key_picks_the_best_three_of_four() -> None:
     tens = table[(hand[0] * 52 + hand[1]) * 52 + hand[2]]
     queens = table[(parse_cards("Qc")[0] * 52 + parse_cards("Qd")[0]) * 52 + hand[0]]
     assert best == max(tens, queens) == queens
+
+
+def test_the_hooks_every_subclass_must_give_are_abstract() -> None:
+    """``Variant.applies`` and ``OpponentStrategy.in_weights`` are abc abstract methods (not
+    ``raise NotImplementedError`` stubs): the bases cannot be made, every subclass can."""
+    import numpy as np
+
+    from gutskit.strategy.coach import _PerHand
+    from gutskit.strategy.odds import (
+        KeyStrategy,
+        OpponentStrategy,
+        RuleOfThumbStrategy,
+        ThresholdStrategy,
+    )
+    from gutskit.strategy.tables import hand_table
+
+    with pytest.raises(TypeError, match="abstract method applies"):
+        Variant(Rules())  # type: ignore[abstract]
+    with pytest.raises(TypeError, match="abstract method in_weights"):
+        OpponentStrategy()  # type: ignore[abstract]
+    assert len(FAMILIES) == 8
+    for family in FAMILIES:
+        assert isinstance(family(Rules()), Variant) and family.applies(Rules()) is False
+    table = hand_table(Rules(cards_per_hand=2).ranking)
+    strategies = [ThresholdStrategy(key=-1), KeyStrategy(lambda key: 0.5),
+                  RuleOfThumbStrategy(), _PerHand(np.full(1326, 0.25))]
+    # always in; one half; the pairs of tens or better (5 pairs x 6 = 30 hands); a quarter
+    assert [float(s.in_weights(table).sum()) for s in strategies] == [1326.0, 663.0, 30.0,
+                                                                      331.5]

@@ -34,6 +34,7 @@ True
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -98,15 +99,16 @@ def opponent_hand_count(cards_per_hand: int, known_cards: int) -> int:
 # Opponent strategies: an in-probability for every hand of the table (combination index).
 
 
-class OpponentStrategy:
+class OpponentStrategy(ABC):
     """How an opponent declares: :meth:`in_weights` gives, for every hand of a
     :class:`~gutskit.strategy.tables.HandTable` (by combination index), the probability of *in*."""
 
     name: str = "strategy"
 
-    def in_weights(self, table: HandTable) -> FloatArray:  # pragma: no cover - interface
-        """In-probability per hand, shape ``(n_hands,)``, values in [0, 1]."""
-        raise NotImplementedError
+    @abstractmethod
+    def in_weights(self, table: HandTable) -> FloatArray:
+        """In-probability per hand, shape ``(n_hands,)``, values in [0, 1] (each strategy
+        says; abstract)."""
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ imports point one way: engine -> variants -> rules, events, cards, evaluation, s
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from typing import ClassVar, Protocol
 
@@ -89,7 +90,7 @@ class Resolution:
         self.carry = 0
 
 
-class Variant:
+class Variant(ABC):
     """One variant family. Subclasses set :attr:`name` and override the hooks they change;
     :meth:`applies` says whether a rule set turns the variant on."""
 
@@ -124,9 +125,9 @@ class Variant:
     """:meth:`view_hand` hides something (the views take their slower, careful path)."""
 
     @classmethod
+    @abstractmethod
     def applies(cls, rules: Rules) -> bool:
-        """Whether ``rules`` turn this variant on."""
-        raise NotImplementedError
+        """Whether ``rules`` turn this variant on (each variant says; abstract)."""
 
     def __init__(self, rules: Rules) -> None:
         self.rules = rules
@@ -160,6 +161,7 @@ class Variant:
 
     def on_void(self, state: RoundState, score: Score, result: Resolution) -> None:
         """Nobody is in: what the void round settles beyond the ``all_out`` re-deal."""
+        return None  # a hook: by default nothing
 
     def showdown(self, state: RoundState, in_seats: Sequence[int], score: Score,
                  result: Resolution) -> bool:
@@ -180,6 +182,7 @@ class Variant:
 
     def turn(self, state: RoundState, result: Resolution) -> None:
         """Cards turned face up at every resolution, whatever the outcome."""
+        return None  # a hook: by default nothing
 
     # Companion mode: the table names the result instead of showing the cards. -----------
 
@@ -200,6 +203,7 @@ class Variant:
                       result: Resolution) -> None:
         """The table named ``winners`` (companion mode): what the variant records, as
         :meth:`winners` does from the keys."""
+        return None  # a hook: by default nothing
 
     # The views. --------------------------------------------------------------------------
 
