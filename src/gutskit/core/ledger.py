@@ -15,11 +15,12 @@ Ben 20 20 0
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from gutskit.core.engine import GameState
 
-__all__ = ["LedgerLine", "ledger", "session_winners"]
+__all__ = ["LedgerLine", "carry", "ledger", "session_winners"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,3 +65,21 @@ def session_winners(state: GameState) -> list[str]:
     best = max(state.stacks)
     return [name for name, stack in zip(state.names, state.stacks, strict=True)
             if stack == best]
+
+
+def carry(earlier: Sequence[tuple[str, int]], lines: Sequence[LedgerLine]
+          ) -> tuple[tuple[str, int], ...]:
+    """The running ledger over sessions (a rematch with the ledger carried): each player's
+    net over the ``earlier`` sessions plus this session's (``lines``), by name, in the
+    order the players first appear. A player of an earlier session who is not in this one
+    keeps its line. Nothing is created or destroyed: when the ``earlier`` nets and the
+    session's nets each add up to zero, so do the carried ones.
+
+    >>> session = [LedgerLine(0, "Ana", 20, 27, 7, False), LedgerLine(1, "Ben", 20, 13, -7, False)]
+    >>> carry((("Ana", -3), ("Cleo", 3)), session)
+    (('Ana', 4), ('Cleo', 3), ('Ben', -7))
+    """
+    nets = dict(earlier)
+    for line in lines:
+        nets[line.name] = nets.get(line.name, 0) + line.net
+    return tuple(nets.items())

@@ -472,11 +472,12 @@ def create_app(db: str | Path | None = None, *, config: ServerConfig | None = No
         if state is None:
             names = [s.name for s in room.seats]
             text = ledger_csv(names, [room.settings.buy_in] * len(names),
-                              [room.settings.buy_in] * len(names), final=False)
+                              [room.settings.buy_in] * len(names), final=False,
+                              carried=room.settings.carried)
         else:
             text = ledger_csv(state.names, state.buy_ins, state.stacks,
                               final=state.phase is Phase.OVER, pot=state.pot,
-                              reserve=state.reserve)
+                              reserve=state.reserve, carried=room.settings.carried)
         return PlainTextResponse(text, media_type="text/csv", headers={
             "Content-Disposition": f'attachment; filename="gutskit-{room_id}-ledger.csv"'})
 
@@ -487,10 +488,11 @@ def create_app(db: str | Path | None = None, *, config: ServerConfig | None = No
         if state is None:
             names = [s.name for s in room.seats]
             buy_ins = [room.settings.buy_in] * len(names)
-            return ledger_json(names, buy_ins, buy_ins, final=False)
+            return ledger_json(names, buy_ins, buy_ins, final=False,
+                               carried=room.settings.carried)
         return ledger_json(state.names, state.buy_ins, state.stacks,
                            final=state.phase is Phase.OVER, pot=state.pot,
-                           reserve=state.reserve)
+                           reserve=state.reserve, carried=room.settings.carried)
 
     @app.get("/api/rooms/{room_id}/hands")
     async def describe_hands(room_id: str, cards: Annotated[list[str], Query()]

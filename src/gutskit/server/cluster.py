@@ -52,8 +52,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from gutskit.server.protocol import CreateRoom
-from gutskit.server.rooms import Room, RoomManager, ServerConfig
-from gutskit.server.store import ARCHIVED, SET_ASIDE, RoomStore
+from gutskit.server.rooms import Room, RoomManager, RoomSettings, ServerConfig
+from gutskit.server.store import ARCHIVED, SET_ASIDE, RoomStore, SeatRow
 
 __all__ = [
     "CONFIG_ENV",
@@ -208,6 +208,14 @@ class ClusterRoomManager(RoomManager):
             self.rooms.pop(room.room_id, None)
             room.close()
         return room, token
+
+    async def open_rematch(self, settings: RoomSettings, seats: list[SeatRow]) -> Room:
+        """:meth:`RoomManager.open_rematch`, then take the new room's lease."""
+        room = await super().open_rematch(settings, seats)
+        if self.node is not None and not await self.node.claim(room.room_id):
+            self.rooms.pop(room.room_id, None)
+            room.close()
+        return room
 
 
 class Node:

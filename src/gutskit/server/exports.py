@@ -23,7 +23,7 @@ from typing import Any
 
 from gutskit.core.payments import settle_up
 
-__all__ = ["csv_cell", "history_jsonl", "ledger_csv", "who_pays_whom"]
+__all__ = ["csv_cell", "history_jsonl", "ledger_csv", "running_rows", "who_pays_whom"]
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "\n")
 """What a spreadsheet may read as the start of a formula (OWASP, "CSV Injection")."""
@@ -55,8 +55,26 @@ def who_pays_whom(names: Sequence[str], nets: Sequence[int]) -> list[tuple[str, 
             for p in settle_up(dict(zip(names, nets, strict=True)))]
 
 
+def running_rows(names: Sequence[str], nets: Sequence[int],
+                 carried: Sequence[tuple[str, int]]) -> list[tuple[str, int, int]]:
+    """The running ledger of a rematch with the ledger carried: ``(name, carried, total)``
+    per player, the session's seats first (``carried``: the net of the earlier sessions,
+    ``total``: carried + this session's net), then the players of earlier sessions who
+    are not seated in this one (their total is what they carried).
+
+    >>> running_rows(["Ana", "Ben"], [5, -5], [("Ana", -2), ("Cleo", 2)])
+    [('Ana', -2, 3), ('Ben', 0, -5), ('Cleo', 2, 2)]
+    """
+    before = dict(carried)
+    rows = [(name, before.get(name, 0), before.get(name, 0) + net)
+            for name, net in zip(names, nets, strict=True)]
+    rows += [(name, net, net) for name, net in carried if name not in names]
+    return rows
+
+
 def ledger_csv(names: Sequence[str], buy_ins: Sequence[int], stacks: Sequence[int], *,
-               final: bool, pot: int = 0, reserve: int = 0) -> str:
+               final: bool, pot: int = 0, reserve: int = 0,
+               carried: Sequence[tuple[str, int]] | None = None) -> str:
     """The ledger as CSV (written with :mod:`csv`): one line per seat (seat, name, buy-in,
     cash-out = the stack, net), then a blank line and the settlement ("who pays whom":
     the fewest transfers, :func:`gutskit.core.payments.settle_up`).
@@ -64,6 +82,10 @@ def ledger_csv(names: Sequence[str], buy_ins: Sequence[int], stacks: Sequence[in
     While the session is in play (``final`` false) the settlement section holds one line
     saying so, with the chips still in the pot and reserve. Every text cell goes through
     :func:`csv_cell` (no name is read as a formula).
+
+    ``carried`` (a rematch with the ledger carried, :func:`running_rows`): two more
+    columns, ``carried`` and ``total``, a line for each player of an earlier session who
+    is not seated now (empty seat), and the settlement of the totals.
 
     >>> print(ledger_csv(["=1+2", "@Ben"], [5, 5], [6, 4], final=True), end="")
     seat,name,buy_in,cash_out,net
@@ -79,15 +101,26 @@ def ledger_csv(names: Sequence[str], buy_ins: Sequence[int], stacks: Sequence[in
     def write(row: Sequence[object]) -> None:
         writer.writerow([csv_cell(cell) for cell in row])
 
-    write(["seat", "name", "buy_in", "cash_out", "net"])
     nets = [s - b for s, b in zip(stacks, buy_ins, strict=True)]
-    for seat, (name, buy_in, stack, net) in enumerate(zip(names, buy_ins, stacks, nets,
-                                                          strict=True)):
-        write([seat, name, buy_in, stack, net])
+    if carried is None:
+        write(["seat", "name", "buy_in", "cash_out", "net"])
+        for seat, (name, buy_in, stack, net) in enumerate(zip(names, buy_ins, stacks, nets,
+                                                              strict=True)):
+            write([seat, name, buy_in, stack, net])
+        payers, owed = list(names), nets
+    else:
+        write(["seat", "name", "buy_in", "cash_out", "net", "carried", "total"])
+        running = running_rows(names, nets, carried)
+        for seat, (name, before, total) in enumerate(running):
+            if seat < len(names):
+                write([seat, name, buy_ins[seat], stacks[seat], nets[seat], before, total])
+            else:
+                write(["", name, 0, 0, 0, before, total])
+        payers, owed = [r[0] for r in running], [r[2] for r in running]
     write([])
     write(["payer", "payee", "chips"])
     if final:
-        for payer, payee, chips in who_pays_whom(names, nets):
+        for payer, payee, chips in who_pays_whom(payers, owed):
             write([payer, payee, chips])
     else:
         write(["(session in play)", f"pot {pot}, reserve {reserve}", ""])

@@ -80,9 +80,11 @@ __all__ = [
     "PROTOCOL_VERSION",
     "PROTOCOL_VERSIONS",
     "REACTIONS",
+    "SEATS",
     "Ack",
     "AddBot",
     "ApproveRebuy",
+    "ApproveSeat",
     "CallMisdeal",
     "Chat",
     "ChatLine",
@@ -98,6 +100,7 @@ __all__ = [
     "DealRound",
     "Declare",
     "DenyRebuy",
+    "DenySeat",
     "EndSession",
     "Error",
     "EventMessage",
@@ -124,9 +127,14 @@ __all__ = [
     "React",
     "Rebuy",
     "RebuyRequest",
+    "Rematch",
+    "RematchOpened",
     "Resume",
     "RoomInfo",
     "RoomUpdate",
+    "SeatPending",
+    "SeatRefused",
+    "SeatRequest",
     "Seated",
     "ServerMessage",
     "ShowCards",
@@ -179,6 +187,8 @@ ERROR_CODES: dict[str, str] = {
     "already_seeded": "this seat already sent its client seed for that round",
     "bad_rules": "the house rules are invalid (the message names the rule)",
     "muted": "the host muted your chat",
+    "seat_taken": "the seat asked for is taken (or asked for by someone waiting)",
+    "already_asked": "this connection already waits for an answer to its seat request",
     "server_error": "the database could not store the action; nothing changed (retry)",
 }
 """Every :class:`Error` code and what it means."""
@@ -229,6 +239,10 @@ class CreateRoom(_Message):
     """Companion mode (docs/companion.md): the cards are dealt at a real table, the phones
     declare and enter the cards shown; no deck, no timer, no bots (``seed_reveal`` and
     ``decision_seconds`` are not used)."""
+    approve_seats: bool = False
+    """Host approval of who sits down: a :class:`Join` waits for the host's
+    :class:`ApproveSeat` / :class:`DenySeat` (off by default: a free seat is taken at
+    once)."""
 
     @field_validator("rules")
     @classmethod
@@ -280,11 +294,61 @@ class Hello(_Message):
     token: str | None = None
 
 
+SEATS = 10
+"""Seats (chairs) around a table, numbered 0..9 clockwise; the host sits in seat 0."""
+
+
 class Join(_Message):
-    """Take a free seat (only before the session starts). Answered by :class:`Seated`."""
+    """Take a free seat, or ask for one.
+
+    In the lobby the seat is taken at once (answered by :class:`Seated`), or, in a room
+    with host approval (:attr:`CreateRoom.approve_seats`), asked for (answered by
+    :class:`SeatPending`, then :class:`Seated` or :class:`SeatRefused`). During or after
+    a session a spectator asks to sit **for the next session** (the rematch,
+    :class:`Rematch`): answered by :class:`SeatPending` with ``next_game`` true.
+
+    Attributes:
+        name: the player name (1-24 printable characters).
+        seat: the chair wanted, 0 to 9 clockwise (:data:`SEATS`); ``None``: the lowest
+            free one. Clockwise order decides the dealer button's moves and the order of
+            sequential declaration.
+    """
 
     type: Literal["join"] = "join"
     name: str
+    seat: int | None = Field(None, ge=0, le=SEATS - 1)
+
+
+class ApproveSeat(_Message):
+    """Host: let the player of seat request ``request`` (:attr:`RoomInfo.seat_requests`)
+    sit down (in the lobby at once; a request for the next session at the rematch)."""
+
+    type: Literal["approve_seat"] = "approve_seat"
+    request: int
+
+
+class DenySeat(_Message):
+    """Host: refuse seat request ``request``; the requester watches on as a spectator
+    (:class:`SeatRefused`)."""
+
+    type: Literal["deny_seat"] = "deny_seat"
+    request: int
+
+
+class Rematch(_Message):
+    """Host, once the session is over: open a new session with the same rules and the
+    players still seated (bots keep their seats; players who left or were removed are not
+    seated again; the spectators whose request to sit was granted join them), in a new
+    room linked to this one (:attr:`RoomInfo.next_room`).
+
+    Attributes:
+        ledger: ``"carried"``: the running ledger keeps adding up across the sessions
+            (each player's net so far is carried into the new room's ledger);
+            ``"reset"``: the new session's ledger starts from zero.
+    """
+
+    type: Literal["rematch"] = "rematch"
+    ledger: Literal["carried", "reset"]
 
 
 class Leave(_Message):
@@ -569,7 +633,7 @@ ClientMessage = Annotated[
     Hello | Join | Leave | Declare | PassCard | AddBot | Kick | Start | Pause | Resume | EndSession
     | Ping | ClientSeed | Rebuy | ApproveRebuy | DenyRebuy | SitOut | ComeBack | Chat | React
     | Mute | DealRound | StartCount | ShowCards | NameWinners | CallMisdeal | UndoRound
-    | ShowHand,
+    | ShowHand | ApproveSeat | DenySeat | Rematch,
     Field(discriminator="type"),
 ]
 """Any message a client may send."""
@@ -684,6 +748,28 @@ class LobbySeat(_Message):
     away: bool = False
     back_next_game: bool = False
     muted: bool = False
+    chair: int = 0
+    """The seat's chair around the table (0-9 clockwise, :attr:`Join.seat`); ``seat`` is
+    its place in the session's seat order (the chairs taken, in clockwise order)."""
+
+
+class SeatRequest(_Message):
+    """A request to sit down (:class:`Join`) waiting for the host (public: a name and a
+    chair, nothing else).
+
+    Attributes:
+        request: its number (what :class:`ApproveSeat` / :class:`DenySeat` name).
+        name: the name asked for.
+        chair: the chair asked for (0-9).
+        next_game: for the next session (asked during or after a session).
+        approved: the host granted it (a next-session request waits for the rematch).
+    """
+
+    request: int
+    name: str
+    chair: int
+    next_game: bool
+    approved: bool
 
 
 class RebuyRequest(_Message):
@@ -708,6 +794,11 @@ class RoomInfo(_Message):
         spectators: number of connected spectators.
         rebuy_requests: pending rebuys (:class:`Rebuy`), by seat.
         companion: a companion room (:attr:`CreateRoom.companion`): a real table deals.
+        approve_seats: the host approves who sits down (:attr:`CreateRoom.approve_seats`).
+        seat_requests: the requests to sit down (:class:`SeatRequest`), oldest first.
+        previous_room: the room whose rematch this room is (``None``: the first session).
+        next_room: the room of this session's rematch (:class:`Rematch`), once opened.
+        ledger_carried: this room's ledger carries the nets of the earlier sessions.
     """
 
     room_id: str
@@ -722,6 +813,11 @@ class RoomInfo(_Message):
     spectators: int
     rebuy_requests: list[RebuyRequest] = []
     companion: bool = False
+    approve_seats: bool = False
+    seat_requests: list[SeatRequest] = []
+    previous_room: str | None = None
+    next_room: str | None = None
+    ledger_carried: bool = False
 
 
 class MatchQuote(_Message):
@@ -937,6 +1033,49 @@ class Seated(_Message):
     token: str
 
 
+class SeatPending(_Message):
+    """Answer to :class:`Join` (to that client only) when it must wait: the host approves
+    who sits down, or the seat is for the next session.
+
+    Attributes:
+        request: the request's number (:class:`SeatRequest`).
+        chair: the chair asked for.
+        next_game: the seat is for the next session (the rematch).
+    """
+
+    type: Literal["seat_pending"] = "seat_pending"
+    request: int
+    chair: int
+    next_game: bool
+
+
+class SeatRefused(_Message):
+    """To the requester only: the host refused its request (:class:`DenySeat`), or the
+    rematch opened before the host answered; it watches on as a spectator."""
+
+    type: Literal["seat_refused"] = "seat_refused"
+    request: int
+    reason: str
+
+
+class RematchOpened(_Message):
+    """To everyone in the room: the host opened the rematch (:class:`Rematch`) in room
+    ``room_id``. A seated player's token is valid there too (the same seat); a spectator
+    whose request to sit was granted receives its new ``token`` (only on its own
+    connection); everyone else watches there.
+
+    Attributes:
+        room_id: the new room.
+        ledger: ``"carried"`` or ``"reset"``.
+        token: the recipient's new seat token (granted requests only), else ``None``.
+    """
+
+    type: Literal["rematch"] = "rematch"
+    room_id: str
+    ledger: Literal["carried", "reset"]
+    token: str | None = None
+
+
 class RoomUpdate(_Message):
     """The room changed (a seat, connection, pause, status); sent to everyone."""
 
@@ -1110,7 +1249,8 @@ class Pong(_Message):
 ServerMessage = Annotated[
     Welcome | Seated | RoomUpdate | TableState | EventMessage | FairnessCommitment
     | FairnessSession | FairnessReveal | FairnessDealt | FairnessOpening | Ack | Error
-    | TimedOut | Kicked | Presence | Coach | Pong | ChatLine,
+    | TimedOut | Kicked | Presence | Coach | Pong | ChatLine | SeatPending | SeatRefused
+    | RematchOpened,
     Field(discriminator="type"),
 ]
 """Any message the server sends."""

@@ -31,6 +31,7 @@ import limits
 import pydantic_core
 
 from gutskit.core import engine, views
+from gutskit.core import ledger as ledgers
 from gutskit.core import table as driver
 from gutskit.core.cards import CardError, card_name, parse_card
 from gutskit.core.engine import GameState, Phase
@@ -54,9 +55,11 @@ from gutskit.server import companion, fairness, names
 from gutskit.server.protocol import (
     CHAT_KEPT,
     PROTOCOL_VERSIONS,
+    SEATS,
     Ack,
     AddBot,
     ApproveRebuy,
+    ApproveSeat,
     Chat,
     ChatLine,
     ClientMessage,
@@ -66,6 +69,7 @@ from gutskit.server.protocol import (
     CreateRoom,
     Declare,
     DenyRebuy,
+    DenySeat,
     EndSession,
     FairnessCommitment,
     FairnessDealt,
@@ -88,10 +92,15 @@ from gutskit.server.protocol import (
     React,
     Rebuy,
     RebuyRequest,
+    Rematch,
+    RematchOpened,
     Resume,
     RoomInfo,
     RoomUpdate,
     Seated,
+    SeatPending,
+    SeatRefused,
+    SeatRequest,
     ShowHand,
     SitOut,
     Start,
@@ -118,7 +127,7 @@ __all__ = ["PRESENCE_DELAY", "Client", "Room", "RoomManager", "ServerConfig", "T
 
 log = logging.getLogger("gutskit.server")
 
-MAX_SEATS = 10
+MAX_SEATS = SEATS
 PRESENCE_DELAY = 0.25
 """Seconds a room gathers connects and disconnects into one :class:`Presence` message."""
 MAX_NAME = 24
@@ -210,6 +219,16 @@ class RoomSettings:
     seed_reveal: str
     companion: bool = False
     """Companion mode (:mod:`gutskit.server.companion`): a real table deals."""
+    approve_seats: bool = False
+    """The host approves who sits down (:attr:`CreateRoom.approve_seats`)."""
+    previous_room: str | None = None
+    """The room whose rematch this room is (:class:`~gutskit.server.protocol.Rematch`)."""
+    next_room: str | None = None
+    """The room of this room's rematch, once the host opened it."""
+    carried: tuple[tuple[str, int], ...] | None = None
+    """A rematch with the ledger carried: each player's net (chips) over the earlier
+    sessions, by name, in the order they first sat down (``None``: the ledger starts from
+    zero). The nets add up to zero."""
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -218,15 +237,46 @@ class RoomSettings:
             "reveal_seconds": self.reveal_seconds, "seed_reveal": self.seed_reveal}
         if self.companion:
             data["companion"] = True
+        if self.approve_seats:
+            data["approve_seats"] = True
+        for key in ("previous_room", "next_room"):
+            if getattr(self, key) is not None:
+                data[key] = getattr(self, key)
+        if self.carried is not None:
+            data["carried"] = [[name, net] for name, net in self.carried]
         return data
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> RoomSettings:
+        carried = data.get("carried")
         return cls(rules=rules_from_mapping(data["rules"]), buy_in=int(data["buy_in"]),
                    decision_seconds=float(data["decision_seconds"]),
                    reveal_seconds=float(data["reveal_seconds"]),
                    seed_reveal=str(data["seed_reveal"]),
-                   companion=bool(data.get("companion", False)))
+                   companion=bool(data.get("companion", False)),
+                   approve_seats=bool(data.get("approve_seats", False)),
+                   previous_room=data.get("previous_room"),
+                   next_room=data.get("next_room"),
+                   carried=None if carried is None
+                   else tuple((str(name), int(net)) for name, net in carried))
+
+
+@dataclass
+class SeatAsk:
+    """A request to sit down (:class:`~gutskit.server.protocol.Join`) waiting for the
+    host's answer, or for the next session (memory only: it lives with its connection)."""
+
+    number: int
+    client: Client
+    name: str
+    chair: int
+    next_game: bool
+    approved: bool
+
+    def public(self) -> SeatRequest:
+        """What everyone sees of it: a name and a chair."""
+        return SeatRequest(request=self.number, name=self.name, chair=self.chair,
+                           next_game=self.next_game, approved=self.approved)
 
 
 def _fail(code: str, message: str) -> ProtocolError:
@@ -343,6 +393,11 @@ def encode(message: dict[str, Any]) -> str:
     return pydantic_core.to_json(message).decode()
 
 
+def _chair(seat: SeatRow) -> int:
+    """A seat's chair (0-9 clockwise; rooms stored before chairs: its seat number)."""
+    return seat.seat if seat.chair is None else seat.chair
+
+
 def _deciding(state: GameState) -> bool:
     """Cards are out and seats are choosing (Pass the Trash or declaring)."""
     return state.phase.value in ("pass", "declare")
@@ -423,6 +478,12 @@ class Room:
         """Seats whose chat the host muted (:class:`~gutskit.server.protocol.Mute`)."""
         self._secrets: dict[str, tuple[fairness.DeckSecret, list[str]]] = {}
         """Worked-out secret orders and leaves by seed (:meth:`_secret`)."""
+        for row in self.seats:  # rooms stored before chairs: the chair is the seat number
+            if row.chair is None:
+                row.chair = row.seat
+        self.asks: dict[int, SeatAsk] = {}
+        """Requests to sit down, by number (:meth:`_join`)."""
+        self.ask_count = 0
 
     # -- public facts --------------------------------------------------------------------
 
@@ -438,7 +499,7 @@ class Room:
                              kicked=s.kicked,
                              away=bool(away) and s.seat < len(away) and away[s.seat],
                              back_next_game=s.seat in self.returning,
-                             muted=s.seat in self.muted)
+                             muted=s.seat in self.muted, chair=_chair(s))
                    for s in self.seats],
             rules=self.settings.rules.to_dict(), buy_in=self.settings.buy_in,
             decision_seconds=self.settings.decision_seconds,
@@ -448,6 +509,11 @@ class Room:
             rebuy_requests=[RebuyRequest(seat=seat, chips=chips, approved=approved)
                             for seat, (chips, approved) in sorted(self.rebuys.items())],
             companion=self.settings.companion,
+            approve_seats=self.settings.approve_seats,
+            seat_requests=[ask.public() for ask in self.asks.values()],
+            previous_room=self.settings.previous_room,
+            next_room=self.settings.next_room,
+            ledger_carried=self.settings.carried is not None,
         )
 
     def viewer(self, seat: int | None) -> Viewer:
@@ -550,6 +616,11 @@ class Room:
                 self.clients.discard(client)
                 self.last_active = time.monotonic()
                 self._presence_changed()
+                gone = [n for n, ask in self.asks.items() if ask.client is client]
+                for number in gone:  # a request lives with its connection
+                    del self.asks[number]
+                if gone:
+                    self._broadcast_room()
 
     def _connected(self) -> list[bool]:
         """Per seat: a connection holds it (a bot is always there)."""
@@ -626,27 +697,120 @@ class Room:
     # -- lobby ---------------------------------------------------------------------------
 
     async def _join(self, client: Client, message: Join) -> None:
+        """A spectator takes a free seat (lobby), or asks for one: the host approves who
+        sits down (:attr:`RoomSettings.approve_seats`), or, during or after a session, a
+        seat for the next session (the rematch; RULES.md has no rule for a player who
+        joins a session in play and the table driver none for a seat added to one, so a
+        seat is never added mid-session)."""
         if client.seat is not None:
             raise _fail("already_seated", f"this connection already holds seat {client.seat}")
-        if self.status != "lobby":
-            raise _fail("not_in_lobby", "the session has started; you can watch")
+        if any(ask.client is client for ask in self.asks.values()):
+            raise _fail("already_asked", "this connection already waits for an answer to "
+                        "its seat request")
+        if self.settings.next_room is not None:
+            raise _fail("illegal_action", f"the next session is open in room "
+                        f"{self.settings.next_room!r}: join there")
         name = clean_name(message.name)
         self._check_name_free(name)
-        if len(self.seats) >= MAX_SEATS:
-            raise _fail("room_full", f"all {MAX_SEATS} seats are taken")
-        token = secrets.token_urlsafe(24)
-        seat = SeatRow(seat=len(self.seats), name=name, token_hash=hash_token(token),
-                       bot_style=None, host=False, kicked=False)
-        await self.store.run(self.store.put_seat, self.room_id, seat)
-        self.seats.append(seat)
-        client.seat = seat.seat
-        client.send(Seated(seat=seat.seat, token=token))
+        lobby = self.status == "lobby"
+        chair = self._free_chair(message.seat, lobby)
+        if lobby and not self.settings.approve_seats:
+            await self._seat_in_lobby(client, name, chair)
+            return
+        self.ask_count += 1
+        ask = SeatAsk(number=self.ask_count, client=client, name=name, chair=chair,
+                      next_game=not lobby, approved=not self.settings.approve_seats)
+        self.asks[ask.number] = ask
+        client.send(SeatPending(request=ask.number, chair=chair, next_game=ask.next_game))
         self._broadcast_room()
+
+    def _free_chair(self, wanted: int | None, lobby: bool) -> int:
+        """The chair a :class:`Join` takes: ``wanted`` if free, else (``None``) the lowest
+        free one. In play, the chairs of seats that left or were removed are free for the
+        next session.
+
+        Raises:
+            ProtocolError: ``seat_taken`` (``wanted`` is held or asked for),
+                ``room_full`` (no chair free).
+        """
+        held = {_chair(s): s.name for s in self.seats if lobby or not s.kicked}
+        held.update({ask.chair: ask.name for ask in self.asks.values()})
+        if wanted is not None:
+            if wanted in held:
+                raise _fail("seat_taken", f"seat {wanted} is taken by {held[wanted]!r}")
+            return wanted
+        free = [chair for chair in range(MAX_SEATS) if chair not in held]
+        if not free:
+            raise _fail("room_full", f"all {MAX_SEATS} seats are taken")
+        return free[0]
+
+    async def _seat_in_lobby(self, client: Client, name: str, chair: int) -> None:
+        """Seat a new player at ``chair`` in the lobby (the seats after it move up one in
+        the seat order; their connections get a new :class:`Welcome`)."""
+        token = secrets.token_urlsafe(24)
+        row = SeatRow(seat=-1, name=name, token_hash=hash_token(token), bot_style=None,
+                      host=False, kicked=False, chair=chair)
+        await self._reseat([*self.seats, row])
+        client.seat = row.seat
+        client.send(Seated(seat=row.seat, token=token))
+        self._broadcast_room()
+
+    async def _reseat(self, rows: list[SeatRow]) -> None:
+        """Make ``rows`` the lobby's seats, in clockwise chair order, renumbered (a row
+        with seat -1 is new); stored first, then each moved connection gets a new
+        :class:`Welcome` and a removed seat's connections :class:`Kicked`."""
+        ordered = sorted(rows, key=_chair)
+        renumber = {s.seat: i for i, s in enumerate(ordered) if s.seat >= 0}
+        seats = [dataclasses.replace(s, seat=i) for i, s in enumerate(ordered)]
+        await self.store.run(self.store.delete_seats, self.room_id, seats)
+        for old, new in zip(ordered, seats, strict=True):
+            old.seat = new.seat  # the caller's new row learns its number
+        self.seats = seats
+        self.muted = {renumber[s] for s in self.muted if s in renumber}
+        for client in self.clients:
+            if client.seat is None:
+                continue
+            if client.seat not in renumber:
+                number, client.seat = client.seat, None
+                client.send(Kicked(seat=number))
+            elif renumber[client.seat] != client.seat:
+                client.seat = renumber[client.seat]
+                client.send(Welcome(protocol=client.protocol, seat=client.seat,
+                                    host=self.seats[client.seat].host, room=self.info(),
+                                    table=None))
+
+    async def _approve_seat(self, number: int) -> None:
+        """Host: grant seat request ``number``: seated now in the lobby, else at the
+        rematch."""
+        ask = self._ask(number)
+        if ask.next_game:
+            ask.approved = True
+        else:
+            del self.asks[number]
+            await self._seat_in_lobby(ask.client, ask.name, ask.chair)
+        self._broadcast_room()
+
+    def _deny_seat(self, number: int) -> None:
+        """Host: refuse seat request ``number``; the requester watches on."""
+        ask = self._ask(number)
+        del self.asks[number]
+        ask.client.send(SeatRefused(request=number, reason="the host did not give you a seat"))
+        self._broadcast_room()
+
+    def _ask(self, number: int) -> SeatAsk:
+        ask = self.asks.get(number)
+        if ask is None:
+            raise _fail("illegal_action", f"there is no seat request {number}")
+        return ask
 
     def _check_name_free(self, name: str) -> None:
         # Look-alikes count as taken: full-width "Ｈｏｓｔ" is "Host" (NFKC), case aside, a
-        # Cyrillic "Аna" is "Ana" (gutskit.server.names: Unicode confusables).
-        other = names.confusable_with(name, (s.name for s in self.seats))
+        # Cyrillic "Аna" is "Ana" (gutskit.server.names: Unicode confusables). A name of
+        # the carried ledger belongs to its player (a rematch's earlier sessions), a name
+        # asked for to the one who waits for it.
+        taken = [s.name for s in self.seats] + [a.name for a in self.asks.values()]
+        taken += [n for n, _ in self.settings.carried or ()]
+        other = names.confusable_with(name, taken)
         if other is not None:
             which = "called" if other == name else f"called {other!r}, which looks like"
             raise _fail("name_taken", f"another seat is {which} {name!r}")
@@ -674,23 +838,7 @@ class Room:
         self._broadcast_state()
 
     async def _remove_lobby_seat(self, number: int) -> None:
-        old = self.seats
-        kept = [s for s in old if s.seat != number]
-        renumber = {s.seat: i for i, s in enumerate(kept)}
-        self.muted = {renumber[s] for s in self.muted if s in renumber}
-        self.seats = [SeatRow(seat=i, name=s.name, token_hash=s.token_hash,
-                              bot_style=s.bot_style, host=s.host, kicked=s.kicked)
-                      for i, s in enumerate(kept)]
-        await self.store.run(self.store.delete_seats, self.room_id, self.seats)
-        for client in self.clients:
-            if client.seat == number:
-                client.seat = None
-                client.send(Kicked(seat=number))
-            elif client.seat is not None and renumber[client.seat] != client.seat:
-                client.seat = renumber[client.seat]
-                client.send(Welcome(protocol=client.protocol, seat=client.seat,
-                                    host=self.seats[client.seat].host, room=self.info(),
-                                    table=None))
+        await self._reseat([s for s in self.seats if s.seat != number])
         self._broadcast_room()
 
     # -- host commands -------------------------------------------------------------------
@@ -714,6 +862,59 @@ class Room:
             self._deny_rebuy(message.seat)
         elif isinstance(message, Mute):
             self._mute(message.seat, message.muted)
+        elif isinstance(message, ApproveSeat):
+            await self._approve_seat(message.request)
+        elif isinstance(message, DenySeat):
+            self._deny_seat(message.request)
+        elif isinstance(message, Rematch):
+            await self._rematch(message.ledger)
+
+    async def _rematch(self, ledger: str) -> None:
+        """Host, once the session is over: open the next session with the same rules in a
+        new room (a new hand history, fairness record and ledger; :class:`Rematch`).
+
+        The seats still at the table keep their chairs and tokens (bots too); the seats
+        that left or were removed are not seated again; the spectators whose request to
+        sit was granted take their chairs with new tokens. ``ledger``: ``"carried"`` (the
+        new room's ledger carries every player's net so far, :func:`ledgers.carry`) or
+        ``"reset"``.
+
+        Raises:
+            ProtocolError: ``illegal_action`` (the session is not over, or the rematch is
+                already open), ``server_full``.
+        """
+        state = self.state
+        if self.status != "over" or state is None:
+            raise _fail("illegal_action", "a rematch opens once the session is over")
+        if self.settings.next_room is not None:
+            raise _fail("illegal_action", f"the rematch is already open in room "
+                        f"{self.settings.next_room!r}")
+        rows = [dataclasses.replace(s, kicked=False) for s in self.seats if not s.kicked]
+        tokens: dict[int, str] = {}
+        for ask in self.asks.values():
+            if ask.approved and ask.client in self.clients:
+                tokens[ask.number] = secrets.token_urlsafe(24)
+                rows.append(SeatRow(seat=-1, name=ask.name,
+                                    token_hash=hash_token(tokens[ask.number]),
+                                    bot_style=None, host=False, kicked=False, chair=ask.chair))
+        rows.sort(key=_chair)
+        rows = [dataclasses.replace(s, seat=i) for i, s in enumerate(rows)]
+        carried = (ledgers.carry(self.settings.carried or (), ledgers.ledger(state))
+                   if ledger == "carried" else None)
+        settings = dataclasses.replace(self.settings, previous_room=self.room_id,
+                                       next_room=None, carried=carried)
+        room = await self.manager.open_rematch(settings, rows)
+        self.settings = dataclasses.replace(self.settings, next_room=room.room_id)
+        await self.store.run(self.store.put_settings, self.room_id, self.settings.to_json())
+        asks, self.asks = self.asks, {}
+        for client in self.clients:
+            mine = next((a for a in asks.values() if a.client is client), None)
+            if mine is not None and mine.number not in tokens:
+                client.send(SeatRefused(request=mine.number, reason="the rematch opened "
+                                        "before the host answered: ask again there"))
+            client.send(RematchOpened(room_id=room.room_id, ledger=ledger,  # type: ignore[arg-type]
+                                      token=None if mine is None else tokens.get(mine.number)))
+        self._broadcast_room()
 
     def _mute(self, number: int, muted: bool) -> None:
         """Host: mute or unmute a seat's chat (memory only, like the chat).
@@ -775,15 +976,15 @@ class Room:
             raise _fail("illegal_action", "a companion room plays with real cards: no bots")
         if self.status != "lobby":
             raise _fail("not_in_lobby", "bots can join only before the session starts")
-        if len(self.seats) >= MAX_SEATS:
-            raise _fail("room_full", f"all {MAX_SEATS} seats are taken")
-        taken = {s.name.casefold() for s in self.seats}
-        name = next((f"{n} (bot)" for n in BOT_NAMES if f"{n} (bot)".casefold() not in taken),
+        chair = self._free_chair(None, lobby=True)
+        taken = [s.name for s in self.seats] + [a.name for a in self.asks.values()]
+        taken += [n for n, _ in self.settings.carried or ()]
+        name = next((f"{n} (bot)" for n in BOT_NAMES
+                     if names.confusable_with(f"{n} (bot)", taken) is None),
                     f"Bot {len(self.seats)}")
-        seat = SeatRow(seat=len(self.seats), name=name, token_hash=None, bot_style=style,
-                       host=False, kicked=False)
-        await self.store.run(self.store.put_seat, self.room_id, seat)
-        self.seats.append(seat)
+        row = SeatRow(seat=-1, name=name, token_hash=None, bot_style=style, host=False,
+                      kicked=False, chair=chair)
+        await self._reseat([*self.seats, row])
         self._broadcast_room()
 
     async def _kick(self, number: int) -> None:
@@ -957,6 +1158,8 @@ class Room:
         self.deals_dealt = 0
         self.state = engine.evolve(None, start)
         self.status = "playing"
+        for ask in self.asks.values():  # still waiting for the host: the next session
+            ask.next_game = True
         self._broadcast_room()
         self._broadcast_events([start])
         session = self._session_commitment()
@@ -1766,10 +1969,11 @@ class RoomManager:
                                 decision_seconds=request.decision_seconds,
                                 reveal_seconds=request.reveal_seconds,
                                 seed_reveal=request.seed_reveal,
-                                companion=request.companion)
+                                companion=request.companion,
+                                approve_seats=request.approve_seats)
         token = secrets.token_urlsafe(24)
         host = SeatRow(seat=0, name=name, token_hash=hash_token(token), bot_style=None,
-                       host=True, kicked=False)
+                       host=True, kicked=False, chair=0)
         room_id = _room_id()
         await self.store.run(self.store.create_room, room_id, settings.to_json(), host)
         room = Room(self, room_id, settings, [host])
@@ -1779,6 +1983,28 @@ class RoomManager:
             room.deals[1] = first
         self.rooms[room_id] = room
         return room, token
+
+    async def open_rematch(self, settings: RoomSettings, seats: list[SeatRow]) -> Room:
+        """A new room in the lobby for a rematch (:meth:`Room._rematch`): ``settings``
+        and ``seats`` (numbered, in chair order) as they are.
+
+        Raises:
+            ProtocolError: ``server_full`` (:attr:`ServerConfig.max_rooms`).
+            StorageError: the database cannot be written.
+        """
+        most = self.config.max_rooms
+        if await self.store.run(self.store.count_rooms) >= most:
+            raise _fail("server_full", f"this server already has {most} open rooms, the "
+                        "most it holds; try again later")
+        room_id = _room_id()
+        await self.store.run(self.store.create_room, room_id, settings.to_json(), *seats)
+        room = Room(self, room_id, settings, seats)
+        if settings.seed_reveal == "shown" and not settings.companion:  # round 1 committed
+            first = self.new_commitment(1)
+            await self.store.run(self.store.put_deal, room_id, first)
+            room.deals[1] = first
+        self.rooms[room_id] = room
+        return room
 
     def load(self) -> list[Room]:
         """Rebuild every stored room but the archived and set-aside ones (call

@@ -97,6 +97,7 @@ class SeatRecord(Base):
     bot_style: Mapped[str | None] = mapped_column(String(16), default=None)
     host: Mapped[bool] = mapped_column(Boolean, default=False)
     kicked: Mapped[bool] = mapped_column(Boolean, default=False)
+    chair: Mapped[int | None] = mapped_column(Integer, default=None)
 
 
 class DealRecord(Base):
@@ -141,6 +142,9 @@ class SeatRow:
     bot_style: str | None
     host: bool
     kicked: bool
+    chair: int | None = None
+    """The chair around the table (0-9 clockwise; ``None`` in rooms stored before chairs:
+    the seat number)."""
 
 
 @dataclass
@@ -400,14 +404,27 @@ class RoomStore:
         reason = getattr(error, "orig", None) or str(error).splitlines()[0]
         return StorageError(f"cannot write {self.location!r}: {reason}")
 
-    def create_room(self, room_id: str, settings: dict[str, Any], host: SeatRow) -> None:
-        """Save a new room (status ``"lobby"``) with its host's seat."""
+    def create_room(self, room_id: str, settings: dict[str, Any], host: SeatRow,
+                    *others: SeatRow) -> None:
+        """Save a new room (status ``"lobby"``) with its host's seat (and, for a rematch,
+        the other seats carried over)."""
         try:
             with self._db() as db, db.begin():
                 db.add(RoomRecord(id=room_id, created_at=datetime.now(UTC), settings=settings,
                                   status="lobby", paused=False, session_id=None))
                 db.flush()
-                db.add(SeatRecord(room_id=room_id, **vars(host)))
+                for seat in (host, *others):
+                    db.add(SeatRecord(room_id=room_id, **vars(seat)))
+        except SQLAlchemyError as error:
+            raise self._fail(error) from None
+
+    def put_settings(self, room_id: str, settings: dict[str, Any]) -> None:
+        """Replace the room's settings (JSON; the link to its rematch is added to them)."""
+        try:
+            with self._db() as db, db.begin():
+                record = db.get(RoomRecord, room_id)
+                assert record is not None
+                record.settings = settings
         except SQLAlchemyError as error:
             raise self._fail(error) from None
 
@@ -611,7 +628,8 @@ class RoomStore:
 
     def _load(self, db: Session, room: RoomRecord) -> LoadedRoom:
         seats = [SeatRow(seat=s.seat, name=s.name, token_hash=s.token_hash,
-                         bot_style=s.bot_style, host=s.host, kicked=s.kicked)
+                         bot_style=s.bot_style, host=s.host, kicked=s.kicked,
+                         chair=s.seat if s.chair is None else s.chair)
                  for s in db.scalars(select(SeatRecord).where(SeatRecord.room_id == room.id)
                                      .order_by(SeatRecord.seat))]
         loaded = LoadedRoom(room_id=room.id, settings=dict(room.settings), status=room.status,

@@ -26,7 +26,7 @@ from gutskit.core.cards import CardError, card_name, parse_cards
 from gutskit.core.errors import GutsError
 from gutskit.core.evaluation import _classify, evaluate
 from gutskit.core.rules import Rules
-from gutskit.server.exports import who_pays_whom
+from gutskit.server.exports import running_rows, who_pays_whom
 
 __all__ = ["HandDescriptionError", "describe_hand", "invite_qr_svg", "ledger_json",
            "rule_choices"]
@@ -51,7 +51,8 @@ def rule_choices() -> dict[str, list[Any]]:
 
 
 def ledger_json(names: Sequence[str], buy_ins: Sequence[int], stacks: Sequence[int], *,
-                final: bool, pot: int = 0, reserve: int = 0) -> dict[str, Any]:
+                final: bool, pot: int = 0, reserve: int = 0,
+                carried: Sequence[tuple[str, int]] | None = None) -> dict[str, Any]:
     """The ledger of :func:`gutskit.server.exports.ledger_csv` as a JSON object: ``rows``
     (seat, name, buy_in, cash_out = the stack, net), ``transfers`` (payer, payee, chips;
     empty until the session is over, when the nets add up to zero) and the chips still in
@@ -59,15 +60,39 @@ def ledger_json(names: Sequence[str], buy_ins: Sequence[int], stacks: Sequence[i
 
     >>> ledger_json(["Ana", "Ben"], [20, 20], [25, 15], final=True)["transfers"]
     [{'payer': 'Ben', 'payee': 'Ana', 'chips': 5}]
+
+    ``carried`` (a rematch with the ledger carried,
+    :func:`gutskit.server.exports.running_rows`): ``"carried": true``, each row gets
+    ``carried`` and ``total``, a row (``seat`` ``null``, no chips this session) for each
+    player of an earlier session not seated now, and the transfers settle the totals.
+
+    >>> book = ledger_json(["Ana", "Ben"], [20, 20], [25, 15], final=True,
+    ...                    carried=[("Ana", -8), ("Ben", 8)])
+    >>> [(r["name"], r["net"], r["carried"], r["total"]) for r in book["rows"]]
+    [('Ana', 5, -8, -3), ('Ben', -5, 8, 3)]
+    >>> book["transfers"]
+    [{'payer': 'Ana', 'payee': 'Ben', 'chips': 3}]
     """
     nets = [s - b for s, b in zip(stacks, buy_ins, strict=True)]
-    rows = [{"seat": seat, "name": name, "buy_in": buy_in, "cash_out": stack, "net": net}
-            for seat, (name, buy_in, stack, net)
-            in enumerate(zip(names, buy_ins, stacks, nets, strict=True))]
-    transfers = ([{"payer": a, "payee": b, "chips": c} for a, b, c in who_pays_whom(names, nets)]
-                 if final else [])
-    return {"final": final, "pot": pot, "reserve": reserve, "rows": rows,
+    rows: list[dict[str, Any]] = [
+        {"seat": seat, "name": name, "buy_in": buy_in, "cash_out": stack, "net": net}
+        for seat, (name, buy_in, stack, net)
+        in enumerate(zip(names, buy_ins, stacks, nets, strict=True))]
+    payers, owed = list(names), nets
+    if carried is not None:
+        running = running_rows(names, nets, carried)
+        rows += [{"seat": None, "name": name, "buy_in": 0, "cash_out": 0, "net": 0}
+                 for name, _, _ in running[len(names):]]
+        for row, (_, before, total) in zip(rows, running, strict=True):
+            row["carried"], row["total"] = before, total
+        payers, owed = [r[0] for r in running], [r[2] for r in running]
+    transfers = ([{"payer": a, "payee": b, "chips": c}
+                  for a, b, c in who_pays_whom(payers, owed)] if final else [])
+    book = {"final": final, "pot": pot, "reserve": reserve, "rows": rows,
             "transfers": transfers}
+    if carried is not None:
+        book["carried"] = True
+    return book
 
 
 def describe_hand(text: str, rules: Rules) -> dict[str, Any]:
