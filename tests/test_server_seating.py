@@ -8,6 +8,7 @@ uncontested; buy-in 20; the first dealer is seat 0). Each session's downloads pa
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -345,3 +346,50 @@ def test_seat_requests_and_chairs_survive_in_the_store(tmp_path: Path) -> None:
         info = server.get(f"/api/rooms/{room_id}").json()
         assert [(s["name"], s["chair"]) for s in info["seats"]] == [
             ("Ana", 0), ("Cleo", 3), ("Ben", 6)]
+
+
+def test_a_companion_rematch_gives_each_session_its_own_referee_file(tmp_path: Path) -> None:
+    """A companion room (a real table deals) and its rematch: each session's history
+    download settles through ``guts referee`` to its own stacks."""
+    with running_server(f"sqlite:///{tmp_path / 'companion.db'}") as server:
+        created = server.create_room("Ana", companion=True)
+        room_id = created["room_id"]
+        ana = Player(server, room_id, created["token"])
+        ben = join(server, room_id, "Ben", seat=3)
+        ana.send({"type": "start"})
+        ana.state(lambda t: t["phase"] == "deal")
+        # Session 1: antes 1 + 1; Ana in alone takes the pot of 2: 21, 19.
+        ana.send({"type": "deal", "round": 1})
+        table(ana, 1, "declare")
+        assert ana.declare(1, "in")["type"] == "ack"
+        assert ben.declare(1, "out")["type"] == "ack"
+        assert table(ana, 1, "deal")["stacks"] == [21, 19]
+        ana.send({"type": "end_session"})
+        ana.state(lambda t: t["phase"] == "over")
+        ana.send({"type": "rematch", "ledger": "carried"})
+        new_id = ana.expect("rematch")["room_id"]
+        assert server.get(f"/api/rooms/{new_id}").json()["companion"] is True
+        ana2 = Player(server, new_id, created["token"])
+        ben2 = Player(server, new_id, ben.token)
+        ana2.send({"type": "start"})
+        ana2.state(lambda t: t["phase"] == "deal")
+        # Session 2: Ben in alone takes the pot of 2: 19, 21; totals 0 and 0.
+        ana2.send({"type": "deal", "round": 1})
+        table(ana2, 1, "declare")
+        assert ana2.declare(1, "out")["type"] == "ack"
+        assert ben2.declare(1, "in")["type"] == "ack"
+        assert table(ana2, 1, "deal")["stacks"] == [19, 21]
+        ana2.send({"type": "end_session"})
+        ana2.state(lambda t: t["phase"] == "over")
+        rows = server.get(f"/api/rooms/{new_id}/ledger.json").json()["rows"]
+        assert [(r["name"], r["net"], r["carried"], r["total"]) for r in rows] == [
+            ("Ana", -1, 1, 0), ("Ben", 1, -1, 0)]
+        for room, stacks in ((room_id, {"Ana": 21, "Ben": 19}), (new_id, {"Ana": 19, "Ben": 21})):
+            path = tmp_path / f"{room}.jsonl"
+            path.write_text(server.get(f"/api/rooms/{room}/history.jsonl"
+                                       f"?token={created['token']}").text)
+            done = RUNNER.invoke(app, ["referee", str(path), "--json"])
+            assert done.exit_code == 0, done.output
+            assert json.loads(done.output)["stacks"] == stacks
+            referee = server.get(f"/api/rooms/{room}/referee.json?token={ben.token}")
+            assert referee.status_code == 200

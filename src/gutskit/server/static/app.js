@@ -48,7 +48,10 @@ const S = {
   advice: null, // the last "coach" message (docs/protocol.md)
   chat: [], // chat lines and reactions ("chat" messages), oldest first
   reactions: {}, // seat -> { emoji, at } (shown beside the seat for REACTION_MS)
+  request: null, // our seat request waiting for the host or the next session ("seat_pending")
+  chair: null, // the free chair picked in the seat picker (0-9; null: the lowest free)
 };
+const CHAIRS = 10; // chairs around a table, 0-9 clockwise (protocol.SEATS)
 
 const $ = (selector) => document.querySelector(selector);
 
@@ -153,6 +156,7 @@ function toast(text, kind = "error") {
 }
 
 function errorText(code, message) {
+  if (code === "seat_taken" || code === "already_asked") return t(`err.${code}`); // chairs are shown 1-10
   return has(`err.${code}`) ? `${t(`err.${code}`)} (${message})` : message;
 }
 
@@ -205,6 +209,8 @@ async function startHome(badLink = null) {
       </div>
       <label class="companion-switch"><input type="checkbox" id="companion-mode">
         <span><strong>${esc(t("comp_switch"))}</strong><small>${esc(t("comp_switch_help"))}</small></span></label>
+      <label class="companion-switch"><input type="checkbox" id="approve-seats">
+        <span><strong>${esc(t("approve_switch"))}</strong><small>${esc(t("approve_switch_help"))}</small></span></label>
       <label>${esc(t("seed_reveal"))}
         <select id="seed-reveal"><option value="shown">${esc(t("seed_shown"))}</option>
         <option value="round">${esc(t("seed_round"))}</option>
@@ -318,6 +324,7 @@ async function createRoom() {
     seed_reveal: $("#seed-reveal").value,
   };
   if ($("#companion-mode").checked) body.companion = true; // a real table deals
+  if ($("#approve-seats").checked) body.approve_seats = true; // the host approves who sits down
   $("#create-button").disabled = true;
   try {
     const created = await getJson("/api/rooms", {
@@ -354,6 +361,7 @@ function startRoom(roomId) {
         <div id="me" class="my-area"></div>
       </div>
       <aside class="side">
+        <div id="sit-panel"></div>
         <div id="host-panel"></div>
         <details class="panel" id="ledger-panel" open><summary data-i18n="ledger">${esc(t("ledger"))}</summary><div id="ledger"></div></details>
         <details class="panel" id="log-panel" open><summary data-i18n="hand_log">${esc(t("hand_log"))}</summary><ol id="log" class="log" reversed></ol></details>
@@ -398,12 +406,14 @@ function onMessage(m) {
       setTable(m.table);
       S.chat = m.chat || [];
       S.chatShown = null;
+      S.request = null; // a request lives with its connection (a reconnect asks again)
       loadHistory();
       loadLedger();
       break;
     case "seated":
       S.seat = m.seat;
       S.token = m.token;
+      S.request = null;
       localStorage.setItem(tokenKey(S.roomId), m.token);
       sendClientSeed();
       break;
@@ -459,6 +469,16 @@ function onMessage(m) {
         setTimeout(renderRoom, REACTION_MS + 50);
       }
       break;
+    case "seat_pending": // our request waits for the host, or for the next session
+      S.request = m;
+      break;
+    case "seat_refused":
+      S.request = null;
+      toast(t("seat_refused"), "info");
+      break;
+    case "rematch": // the host opened the next session in a new room: everyone goes there
+      followRematch(m);
+      break;
     case "kicked":
       S.seat = null;
       S.host = false;
@@ -485,6 +505,15 @@ function sendClientSeed() {
   const seed = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
   S.seeded.add(round);
   S.conn.send({ type: "client_seed", round, seed });
+}
+
+/** Go to the rematch's room with our seat's token (the same token is valid there; a
+ * granted request brings its own new token). */
+function followRematch(m) {
+  const token = m.token || (S.seat != null ? S.token : null);
+  if (token) localStorage.setItem(tokenKey(m.room_id), token);
+  S.conn.stop();
+  location.href = `/r/${m.room_id}`;
 }
 
 function onError(m) {
@@ -681,6 +710,7 @@ function renderRoom() {
     patch($("#me"), meHtml());
     const advice = $("#coach-advice");
     if (advice) advice.textContent = coachText();
+    patch($("#sit-panel"), sitPanelHtml());
     patch($("#host-panel"), hostPanelHtml());
     patch($("#ledger"), ledgerHtml());
     patch($("#log"), logHtml());
@@ -750,8 +780,19 @@ function bannerHtml() {
     parts.push(`<p class="state bad">${esc(t("connection_closed"))}</p>`);
   }
   if (S.room?.paused) parts.push(`<p class="state warn">${esc(t("paused"))}</p>`);
+  const request = S.request && (S.room?.seat_requests || []).find((r) => r.request === S.request.request);
+  if (request) {
+    const key = !request.next_game ? "seat_waiting_host" : request.approved ? "seat_next_granted" : "seat_next_waiting_host";
+    parts.push(`<p class="state info" id="seat-request-state" data-request-state="${key}">${esc(t(key, { n: request.chair + 1 }))}</p>`);
+  }
+  if (S.room?.next_room) {
+    parts.push(`<p class="state info" id="next-room">${esc(t("rematch_open"))} <a href="/r/${esc(S.room.next_room)}" id="next-room-link">${esc(t("rematch_go"))}</a></p>`);
+  }
+  if (S.room?.previous_room && S.room.status === "lobby") {
+    parts.push(`<p class="state info" id="rematch-of" data-carried="${S.room.ledger_carried ? 1 : 0}">${esc(t(S.room.ledger_carried ? "rematch_of_carried" : "rematch_of_reset"))}</p>`);
+  }
   if (S.room?.status === "over") parts.push(`<p class="state over">${esc(t("session_over"))}</p>`);
-  if (S.room && S.seat == null && S.status === "open") {
+  if (S.room && S.seat == null && S.status === "open" && !request) {
     parts.push(`<p class="state info">${esc(S.kicked ? t("you_were_kicked") : t("watching"))}</p>`);
   }
   return parts.join("");
@@ -775,10 +816,10 @@ function lobbyHtml() {
       ${S.host && !s.host ? `<button type="button" id="kick-${s.seat}" data-kick="${s.seat}" class="small">${esc(t("kick"))}</button>` : ""}
     </li>`).join("");
   let actions = "";
-  if (S.seat == null) {
-    actions = `<form id="join" class="join">
-      <label>${esc(t("your_name"))}<input id="join-name" required maxlength="24" autocomplete="nickname" value="${esc(localStorage.getItem("gutskit.name") || "")}"></label>
-      <button id="join-button" class="primary" type="submit">${esc(t("take_seat"))}</button></form>`;
+  if (S.seat == null && S.request) {
+    actions = "";
+  } else if (S.seat == null) {
+    actions = joinFormHtml(room.approve_seats ? "ask_seat" : "take_seat");
   } else if (S.host) {
     actions = `<div class="host-lobby">
       ${room.companion ? `<p class="hint" id="comp-lobby-hint">${esc(t("comp_lobby_hint"))}</p>` : `<label>${esc(t("bot_style"))}<select id="bot-style">${BOT_STYLES.map((b) => `
@@ -800,11 +841,81 @@ function lobbyHtml() {
         alt="${esc(t("qr_title"))}" title="${esc(t("qr_title"))}">
     </div>
     <h3>${esc(tn("seats_taken", room.seats.length))}</h3>
+    ${chairsHtml()}
     <ul class="lobby-seats">${seats}</ul>
+    ${S.host ? seatRequestsHtml() : ""}
     ${actions}
     <h3>${esc(t("rules_summary"))}</h3>
     ${rulesHtml()}
   </div>`;
+}
+
+/** The name field and the button that sends `join` with the chair picked (none: the lowest
+ * free one). */
+function joinFormHtml(label) {
+  const chosen = S.chair != null ? ` <span class="hint" id="chosen-chair">${esc(t("chair_picked", { n: S.chair + 1 }))}</span>` : "";
+  return `<form id="join" class="join">
+      <label>${esc(t("your_name"))}<input id="join-name" required maxlength="24" autocomplete="nickname" value="${esc(S.joinName ?? (localStorage.getItem("gutskit.name") || ""))}"></label>
+      <button id="join-button" class="primary" type="submit">${esc(t(label))}</button>${chosen}</form>`;
+}
+
+/** The ten chairs around the table, clockwise from chair 1 at the bottom (the seat order
+ * of the session is the chairs' order: the dealer button moves clockwise). A spectator
+ * picks a free chair; a chair asked for shows the name waiting. */
+function chairsHtml() {
+  const room = S.room;
+  const lobby = room.status === "lobby";
+  const held = new Map();
+  for (const s of room.seats) {
+    if (lobby || !s.kicked) held.set(s.chair, { name: s.name, me: s.seat === S.seat, host: s.host, bot: s.bot });
+  }
+  for (const r of room.seat_requests || []) {
+    held.set(r.chair, { name: r.name, waiting: true, approved: r.approved, me: S.request?.request === r.request });
+  }
+  const picking = S.seat == null && !S.request && !room.next_room;
+  if (S.chair != null && held.has(S.chair)) S.chair = null; // taken meanwhile
+  const out = [];
+  for (let chair = 0; chair < CHAIRS; chair += 1) {
+    const angle = Math.PI / 2 + (chair * 2 * Math.PI) / CHAIRS;
+    const at = `data-x="${(50 + 43 * Math.cos(angle)).toFixed(1)}" data-y="${(50 + 38 * Math.sin(angle)).toFixed(1)}"`;
+    const number = `<span class="chair-no">${chair + 1}</span>`;
+    const h = held.get(chair);
+    if (h) {
+      const classes = ["chair", h.waiting ? "waiting" : "taken"];
+      if (h.me) classes.push("me");
+      const tag = h.waiting ? `<span class="chair-tag">${esc(t(h.approved ? "chair_next" : "chair_waiting"))}</span>`
+        : h.host ? `<span class="chair-tag">${esc(t("host"))}</span>` : h.bot ? `<span class="chair-tag">${esc(t("bot"))}</span>` : "";
+      out.push(`<li class="${classes.join(" ")}" ${at} data-chair-name="${esc(h.name)}" data-chair-at="${chair}">${number}<span class="chair-name">${esc(h.name)}</span>${tag}</li>`);
+    } else if (picking) {
+      const chosen = S.chair === chair;
+      out.push(`<li class="chair free${chosen ? " chosen" : ""}" ${at} data-chair-at="${chair}"><button type="button" id="chair-${chair}" data-chair="${chair}" aria-pressed="${chosen}">
+        ${number}<span class="chair-name">${esc(t(chosen ? "chair_chosen" : "chair_free"))}</span></button></li>`);
+    } else {
+      out.push(`<li class="chair empty" ${at} data-chair-at="${chair}">${number}<span class="chair-name">${esc(t("chair_empty"))}</span></li>`);
+    }
+  }
+  return `<div class="chair-table" id="chair-table"><div class="chair-felt" aria-hidden="true"><span>${esc(t("chairs_hint"))}</span></div>
+    <ol class="chairs" aria-label="${esc(t("chairs"))}">${out.join("")}</ol></div>`;
+}
+
+/** A spectator of a session in play (or over): ask for a seat at the next session. */
+function sitPanelHtml() {
+  const room = S.room;
+  if (S.seat != null || room.status === "lobby" || room.next_room) return "";
+  const body = S.request ? "" : joinFormHtml("ask_next_seat");
+  return `<details class="panel sit" id="sit-next" open><summary>${esc(t("sit_next"))}</summary>
+    <p class="hint">${esc(t(room.approve_seats ? "sit_next_hint_host" : "sit_next_hint"))}</p>
+    ${chairsHtml()}${body}</details>`;
+}
+
+/** The host's list of seat requests: approve or deny each one waiting. */
+function seatRequestsHtml() {
+  const requests = S.room.seat_requests || [];
+  if (!requests.length) return "";
+  const items = requests.map((r) => `<li data-seat-request="${r.request}">${esc(t(r.next_game ? "seat_request_next" : "seat_request", { name: r.name, n: r.chair + 1 }))}
+    ${r.approved ? `<span class="tag">${esc(t("chair_next"))}</span>` : `<button type="button" class="small" id="approve-seat-${r.request}" data-approve-seat="${r.request}">${esc(t("approve"))}</button>
+    <button type="button" class="small" id="deny-seat-${r.request}" data-deny-seat="${r.request}">${esc(t("deny"))}</button>`}</li>`).join("");
+  return `<h4>${esc(t("seat_requests"))}</h4><ul class="rebuy-list" id="seat-requests">${items}</ul>`;
 }
 
 function revealedDeclarations() {
@@ -1187,7 +1298,16 @@ function rebuyHtml(table) {
 }
 
 function hostPanelHtml() {
-  if (!S.host || S.room.status !== "playing") return "";
+  if (!S.host) return "";
+  if (S.room.status === "over") {
+    if (S.room.next_room) return "";
+    return `<details class="panel host" open><summary>${esc(t("host_controls"))}</summary>
+      <h4>${esc(t("rematch"))}</h4><p class="hint">${esc(t("rematch_hint"))}</p>
+      <div class="host-buttons"><button type="button" id="rematch-carried" class="primary">${esc(t("rematch_carried"))}</button>
+      <button type="button" id="rematch-reset">${esc(t("rematch_reset"))}</button></div>
+      ${seatRequestsHtml()}</details>`;
+  }
+  if (S.room.status !== "playing") return "";
   const seats = S.room.seats.filter((s) => !s.host && !s.kicked).map((s) => `<li>${esc(s.name)}
     <span>${s.bot ? "" : muteButton(s)}
     <button type="button" class="small" id="kick-${s.seat}" data-kick="${s.seat}">${esc(t("kick"))}</button></span></li>`).join("");
@@ -1198,6 +1318,7 @@ function hostPanelHtml() {
       : `<button type="button" id="pause">${esc(t("pause"))}</button>`}
     <button type="button" id="end-session" class="danger">${esc(t("end_session"))}</button></div>
     ${rebuyRequestsHtml()}
+    ${seatRequestsHtml()}
     <ul class="kick-list">${seats}</ul></details>`;
 }
 
@@ -1221,20 +1342,23 @@ function rebuyRequestsHtml() {
 function ledgerHtml() {
   const ledger = S.ledger;
   if (!ledger) return "";
-  const rows = ledger.rows.map((r) => `<tr><td>${esc(r.name)}</td><td class="num">${r.buy_in}</td>
-    <td class="num">${r.cash_out}</td><td class="num ${r.net > 0 ? "plus" : r.net < 0 ? "minus" : ""}">${r.net > 0 ? "+" : ""}${r.net}</td></tr>`).join("");
+  const signed = (x) => `<td class="num ${x > 0 ? "plus" : x < 0 ? "minus" : ""}">${x > 0 ? "+" : ""}${x}</td>`;
+  const carried = ledger.carried; // a rematch: the nets of the earlier sessions and the totals
+  const rows = ledger.rows.map((r) => `<tr${r.seat == null ? ' class="earlier"' : ""}><td>${esc(r.name)}</td><td class="num">${r.buy_in}</td>
+    <td class="num">${r.cash_out}</td>${signed(r.net)}${carried ? `${signed(r.carried)}${signed(r.total)}` : ""}</tr>`).join("");
   const transfers = ledger.transfers.map((x) => `<li>${esc(t("pays", { payer: x.payer, payee: x.payee, chips: x.chips }))}</li>`).join("");
   const token = S.token ? `?token=${encodeURIComponent(S.token)}` : "";
   return `<table class="ledger" id="ledger-table"><thead><tr><th>${esc(t("player"))}</th><th>${esc(t("buy_in"))}</th>
-    <th>${esc(t("stack"))}</th><th>${esc(t("net"))}</th></tr></thead><tbody>${rows}</tbody>
-    <tfoot><tr><td>${esc(t("in_pot"))}</td><td></td><td class="num" id="ledger-pot">${ledger.pot}</td><td></td></tr>${ledger.reserve || S.room?.rules?.pot_cap_mode === "reserve"
-    ? `<tr><td>${esc(t("reserve"))}</td><td></td><td class="num" id="ledger-reserve">${ledger.reserve}</td><td></td></tr>` : ""}</tfoot></table>
+    <th>${esc(t("stack"))}</th><th>${esc(t("net"))}</th>${carried ? `<th>${esc(t("ledger_earlier"))}</th><th>${esc(t("ledger_total"))}</th>` : ""}</tr></thead><tbody>${rows}</tbody>
+    <tfoot><tr><td>${esc(t("in_pot"))}</td><td></td><td class="num" id="ledger-pot">${ledger.pot}</td><td></td>${carried ? "<td></td><td></td>" : ""}</tr>${ledger.reserve || S.room?.rules?.pot_cap_mode === "reserve"
+    ? `<tr><td>${esc(t("reserve"))}</td><td></td><td class="num" id="ledger-reserve">${ledger.reserve}</td><td></td>${carried ? "<td></td><td></td>" : ""}</tr>` : ""}</tfoot></table>
     ${ledger.final ? `<h4>${esc(t("settle_up"))}</h4><ul class="transfers" id="transfers">${transfers || `<li>${esc(t("nothing_owed"))}</li>`}</ul>` : ""}
     <p class="downloads"><a href="/api/rooms/${S.roomId}/ledger.csv" download id="dl-ledger">${esc(t("download_ledger"))}</a>
     <a href="/api/rooms/${S.roomId}/history.jsonl${token}" download id="dl-history">${esc(t("download_history"))}</a>
     ${S.room.companion // a real table deals: no deck to prove; the session as a `guts referee` file
     ? `<a href="/api/rooms/${S.roomId}/referee.json${token}" download id="dl-referee">${esc(t("comp_download_referee"))}</a>`
-    : `<a href="/api/rooms/${S.roomId}/fairness.json${token}" download id="dl-fairness">${esc(t("download_fairness"))}</a>`}</p>`;
+    : `<a href="/api/rooms/${S.roomId}/fairness.json${token}" download id="dl-fairness">${esc(t("download_fairness"))}</a>`}</p>
+    ${S.room.previous_room ? `<p class="downloads"><a href="/r/${esc(S.room.previous_room)}" id="previous-room">${esc(t("previous_session"))}</a></p>` : ""}`;
 }
 
 function logLine(e, names, round, decls = null) {
@@ -1376,14 +1500,33 @@ function bindRoom() {
       if (text && send({ type: "chat", text: text.slice(0, MAX_CHAT) })) input.value = "";
     };
   }
+  for (const el of document.querySelectorAll("[data-chair]")) {
+    el.onclick = () => {
+      const chair = Number(el.dataset.chair);
+      S.chair = S.chair === chair ? null : chair;
+      renderRoom();
+    };
+  }
+  for (const el of document.querySelectorAll("[data-approve-seat]")) {
+    el.onclick = () => send({ type: "approve_seat", request: Number(el.dataset.approveSeat) });
+  }
+  for (const el of document.querySelectorAll("[data-deny-seat]")) {
+    el.onclick = () => send({ type: "deny_seat", request: Number(el.dataset.denySeat) });
+  }
+  on("rematch-carried", () => send({ type: "rematch", ledger: "carried" }));
+  on("rematch-reset", () => send({ type: "rematch", ledger: "reset" }));
   const join = document.getElementById("join");
+  const joinName = document.getElementById("join-name");
+  if (joinName) joinName.oninput = () => { S.joinName = joinName.value; }; // kept when the room re-renders
   if (join) {
     join.onsubmit = (event) => {
       event.preventDefault();
       const name = $("#join-name").value.trim();
       if (!name) return;
       localStorage.setItem("gutskit.name", name);
-      send({ type: "join", name });
+      const message = { type: "join", name };
+      if (S.chair != null) message.seat = S.chair;
+      send(message);
     };
   }
 }
