@@ -517,3 +517,30 @@ def test_random_companion_sessions_conserve_chips_and_replay(name: str, seed: in
     assert isinstance(start, SessionStarted)
     assert sum(t.state.stacks) + t.state.pot + t.state.reserve == sum(start.stacks)
     check_replays(t)
+
+
+def test_the_odd_chip_of_the_end_share_goes_left_of_the_button_holder() -> None:
+    """RULES.md, "Money, limits, ending": what is left at the end is shared evenly among the
+    players still seated, "odd chips clockwise from the dealer". The dealer is whoever holds
+    the button when the table stops: after a settled round the deal has already passed to
+    the left ("after every other round the deal passes to the left"), so it is the player
+    who would deal next, not the one who dealt the last round (the audit-comp tester's
+    question: 52 shared 17/17/18 with the extra chip left of the next dealer).
+
+    By hand (default rules, buy-in 20, Ana deals round 1): antes 1 each, pot 3, stacks 19.
+    All in; Ana 9-9-5 and Ben 9-9-5 tie (pairs are never split by suit under
+    ``suit_tiebreak = "high_card"``), Cleo 7-4-2 loses: the pot of 3 splits 1 + 1 and the
+    odd chip stays (``odd_chip = "carry"``), Cleo matches 3: Ana 20, Ben 20, Cleo 16, pot
+    1 + 3 = 4, and the button passes to Ben. The table stops: 4 shared by three is 1 each
+    and one odd chip, to the first seat clockwise from Ben: Cleo. Ana 21, Ben 21, Cleo 18
+    (60 chips, as bought in). Left of Ana (who dealt round 1) it would have been Ben's.
+    """
+    table = Table(["Ana", "Ben", "Cleo"], 20, Rules())
+    table.round({"Ana": "in", "Ben": "in", "Cleo": "in"},
+                cards={"Ana": "9h 9c 5d", "Ben": "9s 9d 5c", "Cleo": "7c 4d 2h"})
+    assert table.stacks() == {"Ana": 20, "Ben": 20, "Cleo": 16}
+    assert table.state.pot == 4 and table.dealer() == "Ben"
+    table.apply(driver.end(table.state))
+    assert table.state.phase is Phase.OVER
+    assert table.stacks() == {"Ana": 21, "Ben": 21, "Cleo": 18}
+    check_replays(table)

@@ -1889,7 +1889,10 @@ def end_session(state: GameState, reason: str = "the table agreed to stop"
     """End the session: what is left in the pot and the reserve is shared evenly among the
     players still seated (not eliminated), odd chips clockwise from the dealer's left
     (RULES.md ``pot_cap_mode = "reserve"``; gutskit applies the same to a pot left on the
-    table when play stops mid-game). Cards of an unfinished round are thrown in.
+    table when play stops mid-game). The dealer is ``state.dealer``, whoever holds the button
+    when the table stops: after a settled round the player who would deal next (the deal has
+    passed to the left), during a round that round's dealer. Cards of an unfinished round
+    are thrown in.
 
     Ending an ended session is allowed when chips remain and is a no-op otherwise.
     """
