@@ -122,11 +122,19 @@ def play(rules: Rules, seed: int) -> list[Event]:
     return events + new
 
 
+DESCRIPTIVE = frozenset({"failed_high", "failed_low"})
+"""Fields added to ``RoundResolved`` after the pins that only say why (which side a failed
+Hi-Lo both lost) and move no chip: left out of the digest, so the pins still prove that no
+result changed (every chip field is hashed as before)."""
+
+
 def digest(events: list[Event]) -> str:
-    """SHA-1 over every event's JSON (sorted keys), one line per event."""
+    """SHA-1 over every event's JSON (sorted keys, without :data:`DESCRIPTIVE`), one line
+    per event."""
     sha = hashlib.sha1()
     for event in events:
-        sha.update(json.dumps(event_to_dict(event), sort_keys=True).encode())
+        data = {k: v for k, v in event_to_dict(event).items() if k not in DESCRIPTIVE}
+        sha.update(json.dumps(data, sort_keys=True).encode())
         sha.update(b"\n")
     return sha.hexdigest()
 

@@ -544,3 +544,35 @@ def test_the_odd_chip_of_the_end_share_goes_left_of_the_button_holder() -> None:
     assert table.state.phase is Phase.OVER
     assert table.stacks() == {"Ana": 21, "Ben": 21, "Cleo": 18}
     check_replays(table)
+
+
+def test_a_failed_both_is_told_on_which_side_it_failed() -> None:
+    """Hi-Lo (RULES.md Variants: a *both* player must win or tie both ways or loses both):
+    RoundResolved.failed_high / failed_low say which side the Both hand did not win or tie
+    (the audit-comp tester read "(high: Ben; low: Cleo)" as a loss on high).
+
+    By hand (hi_lo, ante 1, buy-in 20, Ana deals): antes 1 each, pot 3: high 2, low 1.
+    Round 1: Ana both with T-T-Q (a pair: the best high, but not the best low), Ben low
+    Q-J-7, Cleo high A-6-2. Ana fails on low only: she matches both sides, 2 + 1 = 3 -> 16;
+    Cleo takes high 2 -> 21, Ben low 1 -> 20; the pot is Ana's match, 3.
+    Round 2 (Ben deals, no ante): Ana both with 9-6-4 (beaten on high by Cleo's aces and on
+    low by Ben's 7-4-2): fails on both sides, matches 3 -> 13; Cleo 23, Ben 21, pot 3.
+    """
+    table = Table(["Ana", "Ben", "Cleo"], 20, Rules(hi_lo=True))
+    table.deal()
+    table.declare({"Ana": "both", "Ben": "low", "Cleo": "high"})
+    first = table.show({"Ana": "Th Td Qc", "Ben": "Qd Jh 7h", "Cleo": "Ah 6c 2h"})
+    assert (first.failed_high, first.failed_low) == ((), (0,))
+    assert (first.high_winners, first.low_winners) == ((2,), (1,))
+    assert table.stacks() == {"Ana": 16, "Ben": 20, "Cleo": 21} and table.state.pot == 3
+    table.deal()
+    table.declare({"Ana": "both", "Ben": "low", "Cleo": "high"})
+    second = table.show({"Ana": "9s 6d 4c", "Ben": "7h 4d 2s", "Cleo": "As Ad 2c"})
+    assert (second.failed_high, second.failed_low) == ((0,), (0,))
+    assert table.stacks() == {"Ana": 13, "Ben": 21, "Cleo": 23} and table.state.pot == 3
+    # a table that names the winners compares no hand: nothing is said of the sides
+    table.deal()
+    table.declare({"Ana": "both", "Ben": "low", "Cleo": "high"})
+    named = table.name(["Cleo"], low=["Ben"])
+    assert (named.failed_high, named.failed_low) == ((), ())
+    check_replays(table)

@@ -8,10 +8,16 @@ tester found in companion mode (/work/audit-comp/REPORT.md), each checked on the
 * Tap targets on a phone are at least 44 px high (Coach, Sound, the downloads, the chat
   reactions, the host's Mute and Kick, which stand apart).
 
+* The result says a tie and the chip of a split that stays in the pot (RULES.md step 5,
+  ``odd_chip = "carry"``), and when equal ranks were separated by the suits.
+
 Stacks worked by hand (default rules: three-card Guts, ante 1, buy-in 20, dealer Ana):
-round 1, antes 1 each: pot 3, stacks 19/19/19; all in; Ana K-K-2 (pair of kings) beats
-Ben A-7-3 (ace high) and Cleo Q-Q-4 (pair of queens, kings higher): Ana takes the pot of
-3 -> 22, Ben and Cleo match the pot of 3 -> 16 each, the next pot is 3 + 3 = 6.
+round 1, antes 1 each: pot 3, stacks 19/19/19; Ana and Ben in, Cleo out; Ana 9-9-5 and
+Ben 9-9-5 tie (pairs are not split by suit): 1 each, the odd chip stays: 20/20/19, pot 1.
+Round 2 (Ben deals; the pot is not empty: no ante), all in; Ana K-K-2 (pair of kings)
+beats Ben A-7-3 and Cleo Q-Q-4: Ana takes 1 -> 21, Ben and Cleo match 1 -> 19, 18; pot 2.
+Round 3 (Cleo deals), Ana and Ben in: Ana K♠-9-4 beats Ben K♥-9-4 on the suit of the
+king (``suit_tiebreak = "high_card"``): Ana 23, Ben matches 2 -> 17, Cleo 18, pot 2.
 Screenshots go to ``$GUTSKIT_E2E_SHOTS`` (or the test's temporary folder).
 """
 
@@ -68,13 +74,35 @@ def test_a_card_conflict_is_told_on_every_phone_and_the_host_picker_resets(
         expect(ana.locator("#comp-dealt")).to_be_visible(timeout=WAIT)
         ana.click("#comp-dealt")
         at_round(everyone, 1, "declare")
+        # --- round 1: a tie, the odd chip stays ---------------------------------------------
+        declare({ana: "in", ben: "in", cleo: "out"})
+        at_round(everyone, 1, "showdown")
+        pick(ana, "9h 9c 5d")
+        ana.click("#comp-send")
+        pick(ben, "9s 9d 5c")
+        ben.click("#comp-send")
+        at_round(everyone, 1, "deal")
+        for page in everyone:
+            expect_stacks(page, [20, 20, 19])
+        result = ana.locator("#result")
+        expect(result).to_contain_text("A tie: Ana, Ben share the pot.")
+        expect(result).to_contain_text("Ana wins 1")
+        expect(result).to_contain_text("Ben wins 1")
+        expect(result).to_contain_text(
+            "1 chip(s) of the split did not divide evenly and stay in the pot.")
+        expect(result).to_contain_text("The pot is now 1.")
+        expect(result).not_to_contain_text("suits")
+        expect(ben.locator("#result")).to_contain_text("Gleichstand: Ana, Ben teilen den Pott.")
+        ana.locator("#center").screenshot(path=str(shots / "companion-ux-tie.png"))
+        ana.click("#comp-dealt")
+        at_round(everyone, 2, "declare")
         # --- tap targets on Cleo's phone --------------------------------------------------
         for selector in ("label:has(#coach)", "label:has(#sound)", "#dl-history", "#dl-ledger",
                          "#react-0"):
             found = box(cleo, selector)
             assert found["height"] >= TAP and found["width"] >= TAP, (selector, found)
         declare({ana: "in", ben: "in", cleo: "in"})
-        at_round(everyone, 1, "showdown")
+        at_round(everyone, 2, "showdown")
         # --- the conflict: Ben and Cleo both enter the ace of spades -----------------------
         pick(ana, "Kh Kd 2c")
         ana.click("#comp-send")
@@ -113,10 +141,29 @@ def test_a_card_conflict_is_told_on_every_phone_and_the_host_picker_resets(
         ben.click("#comp-send")
         pick(cleo, "Qs Qd 4h")
         cleo.click("#comp-send")
-        at_round(everyone, 1, "deal")
+        at_round(everyone, 2, "deal")
         for page in everyone:
-            expect_stacks(page, [22, 16, 16])
-            expect(page.locator("#pot")).to_have_text("6")
-            expect(page.locator("#ledger-pot")).to_have_text("6", timeout=WAIT)
+            expect_stacks(page, [21, 19, 18])
+            expect(page.locator("#pot")).to_have_text("2")
+            expect(page.locator("#ledger-pot")).to_have_text("2", timeout=WAIT)
             expect(page.locator("#ledger-reserve")).to_have_count(0)
+        # --- round 3: equal ranks, the suits decide -----------------------------------------
+        cleo.click("#comp-dealt")
+        at_round(everyone, 3, "declare")
+        declare({ana: "in", ben: "in", cleo: "out"})
+        at_round(everyone, 3, "showdown")
+        pick(ana, "Ks 9d 4c")
+        ana.click("#comp-send")
+        pick(ben, "Kh 9s 4d")
+        ben.click("#comp-send")
+        at_round(everyone, 3, "deal")
+        for page in everyone:
+            expect_stacks(page, [23, 17, 18])
+        result = ana.locator("#result")
+        expect(result).to_contain_text("Ana wins 2 (King-nine-four high)")
+        expect(result).to_contain_text("Ben matches 2 (King-nine-four high)")
+        expect(result).to_contain_text("Equal ranks: the suits decided.", timeout=WAIT)
+        expect(result).not_to_contain_text("tie")
+        expect(cleo.locator("#result")).to_contain_text("otsustasid mastid", timeout=WAIT)
+        ana.locator("#center").screenshot(path=str(shots / "companion-ux-suits.png"))
         assert not ana.errors and not ben.errors and not cleo.errors  # type: ignore[attr-defined]

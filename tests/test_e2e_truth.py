@@ -146,11 +146,11 @@ def test_hi_lo_matches_per_side_and_a_failed_both(browser: Browser, tmp_path: Pa
         page.click("#declare-both")
         result = page.locator("#result")
         expect(result).to_contain_text("The pot splits: high 2, low 1.", timeout=WAIT)
-        expect(result).to_contain_text("Cleo wins high")
-        expect(result).to_contain_text("Ben wins low")
+        expect(result).to_contain_text("Cleo wins high: 2")
+        expect(result).to_contain_text("Ben wins low: 1")
         expect(result).to_contain_text(
-            "Ana declared Both without winning or tying both ways (high: Cleo; low: Ben), "
-            "so loses both sides and matches 3")
+            "Ana declared Both but did not win or tie low (won by Ben), so loses both ways "
+            "and matches 3")
         expect_stacks(page, [16, 20, 21])
         page.screenshot(path=str(shots / "truth-hilo-both-failed.png"), full_page=True)
         assert page.errors == []  # type: ignore[attr-defined]

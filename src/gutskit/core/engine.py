@@ -1811,6 +1811,7 @@ def _resolve(state: GameState, named: WinnersNamed | None = None) -> RoundResolv
         community=result.community, ghost=result.ghost, ghost_won=result.ghost_won,
         high_winners=result.high_winners, low_winners=result.low_winners,
         high_pot=result.high_pot, low_pot=result.low_pot, ante_payers=result.ante_payers,
+        failed_high=result.failed_high, failed_low=result.failed_low,
     )
 
 

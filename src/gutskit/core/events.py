@@ -217,6 +217,11 @@ class RoundResolved:
         high_pot, low_pot: what the high and the low side played for (``hi_lo``).
         ante_payers: who pays everyone's ante for the re-deal (a void round under
             ``all_out = "best_pays_antes"``: the best hand(s), shown in ``shown``).
+        failed_high, failed_low: ``hi_lo``: the seats that declared both and lose both ways
+            because their hand did not win or tie the high (resp. low) side (RULES.md
+            Variants, Hi-Lo Guts: "a *both* player must win or tie both ways"); a seat may
+            be in both. Empty when the table named the winners (companion mode: no hand
+            was compared).
     """
 
     outcome: Outcome
@@ -237,6 +242,8 @@ class RoundResolved:
     high_pot: int = 0
     low_pot: int = 0
     ante_payers: tuple[int, ...] = ()
+    failed_high: tuple[int, ...] = ()
+    failed_low: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -178,7 +178,8 @@ def _decode(value: Any, name: str) -> Any:
     return value
 
 
-_WRITTEN_WHEN_SET = frozenset({("SessionStarted", "companion")})
+_WRITTEN_WHEN_SET = frozenset({("SessionStarted", "companion"),
+                               ("RoundResolved", "failed_high"), ("RoundResolved", "failed_low")})
 """Fields added later that are written only when they differ from their default (a
 history without them reads the same, and older histories are written unchanged)."""
 

@@ -205,7 +205,7 @@ RECORD_FIELDS: dict[type[Any], Mapping[str, Audience]] = {
         "eliminated": _E, "to_reserve": _E, "pot_after": _E, "next_dealer": _E,
         "session_over": _E, "community": _E, "ghost": _E, "ghost_won": _E,
         "high_winners": _E, "low_winners": _E, "high_pot": _E, "low_pot": _E,
-        "ante_payers": _E},
+        "ante_payers": _E, "failed_high": _E, "failed_low": _E},
     Misdealt: {"reason": _E},
     Rebought: {"seat": _E, "chips": _E},
     SatOut: {"seat": _E, "reason": _E},

@@ -79,6 +79,8 @@ class Resolution:
     high_pot = 0
     low_pot = 0
     ante_payers: tuple[int, ...] = ()
+    failed_high: tuple[int, ...] = ()
+    failed_low: tuple[int, ...] = ()
     # (class-level defaults: a variant that sets one sets it on the instance; the standard
     # game's round stores only the five fields below)
 

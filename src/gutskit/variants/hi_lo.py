@@ -47,6 +47,9 @@ class HiLo(Variant):
         bottom = min((low_keys[s] for s in eligible_low), default=None)
         high_winners = tuple(s for s in eligible_high if high_keys[s] == top)
         low_winners = tuple(s for s in eligible_low if low_keys[s] == bottom)
+        # which side each failed both lost (said in the result, RoundResolved.failed_*)
+        result.failed_high = tuple(sorted(s for s in failed if high_keys[s] != best_high))
+        result.failed_low = tuple(sorted(s for s in failed if low_keys[s] != best_low))
         return self.award(state, in_seats, high_winners, low_winners, result)
 
     def award(self, state: RoundState, in_seats: Sequence[int], winners: tuple[int, ...],

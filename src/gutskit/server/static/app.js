@@ -1142,14 +1142,31 @@ function voidAntesLine(r, table) {
   return t("res_void_antes", { list });
 }
 
+/** Two shown hands with the same category and ranks (the server's description of each):
+ * when the core put one above the other, the suits decided (RULES.md suit_tiebreak). */
+function sameRanks(a, b) {
+  const x = S.hands.get(a);
+  const y = S.hands.get(b);
+  return Boolean(x && y && x.category === y.category && JSON.stringify(x.ranks) === JSON.stringify(y.ranks));
+}
+
+/** The result of round `r` (a RoundResolved) in words, every figure from the event: who
+ * won what (a tie and the chips of a split that stay in the pot said as such; Hi-Lo: each
+ * side with its chips), who matched, a Both that failed and on which side, and when equal
+ * ranks were separated by the suits. */
 function resultLines(r, names, decls = null) {
   const lines = [];
   const who = (seats) => (seats?.length ? seats.map((s) => names[s]).join(", ") : t("nobody"));
+  const cardsOf = (seat) => (r.shown?.[seat] ? r.shown[seat] + (r.community ? ` ${r.community}` : "") : null);
   const withHand = (seat) => {
-    const shown = r.shown?.[seat];
-    const desc = shown ? handName(shown + (r.community ? ` ${r.community}` : "")) : "";
+    const shown = cardsOf(seat);
+    const desc = shown ? handName(shown) : "";
     return desc ? ` (${desc})` : "";
   };
+  // the suits decided a side: a winner and a beaten contender hold the same ranks
+  const bySuit = (winners, contenders) => winners.some((w) => contenders.some((c) => !winners.includes(c)
+    && cardsOf(w) && cardsOf(c) && sameRanks(cardsOf(w), cardsOf(c))));
+  const hiLo = Boolean(r.high_pot || r.low_pot);
   if (r.outcome === "void") {
     lines.push(t("res_void"));
     for (const s of r.ante_payers || []) lines.push(t("res_pays_antes", { name: names[s] }));
@@ -1157,25 +1174,51 @@ function resultLines(r, names, decls = null) {
     for (const s of r.winners) lines.push(t("res_uncontested", { name: names[s], chips: r.won[s] }));
   } else {
     if (r.ghost_won) lines.push(t("res_ghost_won"));
-    if (r.high_pot || r.low_pot) {
-      // Hi-Lo: who took each side; a seat's total is on its seat (+chips).
+    if (hiLo) {
+      // Hi-Lo: who took each side and how much; a tie on a side said as such
       lines.push(t("res_split", { high: r.high_pot, low: r.low_pot }));
-      for (const s of r.high_winners) lines.push(t("res_high", { name: names[s] }) + withHand(s));
-      for (const s of r.low_winners) lines.push(t("res_low", { name: names[s] }) + withHand(s));
+      if (r.high_winners.length > 1) lines.push(t("res_tie_high", { names: who(r.high_winners) }));
+      if (r.low_winners.length > 1) lines.push(t("res_tie_low", { names: who(r.low_winners) }));
+      for (const s of r.winners) {
+        const high = r.high_winners.includes(s);
+        const low = r.low_winners.includes(s);
+        const key = high && low ? "res_both_ways" : high ? "res_high_chips" : "res_low_chips";
+        lines.push(t(key, { name: names[s], chips: r.won[s] }) + withHand(s));
+      }
+      if (decls) {
+        const side = (d) => r.shown.map((_, s) => s).filter((s) => decls[s] === d || decls[s] === "both");
+        if (bySuit(r.high_winners, side("high"))) lines.push(t("res_by_suit_high"));
+        if (bySuit(r.low_winners, side("low"))) lines.push(t("res_by_suit_low"));
+      }
     } else {
+      if (r.winners.length > 1) lines.push(t("res_tie", { names: who(r.winners) }));
       for (const s of r.winners) lines.push(t("res_wins", { name: names[s], chips: r.won[s] }) + withHand(s));
+      const contenders = (r.shown || []).map((h, s) => (h ? s : null)).filter((s) => s != null);
+      if (bySuit(r.winners, contenders)) lines.push(t("res_by_suit"));
     }
   }
   r.matched.forEach((chips, s) => {
     if (chips <= 0) return;
-    const d = (r.high_pot || r.low_pot) ? decls?.[s] : null;
+    const d = hiLo ? decls?.[s] : null;
     if (d === "high" || d === "low") { // a side loser matches its side only
       lines.push(t(`res_matches_${d}`, { name: names[s], chips }) + withHand(s));
     } else if (d === "both") { // a Both must win or tie both ways, else it loses both
-      lines.push(t("res_both_failed", { name: names[s], chips, high: who(r.high_winners), low: who(r.low_winners) }) + withHand(s));
+      // the side(s) the core found the Both hand did not win or tie (none when the table
+      // named the winners: no hand was compared)
+      const failed = [];
+      if (r.failed_high?.includes(s)) failed.push(t("res_side_high", { names: who(r.high_winners) }));
+      if (r.failed_low?.includes(s)) failed.push(t("res_side_low", { names: who(r.low_winners) }));
+      lines.push((failed.length ? t("res_both_failed_on", { name: names[s], chips, sides: failed.join(t("res_and")) })
+        : t("res_both_failed", { name: names[s], chips })) + withHand(s));
     } else lines.push(t("res_matches", { name: names[s], chips }) + withHand(s));
   });
   for (const s of r.eliminated || []) lines.push(t("res_eliminated", { name: names[s] }));
+  // the chips of the pot nobody took stay in it (a split's odd chip: odd_chip = "carry"):
+  // what the next pot holds beyond the matches (pot_after + to_reserve = kept + matches)
+  if (r.outcome === "showdown" && !r.ghost_won) {
+    const kept = r.pot_after + (r.to_reserve || 0) - r.matched.reduce((a, b) => a + b, 0);
+    if (kept > 0) lines.push(t("res_carried", { chips: kept }));
+  }
   if (r.to_reserve) lines.push(t("res_to_reserve", { chips: r.to_reserve }));
   lines.push(t("res_pot_after", { pot: r.pot_after }));
   return lines;
