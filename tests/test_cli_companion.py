@@ -127,3 +127,20 @@ def test_a_real_pipe_and_a_bad_command_line(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert "Stacks: Ana 6 · Ben 4" in done.stdout
     assert "Settle up: Ben pays Ana 1." in done.stdout
+
+
+def test_a_misdeal_is_counted_among_the_rounds_dealt_and_a_rebuy_says_why_not(
+        tmp_path: Path) -> None:
+    """Round 1 is misdealt (antes 1 each stay: pot 3), the re-deal is round 2 (no new
+    ante): Ben alone in takes 3 (22). The prompt offers round 3 next and the summary counts
+    2 rounds, one of them the misdeal. A rebuy under rules without rebuys is refused with
+    the core's reason (the rule named), not "not an answer"."""
+    result = guts("companion", "--players", "Ana,Ben,Cleo", "--chips", "20", "--db",
+                  str(tmp_path / "m.db"), input="\nmisdeal\nrebuy Ana 5\n\nBen\nend\n")
+    assert result.exit_code == 0, result.output
+    text = result.output
+    assert "the rules allow no rebuys (rebuys = false)" in text
+    assert "not an answer here" not in text
+    assert "Stacks: Ana 19 · Ben 22 · Cleo 19" in text
+    assert "Enter = deal round 3" in text
+    assert "2 rounds dealt (1 misdeal: thrown in and dealt again under the next number)." in text

@@ -45,7 +45,9 @@ from gutskit.core.events import (
     IN_DECLARATIONS,
     Declaration,
     Event,
+    Misdealt,
     RoundResolved,
+    RoundUndone,
     SessionStarted,
 )
 from gutskit.core.rules import Rules
@@ -120,6 +122,8 @@ class _Session:
         self.echo = echo
         self.narrator = Narrator(console)
         self.pending: list[Event] = []
+        self.misdealt: set[int] = set()
+        """The rounds thrown in by a misdeal (not undone): counted among the rounds dealt."""
         self.session_id: int | None = None
         self.start = start
 
@@ -154,6 +158,10 @@ class _Session:
         for event in events:
             nxt = evolve(current, event)
             self.narrator.event(current, event, nxt)
+            if isinstance(event, Misdealt):
+                self.misdealt.add(current.round_number)
+            elif isinstance(event, RoundUndone):
+                self.misdealt.discard(event.round)
             current = nxt
         self.state = new
         self.pending.extend(events)
@@ -190,8 +198,8 @@ class _Session:
                                "at the table.")
         elif word == "undo":
             self.undo()
-        elif word.startswith("rebuy ") and state.rules.rebuys:
-            self.rebuy(answer[6:])
+        elif word.startswith("rebuy ") or word == "rebuy":
+            self.rebuy(answer[6:])  # the core says why not (e.g. the rules have no rebuys)
         else:
             self.warn(f"Sorry, {_shown(answer)!r} is not an answer here.")
 
@@ -410,6 +418,9 @@ def companion_session(*, console: Console, read: Callable[[str], str], store: Hi
     session.pending.extend(ended)
     saved = session.save(end_reason=final.end_reason or reason)
     show_ledger(console, final)
-    console.print(f"{count(final.round_number, 'round')} dealt.")
+    thrown = len(session.misdealt)
+    misdeals = (f" ({count(thrown, 'misdeal')}: thrown in and dealt again under the next "
+                "number)" if thrown else "")
+    console.print(f"{count(final.round_number, 'round')} dealt{misdeals}.")
     return CompanionResult(final, saved, final.end_reason or reason)
 
