@@ -70,8 +70,10 @@ def test_a_card_conflict_is_told_on_every_phone_and_the_host_picker_resets(
         gap = max(kick["x"] - (mute["x"] + mute["width"]), kick["y"] - (mute["y"] + mute["height"]))
         assert gap >= 16, (mute, kick)
         ana.locator("#lobby").screenshot(path=str(shots / "companion-ux-lobby.png"))
+        expect(ben.locator(".lobby-seat .tag.you")).to_have_text("Du")  # German: "du" only
         ana.click("#start")
         expect(ana.locator("#comp-dealt")).to_be_visible(timeout=WAIT)
+        expect(ana.locator("#center .round")).to_have_text("No round dealt yet")  # not "Round 0"
         ana.click("#comp-dealt")
         at_round(everyone, 1, "declare")
         # --- round 1: a tie, the odd chip stays ---------------------------------------------
@@ -92,8 +94,13 @@ def test_a_card_conflict_is_told_on_every_phone_and_the_host_picker_resets(
             "1 chip(s) of the split did not divide evenly and stay in the pot.")
         expect(result).to_contain_text("The pot is now 1.")
         expect(result).not_to_contain_text("suits")
+        # the result names its round (the dealer badge has moved on); the hand under the
+        # dealer's button is labelled as the last round's
+        expect(ana.locator("#result .label")).to_have_text("Round 1: result")
+        expect(ana.locator("#my-shown-label")).to_have_text("Your hand in round 1")
+        expect(ben.locator("#my-shown-label")).to_have_text("Deine Hand in Runde 1")
         expect(ben.locator("#result")).to_contain_text("Gleichstand: Ana, Ben teilen den Pott.")
-        ana.locator("#center").screenshot(path=str(shots / "companion-ux-tie.png"))
+        ana.screenshot(path=str(shots / "companion-ux-tie.png"))
         ana.click("#comp-dealt")
         at_round(everyone, 2, "declare")
         # --- tap targets on Cleo's phone --------------------------------------------------
@@ -104,6 +111,12 @@ def test_a_card_conflict_is_told_on_every_phone_and_the_host_picker_resets(
         declare({ana: "in", ben: "in", cleo: "in"})
         at_round(everyone, 2, "showdown")
         # --- the conflict: Ben and Cleo both enter the ace of spades -----------------------
+        # the host's two rows of names are labelled: whose cards to enter, and the winners
+        expect(ana.locator("#comp-targets-label")).to_have_text("Enter cards for")
+        ana.click("#comp-winners summary")
+        expect(ana.locator("#comp-winners .comp-group .label")).to_have_text("Winners")
+        ana.locator("#companion").screenshot(path=str(shots / "companion-ux-host-rows.png"))
+        ana.click("#comp-winners summary")
         pick(ana, "Kh Kd 2c")
         ana.click("#comp-send")
         expect(cleo.locator("#comp-entered")).to_contain_text("Ana", timeout=WAIT)
@@ -166,4 +179,13 @@ def test_a_card_conflict_is_told_on_every_phone_and_the_host_picker_resets(
         expect(result).not_to_contain_text("tie")
         expect(cleo.locator("#result")).to_contain_text("otsustasid mastid", timeout=WAIT)
         ana.locator("#center").screenshot(path=str(shots / "companion-ux-suits.png"))
+        # the host undoes round 3: every chip back, and no seat keeps its "In" of round 3
+        ana.click("#comp-undo")
+        for page in everyone:
+            expect_stacks(page, [21, 19, 18])
+            expect(page.locator("#center .round")).to_have_text(re.compile("^(Round|Runde|Käsi) 2"))
+            expect(page.locator(".seat.is-in")).to_have_count(0)
+            expect(page.locator("#my-shown-label")).to_have_count(0)
+        expect(ana.locator("#result .label")).to_have_text("Round 2: result")  # what it shows
+        ana.screenshot(path=str(shots / "companion-ux-after-undo.png"), full_page=True)
         assert not ana.errors and not ben.errors and not cleo.errors  # type: ignore[attr-defined]

@@ -927,9 +927,26 @@ function revealedDeclarations() {
     const e = S.events[i];
     if (!e) continue;
     if (e.type === "DeclarationsRevealed") return e.declarations;
-    if (e.type === "CardsDealt") return null;
+    // a new deal, or the round was thrown in / undone (companion): its fists are gone
+    if (e.type === "CardsDealt" || e.type === "Misdealt" || e.type === "RoundUndone") return null;
   }
   return null;
+}
+
+/** True when the table's last result is of the round its counter shows: the last
+ * RoundResolved, not counting an undone round (companion: the counter goes back with it),
+ * comes before any later deal or misdeal. */
+function resultOfThisRound() {
+  let undone = 0; // undone rounds being skipped, back to their deal
+  for (let i = S.events.length - 1; i >= 0; i -= 1) {
+    const e = S.events[i];
+    if (!e) continue;
+    if (e.type === "RoundUndone") undone += 1;
+    else if (undone) { if (e.type === "CardsDealt") undone -= 1; }
+    else if (e.type === "RoundResolved") return true;
+    else if (e.type === "CardsDealt" || e.type === "Misdealt") return false;
+  }
+  return false;
 }
 
 function seatPosition(seat, n) {
@@ -1042,7 +1059,8 @@ function centerHtml() {
   if (table.reserve || rules.pot_cap_mode === "reserve") {
     parts.push(`<div class="reserve">${esc(t("reserve"))} <span class="num" id="reserve">${table.reserve}</span></div>`);
   }
-  parts.push(`<div class="round" data-round="${table.round}" data-phase="${table.phase}">${esc(t("round_n", { n: table.round }))} · ${esc(t("game_n", { n: table.game }))}</div>`);
+  const roundText = table.round ? `${t("round_n", { n: table.round })} · ${t("game_n", { n: table.game })}` : t("no_round_yet");
+  parts.push(`<div class="round" data-round="${table.round}" data-phase="${table.phase}">${esc(roundText)}</div>`);
   if (table.phase === "declare" || table.phase === "pass") {
     const waiting = table.dealt_in.filter((d, s) => d && !(table.phase === "pass" ? table.passed?.[s] : table.declared[s])).length;
     parts.push(`<div class="waiting" id="waiting">${esc(tn(table.phase === "pass" ? "waiting_pass" : "waiting_for", waiting))}</div>`);
@@ -1062,7 +1080,10 @@ function centerHtml() {
   if (table.ghost) parts.push(`<div class="extra" id="ghost" data-extra="ghost">${esc(t("ghost"))} ${handHtml(table.ghost, "small")}</div>`);
   if (result) {
     const fresh = table.phase === "deal" || table.phase === "over";
-    parts.push(`<div class="result${fresh ? " fresh" : ""}" id="result"><span class="label">${esc(fresh ? t("this_round") : t("last_round"))}</span>
+    // the round the result is of, named: the dealer badge has already moved to the next dealer
+    const label = fresh && table.round && resultOfThisRound() ? t("result_of_round", { n: table.round })
+      : fresh ? t("this_round") : t("last_round");
+    parts.push(`<div class="result${fresh ? " fresh" : ""}" id="result"><span class="label">${esc(label)}</span>
       ${[...resultLines(result, table.names, lastDeclarations()), ...(result.outcome === "void" && table.phase !== "over" ? [voidAntesLine(result, table)] : [])]
     .slice(0, table.phase === "over" ? -1 : undefined) // at the end the pot is shared out
     .map((l) => `<p>${esc(l)}</p>`).join("")}</div>`);
@@ -1265,6 +1286,8 @@ function meHtml() {
     if (shown && revealedDeclarations()) {
       const animate = performance.now() - S.revealAt < REVEAL_MS + 600;
       const desc = handName(shown + (result.community ? ` ${result.community}` : ""));
+      // labelled: between rounds it is the hand just played, not the new deal
+      parts.push(`<p class="hint my-shown-label" id="my-shown-label">${esc(t("your_hand_round", { n: table.round }))}</p>`);
       parts.push(`<div class="my-hand" id="my-shown">${handHtml(shown, `big${animate ? " flip" : ""}`)}</div>`);
       if (desc) parts.push(`<div class="my-desc">${esc(desc)}</div>`);
       byHand = parts.length;

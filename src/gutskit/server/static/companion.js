@@ -151,6 +151,7 @@ function showdownHtml(tab, view) {
     pick = { round: tab.round, conflicts: needs.conflicts, target: first, cards: [], rank: null, chosen: false };
   }
   if (list.length > 1) {
+    parts.push(`<p class="comp-row-label" id="comp-targets-label">${esc(t("comp_enter_for"))}</p>`);
     parts.push(`<div class="comp-targets" role="group" aria-label="${esc(t("comp_enter_for"))}">${list.map((x) => `<button type="button"
       class="comp-target${x === pick.target ? " chosen" : ""}${entered(needs, x) ? " done" : ""}" data-comp-target="${esc(x)}">${esc(targetName(x))}${entered(needs, x) ? " ✓" : ""}</button>`).join("")}</div>`);
   }
