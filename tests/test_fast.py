@@ -34,7 +34,11 @@ def _deals(rounds: int, tables: int, seats: int, k: int, seed: int) -> np.ndarra
 
 
 def _engine_stacks(rules: Rules, bots: list[Any], hands: np.ndarray[Any, Any],
-                   stacks: list[int], seed: int) -> tuple[list[list[int]], list[int]]:
+                   stacks: list[int], seed: int, strict: bool = False
+                   ) -> tuple[list[list[int]], list[int]]:
+    """Final stacks and rounds played of engine sessions on ``hands`` (the hands of seats
+    not in play are ignored; ``strict``: they must be ``-1``, and so must every hand after
+    the session ended, as the compiled kernel records them)."""
     rng = random.Random(seed)
     finals, played = [], []
     for t in range(hands.shape[1]):
@@ -42,7 +46,11 @@ def _engine_stacks(rules: Rules, bots: list[Any], hands: np.ndarray[Any, Any],
         rounds = 0
         for r in range(hands.shape[0]):
             if state.phase is Phase.OVER or len(state.seats_in_play) < 2:
+                assert not strict or bool(np.all(hands[r:, t] < 0))
                 break
+            if strict:
+                dealt_in = [bool(hands[r, t, s, 0] >= 0) for s in range(len(bots))]
+                assert dealt_in == [state.in_play(s) for s in range(len(bots))]
             deal_hands = tuple(tuple(int(c) for c in hands[r, t, s]) if state.in_play(s)
                                else None for s in range(len(bots)))
             state, _ = deal(state, deal_hands)
@@ -101,6 +109,52 @@ def test_same_deals_same_stacks(rules: Rules, thresholds: list[float], chips: in
                          end_share=False),
           simulate_deals(rules, policies, hands, stacks=chips, kernel="numpy",
                          end_share=False))
+
+
+@pytest.mark.parametrize(("rules", "thresholds", "chips"), CASES)
+def test_kernel_own_deals_replayed_through_engine(rules: Rules, thresholds: list[float],
+                                                  chips: int) -> None:
+    """The compiled kernel's own deals (its random stream, ``record_deals``) replayed
+    through the engine: the same stacks and rounds at every table, cards dealt exactly to
+    the seats the engine has in play, no card twice in a round."""
+    n = len(thresholds)
+    policies = [FastPolicy.threshold(t, rules.ranking) for t in thresholds]
+    result = simulate(rules, policies, tables=30, rounds=40, stacks=chips, seed=chips + n,
+                      kernel="numba", record_deals=True)
+    hands = result.hands
+    assert hands is not None and hands.shape == (40, 30, n, rules.cards_per_hand)
+    finals, played = _engine_stacks(rules, [ThresholdBot(t) for t in thresholds], hands,
+                                    [chips] * n, seed=1, strict=True)
+    assert result.stacks.tolist() == finals
+    assert result.rounds_played.tolist() == played
+    for r in range(40):
+        for t in range(30):
+            cards = hands[r, t][hands[r, t] >= 0]
+            assert len(set(cards.tolist())) == cards.size
+    # recording changes nothing
+    _same(result, simulate(rules, policies, tables=30, rounds=40, stacks=chips,
+                           seed=chips + n, kernel="numba"))
+
+
+def test_kernel_own_deals_rule_of_thumb_replayed_through_engine() -> None:
+    """The same with the rule-of-thumb bots' pot-dependent tables (several seats sharing
+    one policy, a binary search of its pot edges every round)."""
+    rules = Rules()
+    plain, cautious, loose = (fast_policy(RuleOfThumbBot(style=style), rules, 5)
+                           for style in (0.0, 0.04, -0.08))
+    assert plain is not None and cautious is not None and loose is not None
+    policies = [plain, plain, cautious, plain, loose]
+    bots = [RuleOfThumbBot(), RuleOfThumbBot(), RuleOfThumbBot(style=0.04), RuleOfThumbBot(),
+            RuleOfThumbBot(style=-0.08)]
+    result = simulate(rules, policies, tables=20, rounds=60, stacks=400, seed=2,
+                      kernel="numba", record_deals=True)
+    assert result.hands is not None
+    finals, played = _engine_stacks(rules, bots, result.hands, [400] * 5, seed=1,
+                                    strict=True)
+    assert result.stacks.tolist() == finals
+    assert result.rounds_played.tolist() == played
+    with pytest.raises(ValueError, match="record_deals"):
+        simulate(rules, policies, tables=1, rounds=1, kernel="numpy", record_deals=True)
 
 
 def test_rule_of_thumb_policy_matches_bot_deal_by_deal() -> None:

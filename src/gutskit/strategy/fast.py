@@ -204,6 +204,10 @@ class FastResult:
         pot_sum: sum over rounds of the pot after antes (chips), for the mean pot.
         max_pot: the largest pot after antes.
         games: games started (antes into an empty pot).
+        hands: with ``record_deals`` (compiled kernel), ``(rounds, tables, seats, k)`` the
+            cards dealt (:mod:`gutskit.core.cards` codes), ``-1`` where a seat was not
+            dealt in or the session had ended; else ``None``. For replaying the kernel's
+            own deals through the engine (``tests/test_fast.py``).
     """
 
     stacks: I64
@@ -220,6 +224,7 @@ class FastResult:
     pot_sum: int
     max_pot: int
     games: int
+    hands: I64 | None = None
 
     @property
     def net(self) -> I64:
@@ -294,8 +299,8 @@ class _Dealer:
 
 def simulate(rules: Rules, policies: Sequence[FastPolicy], *, tables: int, rounds: int,
              stacks: int | Sequence[int] = 10_000, dealer: int = 0, seed: int | None = None,
-             end_share: bool = True, kernel: Kernel = "auto", first_table: int = 0
-             ) -> FastResult:
+             end_share: bool = True, kernel: Kernel = "auto", first_table: int = 0,
+             record_deals: bool = False) -> FastResult:
     """Play ``rounds`` rounds at each of ``tables`` independent tables.
 
     Args:
@@ -313,20 +318,25 @@ def simulate(rules: Rules, policies: Sequence[FastPolicy], *, tables: int, round
         first_table: (numba kernel) the index of the first table: table ``t``'s deals
             depend only on ``(seed, first_table + t)``, so tables split into several calls
             (processes, machines) play exactly the deals of one call.
+        record_deals: (numba kernel) also return the cards dealt, :attr:`FastResult.hands`
+            (8 bytes per card: for checks on few tables, not for speed runs).
 
     Returns:
         A :class:`FastResult`.
 
     Raises:
         UnsupportedRulesError: a rule the simulator does not play.
-        ValueError: a bad seat count, policy shape, stack or count, or ``kernel="numba"``
-            without numba installed.
+        ValueError: a bad seat count, policy shape, stack or count, ``kernel="numba"``
+            without numba installed, or ``record_deals`` without the compiled kernel.
     """
     if _use_kernel(kernel):
         table = hand_table(rules.ranking)
         return _run(rules, policies, tables=tables, rounds=rounds, stacks=stacks,
                     dealer=dealer, rng=None, deals=None, end_share=end_share,
-                    compiled=(None, table.code_to_rank, seed, first_table))
+                    compiled=(None, table.code_to_rank, seed, first_table),
+                    record=record_deals)
+    if record_deals:
+        raise ValueError("record_deals needs the compiled kernel (kernel='numba')")
     rng = np.random.Generator(np.random.SFC64(seed))
     table = hand_table(rules.ranking)
     dealer_ = _Dealer(table, rng)
@@ -399,7 +409,8 @@ _Compiled = tuple[npt.NDArray[np.int16] | None, npt.NDArray[np.int16], int | Non
 
 def _run(rules: Rules, policies: Sequence[FastPolicy], *, tables: int, rounds: int,
          stacks: int | Sequence[int], dealer: int, rng: np.random.Generator | None,
-         deals: object, end_share: bool, compiled: _Compiled | None = None) -> FastResult:
+         deals: object, end_share: bool, compiled: _Compiled | None = None,
+         record: bool = False) -> FastResult:
     check_supported(rules)
     n = len(policies)
     if not 2 <= n <= 10:
@@ -421,7 +432,8 @@ def _run(rules: Rules, policies: Sequence[FastPolicy], *, tables: int, rounds: i
                          f"{rules.min_buy_in}")
     if compiled is not None:
         return _run_kernel(rules, policies, compiled, tables=tables, rounds=rounds, buy=buy,
-                           dealer=dealer, end_share=end_share, n_ranks=n_ranks)
+                           dealer=dealer, end_share=end_share, n_ranks=n_ranks,
+                           record=record)
     deal_fn = deals  # (step, tables, seats) -> (seats, tables) int16 ranks
     assert callable(deal_fn) and rng is not None
 
@@ -583,24 +595,44 @@ def _run(rules: Rules, policies: Sequence[FastPolicy], *, tables: int, rounds: i
 
 def _run_kernel(rules: Rules, policies: Sequence[FastPolicy], compiled: _Compiled, *,
                 tables: int, rounds: int, buy: I64, dealer: int, end_share: bool,
-                n_ranks: int) -> FastResult:
-    """:func:`_run` with the compiled kernel (:mod:`gutskit.strategy.fast_kernel`)."""
+                n_ranks: int, record: bool = False) -> FastResult:
+    """:func:`_run` with the compiled kernel (:mod:`gutskit.strategy.fast_kernel`). Seats
+    playing the same :class:`FastPolicy` object share its tables (a pure policy's as 0/1
+    bytes, a mixed one's as probabilities)."""
     from gutskit.strategy.fast_kernel import run, table_keys
 
     given, code_to_rank, seed, first_table = compiled
     n = len(policies)
-    width = max(p.in_prob.size for p in policies)
-    probs = np.zeros((n, width), dtype=np.float64)
-    edges = np.zeros((n, max(1, max(p.pot_edges.size for p in policies))), dtype=np.int64)
-    n_edges = np.zeros(n, dtype=np.int64)
+    distinct: list[FastPolicy] = []
+    seat_policy = np.zeros(n, dtype=np.int64)
     for s, policy in enumerate(policies):
-        probs[s, : policy.in_prob.size] = policy.in_prob.reshape(-1)
-        edges[s, : policy.pot_edges.size] = policy.pot_edges
-        n_edges[s] = policy.pot_edges.size
-    pure = np.array([p.deterministic for p in policies], dtype=np.bool_)
+        for p, seen in enumerate(distinct):
+            if seen is policy:
+                seat_policy[s] = p
+                break
+        else:
+            seat_policy[s] = len(distinct)
+            distinct.append(policy)
+    mixed = np.array([not p.deterministic for p in distinct], dtype=np.bool_)
+    width = max(p.in_prob.size for p in distinct)
+    decide = np.zeros((len(distinct), width), dtype=np.uint8)
+    probs = np.zeros((len(distinct), width) if mixed.any() else (1, 1), dtype=np.float64)
+    edges = np.zeros((len(distinct), max(1, max(p.pot_edges.size for p in distinct))),
+                     dtype=np.int64)
+    n_edges = np.zeros(len(distinct), dtype=np.int64)
+    for p, policy in enumerate(distinct):
+        flat = policy.in_prob.reshape(-1)
+        if mixed[p]:
+            probs[p, : flat.size] = flat
+        else:
+            decide[p, : flat.size] = flat > 0.5
+        edges[p, : policy.pot_edges.size] = policy.pot_edges
+        n_edges[p] = policy.pot_edges.size
     cap = rules.pot_cap
     shortfall = {"eliminate": 0, "table_stakes": 1, "debt": 2}[rules.shortfall]
     ranks = given if given is not None else np.zeros((1, 1, 1), dtype=np.int16)
+    k = rules.cards_per_hand
+    hands = np.full((rounds, tables, n, k) if record else (1, 1, 1, 1), -1, dtype=np.int8)
     out_stacks = np.zeros((tables, n), dtype=np.int64)
     out_pot = np.zeros(tables, dtype=np.int64)
     out_reserve = np.zeros(tables, dtype=np.int64)
@@ -617,9 +649,9 @@ def _run_kernel(rules: Rules, policies: Sequence[FastPolicy], compiled: _Compile
         bool(rules.ante_every_round), rules.all_out == "reante",
         rules.odd_chip == "first_left_of_dealer", bool(rules.require_cover),
         bool(rules.end_on_uncontested), bool(end_share),
-        probs, np.int64(n_ranks), edges, n_edges, pure,
-        given is not None, ranks, np.int64(rules.cards_per_hand),
-        np.ascontiguousarray(code_to_rank), table_keys(seed),
+        seat_policy, decide, probs, mixed, np.int64(n_ranks), edges, n_edges,
+        given is not None, ranks, np.int64(k), np.ascontiguousarray(code_to_rank),
+        table_keys(seed), record, hands,
         out_stacks, out_pot, out_reserve, out_rounds, out_over, out_elim, dealt, ins, wins,
         stats)
     return FastResult(
@@ -628,4 +660,5 @@ def _run_kernel(rules: Rules, policies: Sequence[FastPolicy], compiled: _Compile
         wins=wins, outcomes={"void": int(stats[0]), "uncontested": int(stats[1]),
                              "showdown": int(stats[2])},
         pot_sum=int(stats[3]), max_pot=int(stats[4]), games=int(stats[5]),
+        hands=hands.astype(np.int64) if record else None,
     )

@@ -128,33 +128,51 @@ def deal_cards(keys: Any, first_table: Any, n_tables: Any, cards: Any) -> Any:
     return out
 
 
-@numba.njit(cache=True, nogil=True, error_model="numpy")
+@numba.njit(cache=True, nogil=True, boundscheck=False, error_model="numpy")
 def run(first_table: Any, n_tables: Any, rounds: Any, buy: Any, dealer: Any,
         ante: Any, cap: Any, match_cap: Any, reserve_cap: Any, shortfall: Any,
         ante_every_round: Any, reante: Any, first_left: Any, require_cover: Any,
         end_on_uncontested: Any, end_share: Any,
-        probs: Any, n_ranks: Any, edges: Any, n_edges: Any, pure: Any,
-        given: Any, ranks_given: Any, k: Any, code_to_rank: Any, keys: Any,
+        seat_policy: Any, decide: Any, probs: Any, mixed: Any, n_ranks: Any, edges: Any,
+        n_edges: Any, given: Any, ranks_given: Any, k: Any, code_to_rank: Any, keys: Any,
+        record: Any, out_hands: Any,
         out_stacks: Any, out_pot: Any, out_reserve: Any, out_rounds: Any,
         out_over: Any, out_elim: Any, out_dealt: Any, out_ins: Any, out_wins: Any,
         out_stats: Any) -> None:
+    """Play ``n_tables`` sessions of at most ``rounds`` rounds, one table after another.
+
+    Policies: seat ``s`` plays policy ``seat_policy[s]`` (seats sharing a policy share its
+    tables). A policy's row is the number of its pot edges at or below the pot after antes
+    (``numpy.searchsorted(..., side="right")``), looked up once per policy and round; a
+    pure policy's declaration is ``decide[p, row * n_ranks + rank] != 0``; a mixed one
+    (``mixed[p]``) declares in when a uniform float is below ``probs[p, row * n_ranks +
+    rank]``. With ``record``, the cards dealt are written to ``out_hands[round, table,
+    seat]`` (seats not dealt in keep what the caller filled in)."""
     n = buy.shape[0]
+    n_pol = decide.shape[0]
     st = np.empty(n, np.int64)
     elim = np.zeros(n, np.bool_)
     inplay = np.zeros(n, np.bool_)
     inn = np.zeros(n, np.bool_)
-    winner = np.zeros(n, np.bool_)
     rank = np.zeros(n, np.int64)
+    row_base = np.zeros(n_pol, np.int64)
+    dealt = np.zeros(n, np.int64)
+    ins = np.zeros(n, np.int64)
+    wins = np.zeros(n, np.int64)
     deck = np.arange(52)
-    n_void = n_unc = games = pot_sum = max_pot = 0
+    bucketed = n_edges.max() > 0
+    n_void = n_unc = games = pot_sum = max_pot = total_rounds = 0
     for t in range(n_tables):
         table = first_table + t
         x, spare, has = _start(keys, table)
         for c in range(52):  # each table starts from the same deck: no state carries over
             deck[c] = c
+        count = 0
         for s in range(n):
             st[s] = buy[s]
             elim[s] = False
+            inplay[s] = buy[s] > 0
+            count += inplay[s]
         pot = 0
         reserve = 0
         dealer_seat = dealer
@@ -163,10 +181,8 @@ def run(first_table: Any, n_tables: Any, rounds: Any, buy: Any, dealer: Any,
         played = 0
         over = False
         for step in range(rounds):
-            count = 0
-            for s in range(n):
-                inplay[s] = (not elim[s]) & (st[s] > 0)
-                count += inplay[s]
+            # in play (``inplay``, ``count``): not eliminated and chips left, kept up to
+            # date by the settlement
             if count < 2:
                 over = True
                 break
@@ -174,10 +190,10 @@ def run(first_table: Any, n_tables: Any, rounds: Any, buy: Any, dealer: Any,
             new_game = pot == 0
             if ante_every_round or new_game or reante_due:
                 for s in range(n):
-                    if inplay[s]:
-                        a = ante if shortfall == 2 or st[s] >= ante else st[s]
-                        st[s] -= a
-                        pot += a
+                    a = ante if shortfall == 2 or st[s] >= ante else st[s]
+                    a = a if inplay[s] else 0
+                    st[s] -= a
+                    pot += a
                 reante_due = False
             if reserve_cap and new_game:
                 refill = min(reserve, cap)
@@ -189,7 +205,20 @@ def run(first_table: Any, n_tables: Any, rounds: Any, buy: Any, dealer: Any,
             played += 1
             pot_sum += pot
             max_pot = max(max_pot, pot)
-            # deal (only to the seats in play) and declare
+            # each policy's row for this pot: binary search of its pot edges
+            if bucketed:
+                for p in range(n_pol):
+                    lo = 0
+                    span = n_edges[p]
+                    while span > 0:
+                        half = span >> 1
+                        if edges[p, lo + half] <= pot:
+                            lo += half + 1
+                            span -= half + 1
+                        else:
+                            span = half
+                    row_base[p] = lo * n_ranks
+            # deal (only to the seats in play)
             if given:
                 for s in range(n):
                     rank[s] = ranks_given[step, table, s]
@@ -199,29 +228,33 @@ def run(first_table: Any, n_tables: Any, rounds: Any, buy: Any, dealer: Any,
                     if not inplay[s]:
                         continue
                     code = 0
-                    for _ in range(k):
+                    for c in range(k):
                         x, spare, has, card = _draw(x, spare, has, deck, top)
                         code = code * 52 + card
                         top += 1
+                        if record:
+                            out_hands[step, t, s, c] = card
                     rank[s] = code_to_rank[code]
+            # declare
             owed = min(pot, cap) if match_cap else pot
             n_in = 0
             best = -1
-            for s in range(n):  # branch-free where the outcome is random
-                row = 0
-                if n_edges[s]:
-                    while row < n_edges[s] and edges[s, row] <= pot:
-                        row += 1
-                p = probs[s, row * n_ranks + rank[s]]
-                if not pure[s] and inplay[s]:
-                    x, u = _uniform(x)
-                    p = p - u
-                call = inplay[s] & (p > 0.5 if pure[s] else p > 0.0)
+            for s in range(n):
+                p = seat_policy[s]
+                at = row_base[p] + rank[s]
+                if mixed[p]:
+                    call = False
+                    if inplay[s]:
+                        x, u = _uniform(x)
+                        call = u < probs[p, at]
+                else:
+                    call = decide[p, at] != 0
+                call = call & inplay[s]
                 if require_cover:
                     call = call & (st[s] >= owed)
                 inn[s] = call
-                out_dealt[s] += inplay[s]
-                out_ins[s] += call
+                dealt[s] += inplay[s]
+                ins[s] += call
                 n_in += call
                 best = max(best, rank[s] if call else -1)
             void = n_in == 0
@@ -229,24 +262,19 @@ def run(first_table: Any, n_tables: Any, rounds: Any, buy: Any, dealer: Any,
             sd = n_in >= 2
             n_void += void
             n_unc += unc
+            # showdown: the best hand(s) among those in share the pot; every loser matches
             n_win = 0
             for s in range(n):
-                winner[s] = inn[s] & (rank[s] == best)
-                n_win += winner[s]
+                n_win += inn[s] & (rank[s] == best)
             n_win = max(n_win, 1)
             share = pot if n_win == 1 else pot // n_win
             rem = pot - share * n_win if sd else 0
-            first = -1
-            if first_left:
-                for i in range(1, n + 1):
-                    s = dealer_seat + i - (n if dealer_seat + i >= n else 0)
-                    if winner[s]:
-                        first = s
-                        break
             total_paid = 0
             matched_any: Any = False
+            count = 0
             for s in range(n):  # branch-free where the outcome is random
-                loser = inn[s] & ~winner[s]
+                won = inn[s] & (rank[s] == best)
+                loser = inn[s] & ~won
                 if shortfall == 2:
                     pay = owed
                 elif shortfall == 1:
@@ -256,14 +284,22 @@ def run(first_table: Any, n_tables: Any, rounds: Any, buy: Any, dealer: Any,
                     elim[s] = elim[s] | (loser & short)
                     pay = 0 if short else owed
                 pay = pay if loser else 0
-                st[s] += (share if winner[s] else 0) - pay
-                out_wins[s] += winner[s]
+                st[s] += (share if won else 0) - pay
+                wins[s] += won
                 total_paid += pay
                 matched_any = matched_any | (pay > 0)
-            if first >= 0:
-                st[first] += rem
-            if first >= 0:
-                rem = 0
+                inplay[s] = (not elim[s]) & (st[s] > 0)
+                count += inplay[s]
+            if first_left and rem > 0:  # odd chips: the first winner left of the dealer
+                for i in range(1, n + 1):
+                    s = dealer_seat + i - (n if dealer_seat + i >= n else 0)
+                    if inn[s] & (rank[s] == best):
+                        count -= inplay[s]
+                        st[s] += rem
+                        rem = 0
+                        inplay[s] = (not elim[s]) & (st[s] > 0)
+                        count += inplay[s]
+                        break
             if sd:
                 new_pot = rem + total_paid
                 if reserve_cap and new_pot > cap:
@@ -278,17 +314,13 @@ def run(first_table: Any, n_tables: Any, rounds: Any, buy: Any, dealer: Any,
                 reante_due = void
             # next dealer: the same after a void round if still in play, else the next
             # seat clockwise still in play (engine._next_dealer)
-            left = 0
-            for s in range(n):
-                left += (not elim[s]) & (st[s] > 0)
-            dealer_stays = void and (not elim[dealer_seat]) and st[dealer_seat] > 0
-            if not dealer_stays:
+            if not (void and inplay[dealer_seat]):
                 for i in range(1, n + 1):
                     s = dealer_seat + i - (n if dealer_seat + i >= n else 0)
-                    if (not elim[s]) and st[s] > 0:
+                    if inplay[s]:
                         dealer_seat = s
                         break
-            if left < 2 or ended_unc:
+            if count < 2 or ended_unc:
                 over = True
                 break
         if end_share:
@@ -296,10 +328,10 @@ def run(first_table: Any, n_tables: Any, rounds: Any, buy: Any, dealer: Any,
             for s in range(n):
                 seated += not elim[s]
             every = seated == 0
-            count = n if every else seated
+            n_share = n if every else seated
             amount = pot + reserve
-            base = amount // count
-            extra = amount - base * count
+            base = amount // n_share
+            extra = amount - base * n_share
             for i in range(1, n + 1):
                 s = dealer_seat + i - (n if dealer_seat + i >= n else 0)
                 if every or not elim[s]:
@@ -314,10 +346,14 @@ def run(first_table: Any, n_tables: Any, rounds: Any, buy: Any, dealer: Any,
         out_reserve[t] = reserve
         out_rounds[t] = played
         out_over[t] = over
+        total_rounds += played
+    for s in range(n):
+        out_dealt[s] += dealt[s]
+        out_ins[s] += ins[s]
+        out_wins[s] += wins[s]
     out_stats[0] = n_void
     out_stats[1] = n_unc
-    out_stats[2] = out_rounds.sum() - n_void - n_unc
+    out_stats[2] = total_rounds - n_void - n_unc
     out_stats[3] = pot_sum
     out_stats[4] = max_pot
     out_stats[5] = games
-
