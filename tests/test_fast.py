@@ -294,12 +294,22 @@ def test_kernel_tables_split_across_calls_play_the_same_deals() -> None:
 def test_kernel_deals_are_disjoint_and_uniform() -> None:
     from gutskit.strategy.fast_kernel import deal_cards, table_keys
 
-    cards = deal_cards(table_keys(4), 0, 20_000, 30)
+    cards = deal_cards(table_keys(4), 0, 20_000, 10, 3)  # ten hands of three cards
     assert np.all(np.diff(np.sort(cards, axis=1), axis=1) > 0)  # 30 distinct cards
-    for position in (0, 29):  # the first and the last card dealt: chi-square, 51 dof
+    for position in (0, 1, 2, 29):  # first hand's cards and the last card: chi-square, 51 dof
         counts = np.bincount(cards[:, position], minlength=52)
         expected = 20_000 / 52
         assert float(((counts - expected) ** 2 / expected).sum()) < 90  # P < 0.001
+    # one 32-bit draw deals a whole hand: its three cards are jointly uniform, e.g. the
+    # first two (52 x 51 ordered pairs, chi-square with 2651 dof: mean 2651, sd 72.8)
+    pairs = deal_cards(table_keys(5), 0, 200_000, 1, 3)
+    counts = np.bincount(pairs[:, 0] * 52 + pairs[:, 1], minlength=52 * 52)
+    cells = counts[np.arange(52 * 52) % 53 != 0]  # drop the impossible (c, c) cells
+    assert cells.size == 52 * 51 and int(counts.sum() - cells.sum()) == 0
+    expected = 200_000 / (52 * 51)
+    assert float(((cells - expected) ** 2 / expected).sum()) < 2651 + 5 * 72.8
+    two = deal_cards(table_keys(6), 0, 20_000, 26, 2)  # 2-card hands: the whole deck
+    assert np.all(np.sort(two, axis=1) == np.arange(52))
 
 
 def test_unknown_kernel() -> None:

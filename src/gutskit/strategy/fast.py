@@ -38,10 +38,12 @@ deals they give identical results, statistic by statistic (``tests/test_fast.py`
 Randomness. numpy path: one seeded :class:`numpy.random.Generator` (SFC64) per call; hands
 are dealt uniformly, hand after hand, each drawn among the combinations that share no card
 with the hands already dealt at that table (rejection sampling on 52-bit card masks).
-Compiled kernel: one counter-seeded stream per table, so a table's deals depend only on the
-seed and its index (``first_table``), and a partial Fisher-Yates shuffle per table (see
-:mod:`gutskit.strategy.fast_kernel`). The two kernels draw different random numbers: the
-same seed gives different, equally distributed deals.
+Compiled kernel: counter-seeded streams per table (one for the deals, one for mixed
+strategies' declarations), so a table's play depends only on the seed and its index
+(``first_table``), and a partial Fisher-Yates shuffle per table, one 32-bit draw per hand
+(see :mod:`gutskit.strategy.fast_kernel`); ``record_deals=True`` returns the cards it
+dealt, which the tests replay through the engine. The two kernels draw different random
+numbers: the same seed gives different, equally distributed deals.
 
 >>> from gutskit.core.rules import Rules
 >>> rules = Rules(cards_per_hand=2)

@@ -9,12 +9,17 @@ it only when the kernel is used. The kernel compiles on its first call and numba
 machine code on disk (``__pycache__``), so later processes start at once.
 
 Randomness (the kernel's own, deterministic per seed and independent of how the tables
-are split into calls): table ``t`` draws from a SplitMix64 stream whose start is
-``mix(key0 ^ mix(t + key1))``, the 64-bit keys coming from
-``numpy.random.SeedSequence(seed)``. Hands are dealt by a partial Fisher-Yates shuffle of
-the table's 52-card deck (exactly uniform: bounded integers by Lemire's method with
-rejection), only to the seats in play; a mixed strategy's declaration compares a 53-bit
-uniform float with its probability.
+are split into calls): table ``t`` has two SplitMix64 streams, one for the deals starting at
+``mix(key0 ^ mix(t + key1))`` and one for mixed strategies' declarations starting at
+``mix(key1 ^ mix(t + key0))``, the 64-bit keys coming from
+``numpy.random.SeedSequence(seed)``. Every round deals a hand to every seat by a partial
+Fisher-Yates shuffle of the table's 52-card deck, carried on from the round before; a hand
+of ``k`` cards (2 or 3) takes one 32-bit draw: Lemire's multiply-shift with rejection applied to
+the product ``m (m - 1) ... (m - k + 1)`` of the deck sizes (``m`` cards left), read digit
+by digit (Brackett-Rozinsky and Lemire, "Batched ranged random integer generation", 2024),
+so each card is exactly uniform among those left. The seats not in play ignore their hand
+(the hands of the seats in play are uniform and disjoint all the same). A mixed strategy's
+declaration compares a 53-bit uniform float with its probability.
 """
 
 from __future__ import annotations
@@ -70,23 +75,6 @@ def _next32(x: Any, spare: Any, has: Any) -> Any:
 
 
 @numba.njit(inline="always", cache=True)
-def _bounded(x: Any, spare: Any, has: Any, n: Any) -> Any:
-    """Uniform integer in ``[0, n)``, exactly (Lemire's multiply-shift with rejection).
-    Returns ``(x, spare, has, value)``."""
-    nn = _U64(n)
-    x, spare, has, bits = _next32(x, spare, has)
-    m = bits * nn
-    low = m & _LOW32
-    if low < nn:
-        threshold = (_TWO32 - nn) % nn
-        while low < threshold:
-            x, spare, has, bits = _next32(x, spare, has)
-            m = bits * nn
-            low = m & _LOW32
-    return x, spare, has, np.int64(m >> _S32)
-
-
-@numba.njit(inline="always", cache=True)
 def _uniform(x: Any) -> Any:
     """Uniform float in ``[0, 1)`` with 53 random bits (a whole 64-bit output; the spare
     half is left as it is). Returns ``(x, value)``."""
@@ -102,30 +90,98 @@ def _start(keys: Any, table: Any) -> Any:
 
 
 @numba.njit(inline="always", cache=True)
-def _draw(x: Any, spare: Any, has: Any, deck: Any, top: Any) -> Any:
-    """One step of a partial Fisher-Yates shuffle: swap a uniform card of
-    ``deck[top:]`` to ``deck[top]``. Returns ``(x, spare, has, card)``."""
-    x, spare, has, j = _bounded(x, spare, has, 52 - top)
-    j += top
-    card = deck[j]
-    deck[j] = deck[top]
+def _start_decisions(keys: Any, table: Any) -> Any:
+    """Table ``table``'s second stream (mixed strategies' declarations): the keys swapped."""
+    return _mix(keys[1] ^ _mix(_U64(table) + keys[0]))
+
+
+@numba.njit(inline="always", cache=True)
+def _swap(deck: Any, top: Any, j: Any) -> Any:
+    """A Fisher-Yates step: ``deck[top + j]`` to ``deck[top]``; returns that card."""
+    card = deck[top + j]
+    deck[top + j] = deck[top]
     deck[top] = card
-    return x, spare, has, card
+    return card
 
 
 @numba.njit(cache=True)
-def deal_cards(keys: Any, first_table: Any, n_tables: Any, cards: Any) -> Any:
-    """``(n_tables, cards)`` int64: the first ``cards`` cards the kernel deals at each table
-    (its first round when every seat is in play), for the tests of uniformity."""
-    out = np.empty((n_tables, cards), np.int64)
+def _rejection(k: Any) -> Any:
+    """``(53,)`` uint64: Lemire's rejection threshold ``(2**32 - p) % p`` for the product
+    ``p = m (m - 1) ... (m - k + 1)`` of the deck sizes when ``m`` cards are left (a draw
+    below it is drawn again). A table, so that no division is left in the deal."""
+    out = np.zeros(53, np.uint64)
+    for m in range(k, 53):
+        prod = _U64(1)
+        for c in range(k):
+            prod = prod * _U64(m - c)
+        out[m] = (_TWO32 - prod) % prod
+    return out
+
+
+@numba.njit(inline="always", cache=True)
+def _deal3(x: Any, spare: Any, has: Any, deck: Any, top: Any, reject: Any) -> Any:
+    """Deal 3 cards from ``deck[top:]``: three steps of a partial Fisher-Yates shuffle from
+    one 32-bit draw (``reject``: :func:`_rejection`). Returns ``(x, spare, has, code)``,
+    ``code`` the cards in base 52 (first card most significant, as
+    :mod:`gutskit.strategy.tables` codes)."""
+    m = _U64(52 - top)
+    threshold = reject[52 - top]
+    while True:  # Lemire's rejection for the product of the bounds: exact
+        x, spare, has, v = _next32(x, spare, has)
+        v = v * m
+        j0 = v >> _S32
+        v = (v & _LOW32) * (m - _U64(1))
+        j1 = v >> _S32
+        v = (v & _LOW32) * (m - _U64(2))
+        j2 = v >> _S32
+        if (v & _LOW32) >= threshold:
+            break
+    code = _swap(deck, top, np.int64(j0))
+    code = code * 52 + _swap(deck, top + 1, np.int64(j1))
+    return x, spare, has, code * 52 + _swap(deck, top + 2, np.int64(j2))
+
+
+@numba.njit(inline="always", cache=True)
+def _deal2(x: Any, spare: Any, has: Any, deck: Any, top: Any, reject: Any) -> Any:
+    """:func:`_deal3` for 2 cards."""
+    m = _U64(52 - top)
+    threshold = reject[52 - top]
+    while True:
+        x, spare, has, v = _next32(x, spare, has)
+        v = v * m
+        j0 = v >> _S32
+        v = (v & _LOW32) * (m - _U64(1))
+        j1 = v >> _S32
+        if (v & _LOW32) >= threshold:
+            break
+    code = _swap(deck, top, np.int64(j0))
+    return x, spare, has, code * 52 + _swap(deck, top + 1, np.int64(j1))
+
+
+@numba.njit(cache=True)
+def deal_cards(keys: Any, first_table: Any, n_tables: Any, hands: Any, k: Any) -> Any:
+    """``(n_tables, hands * k)`` int64: the cards of the first ``hands`` hands the kernel
+    deals at each table (its first round, seat after seat), for the tests of uniformity."""
+    out = np.empty((n_tables, hands * k), np.int64)
     deck = np.arange(52)
+    reject = _rejection(k)
     for t in range(n_tables):
         x, spare, has = _start(keys, first_table + t)
         for c in range(52):
             deck[c] = c
-        for c in range(cards):
-            x, spare, has, out[t, c] = _draw(x, spare, has, deck, c)
+        for h in range(hands):
+            if k == 3:
+                x, spare, has, code = _deal3(x, spare, has, deck, h * 3, reject)
+            else:
+                x, spare, has, code = _deal2(x, spare, has, deck, h * 2, reject)
+            for c in range(k - 1, -1, -1):
+                out[t, h * k + c] = code % 52
+                code //= 52
     return out
+
+
+_CHUNK = 8
+"""Rounds dealt ahead at a time (the deals do not depend on the play)."""
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False, error_model="numpy")
@@ -141,38 +197,60 @@ def run(first_table: Any, n_tables: Any, rounds: Any, buy: Any, dealer: Any,
         out_stats: Any) -> None:
     """Play ``n_tables`` sessions of at most ``rounds`` rounds, one table after another.
 
+    The deals do not depend on the play, so ``_CHUNK`` rounds are dealt ahead (hands and
+    ranks); the play then finds its ranks ready. Seats are bits of small integers (in
+    play, in, winners, eliminated, the ante left broke), so that a round touches only the
+    seats it concerns: the seats in play for the declarations, only those in for the
+    settlement; the per-seat counts (dealt, in, won) are counted per mask and summed per
+    seat at the end.
+
     Policies: seat ``s`` plays policy ``seat_policy[s]`` (seats sharing a policy share its
     tables). A policy's row is the number of its pot edges at or below the pot after antes
     (``numpy.searchsorted(..., side="right")``), looked up once per policy and round; a
     pure policy's declaration is ``decide[p, row * n_ranks + rank] != 0``; a mixed one
-    (``mixed[p]``) declares in when a uniform float is below ``probs[p, row * n_ranks +
-    rank]``. With ``record``, the cards dealt are written to ``out_hands[round, table,
-    seat]`` (seats not dealt in keep what the caller filled in)."""
+    (``mixed[p]``) declares in when a uniform float from the table's second stream is
+    below ``probs[p, row * n_ranks + rank]`` (seat after seat, in play only). With
+    ``record``, the cards dealt to the seats in play are written to ``out_hands[round,
+    table, seat]`` (the others keep what the caller filled in)."""
     n = buy.shape[0]
     n_pol = decide.shape[0]
+    width = decide.shape[1]
+    flat = decide.reshape(-1)
+    low = np.zeros(1 << n, np.int64)  # per seat mask: its lowest seat, its number of seats
+    bits = np.zeros(1 << n, np.int64)
+    for m in range(1, 1 << n):
+        low[m] = low[m >> 1] + 1 if (m & 1) == 0 else 0
+        bits[m] = bits[m >> 1] + (m & 1)
+    n_dealt = np.zeros(1 << n, np.int64)  # rounds played per mask of seats in play,
+    n_ins = np.zeros(1 << n, np.int64)  # per mask of seats in, per mask of winners
+    n_wins = np.zeros(1 << n, np.int64)
+    mixed_seats = 0
+    for s in range(n):
+        if mixed[seat_policy[s]]:
+            mixed_seats |= 1 << s
     st = np.empty(n, np.int64)
-    elim = np.zeros(n, np.bool_)
-    inplay = np.zeros(n, np.bool_)
-    inn = np.zeros(n, np.bool_)
-    rank = np.zeros(n, np.int64)
     row_base = np.zeros(n_pol, np.int64)
-    dealt = np.zeros(n, np.int64)
-    ins = np.zeros(n, np.int64)
-    wins = np.zeros(n, np.int64)
+    seat_at = np.zeros(n, np.int64)  # where seat s's row starts in ``flat``
+    for s in range(n):
+        seat_at[s] = seat_policy[s] * width
+    chunk_rank = np.zeros((_CHUNK, n), np.int64)
+    chunk_code = np.zeros((_CHUNK, n), np.int64)
     deck = np.arange(52)
+    reject = _rejection(k)
     bucketed = n_edges.max() > 0
     n_void = n_unc = games = pot_sum = max_pot = total_rounds = 0
     for t in range(n_tables):
         table = first_table + t
         x, spare, has = _start(keys, table)
+        y = _start_decisions(keys, table)
         for c in range(52):  # each table starts from the same deck: no state carries over
             deck[c] = c
-        count = 0
+        inplay: Any = 0  # bit s: seat s can be dealt in (not eliminated, chips left)
+        elim = 0
         for s in range(n):
             st[s] = buy[s]
-            elim[s] = False
-            inplay[s] = buy[s] > 0
-            count += inplay[s]
+            inplay |= np.int64(buy[s] > 0) << s
+        count = bits[inplay]
         pot = 0
         reserve = 0
         dealer_seat = dealer
@@ -181,19 +259,36 @@ def run(first_table: Any, n_tables: Any, rounds: Any, buy: Any, dealer: Any,
         played = 0
         over = False
         for step in range(rounds):
-            # in play (``inplay``, ``count``): not eliminated and chips left, kept up to
-            # date by the settlement
             if count < 2:
                 over = True
                 break
+            i = step % _CHUNK
+            if i == 0:  # deal the next rounds ahead, a hand to every seat
+                for ahead in range(min(_CHUNK, rounds - step)):
+                    if given:
+                        for s in range(n):
+                            chunk_rank[ahead, s] = ranks_given[step + ahead, table, s]
+                        continue
+                    if k == 3:
+                        for s in range(n):
+                            x, spare, has, code = _deal3(x, spare, has, deck, s * 3, reject)
+                            chunk_code[ahead, s] = code
+                            chunk_rank[ahead, s] = code_to_rank[code]
+                    else:
+                        for s in range(n):
+                            x, spare, has, code = _deal2(x, spare, has, deck, s * 2, reject)
+                            chunk_code[ahead, s] = code
+                            chunk_rank[ahead, s] = code_to_rank[code]
             # antes (engine.deal): new game, ante_every_round, re-ante after a void
             new_game = pot == 0
+            broke: Any = 0  # seats the ante left without chips: out after this round unless won
             if ante_every_round or new_game or reante_due:
                 for s in range(n):
-                    a = ante if shortfall == 2 or st[s] >= ante else st[s]
-                    a = a if inplay[s] else 0
-                    st[s] -= a
-                    pot += a
+                    if (inplay >> s) & 1:
+                        a = ante if shortfall == 2 or st[s] >= ante else st[s]
+                        st[s] -= a
+                        pot += a
+                        broke |= np.int64(st[s] <= 0) << s
                 reante_due = False
             if reserve_cap and new_game:
                 refill = min(reserve, cap)
@@ -205,152 +300,166 @@ def run(first_table: Any, n_tables: Any, rounds: Any, buy: Any, dealer: Any,
             played += 1
             pot_sum += pot
             max_pot = max(max_pot, pot)
+            n_dealt[inplay] += 1
             # each policy's row for this pot: binary search of its pot edges
             if bucketed:
-                for p in range(n_pol):
+                for p in range(n_pol):  # without a branch on the pot: the pot is random
                     lo = 0
                     span = n_edges[p]
-                    while span > 0:
+                    while span > 1:  # the row lies in [lo, lo + span]
                         half = span >> 1
-                        if edges[p, lo + half] <= pot:
-                            lo += half + 1
-                            span -= half + 1
-                        else:
-                            span = half
-                    row_base[p] = lo * n_ranks
-            # deal (only to the seats in play)
-            if given:
+                        lo = lo + half if edges[p, lo + half - 1] <= pot else lo
+                        span -= half
+                    if span:
+                        lo += edges[p, lo] <= pot
+                    row_base[p] = p * width + lo * n_ranks
                 for s in range(n):
-                    rank[s] = ranks_given[step, table, s]
-            else:
-                top = 0
-                for s in range(n):
-                    if not inplay[s]:
-                        continue
-                    code = 0
-                    for c in range(k):
-                        x, spare, has, card = _draw(x, spare, has, deck, top)
-                        code = code * 52 + card
-                        top += 1
-                        if record:
-                            out_hands[step, t, s, c] = card
-                    rank[s] = code_to_rank[code]
-            # declare
+                    seat_at[s] = row_base[seat_policy[s]]
+            # declare: pure policies by their table, then mixed ones seat after seat
             owed = min(pot, cap) if match_cap else pot
-            n_in = 0
+            inn: Any = 0
             best = -1
             for s in range(n):
-                p = seat_policy[s]
-                at = row_base[p] + rank[s]
-                if mixed[p]:
-                    call = False
-                    if inplay[s]:
-                        x, u = _uniform(x)
-                        call = u < probs[p, at]
-                else:
-                    call = decide[p, at] != 0
-                call = call & inplay[s]
+                r = chunk_rank[i, s]
+                call = np.int64(flat[seat_at[s] + r]) & (inplay >> s)
                 if require_cover:
-                    call = call & (st[s] >= owed)
-                inn[s] = call
-                dealt[s] += inplay[s]
-                ins[s] += call
-                n_in += call
-                best = max(best, rank[s] if call else -1)
+                    call &= np.int64(st[s] >= owed)
+                inn |= call << s
+                best = max(best, r if call else -1)
+            todo = mixed_seats & inplay
+            while todo:
+                s = low[todo]
+                todo &= todo - 1
+                y, u = _uniform(y)
+                r = chunk_rank[i, s]
+                call = np.int64(u < probs[seat_policy[s], seat_at[s] - seat_policy[s] * width
+                                          + r])
+                if require_cover:
+                    call &= np.int64(st[s] >= owed)
+                inn |= call << s
+                best = max(best, r if call else -1)
+            if record:
+                for s in range(n):
+                    if (inplay >> s) & 1:
+                        code = chunk_code[i, s]
+                        for c in range(k - 1, -1, -1):
+                            out_hands[step, t, s, c] = code % 52
+                            code //= 52
+            n_ins[inn] += 1
+            n_in = bits[inn]
             void = n_in == 0
             unc = n_in == 1
             sd = n_in >= 2
             n_void += void
             n_unc += unc
-            # showdown: the best hand(s) among those in share the pot; every loser matches
-            n_win = 0
-            for s in range(n):
-                n_win += inn[s] & (rank[s] == best)
-            n_win = max(n_win, 1)
-            share = pot if n_win == 1 else pot // n_win
-            rem = pot - share * n_win if sd else 0
-            total_paid = 0
             matched_any: Any = False
-            count = 0
-            for s in range(n):  # branch-free where the outcome is random
-                won = inn[s] & (rank[s] == best)
-                loser = inn[s] & ~won
-                if shortfall == 2:
-                    pay = owed
-                elif shortfall == 1:
-                    pay = min(owed, max(st[s], 0))
-                else:
-                    short = st[s] < owed
-                    elim[s] = elim[s] | (loser & short)
-                    pay = 0 if short else owed
-                pay = pay if loser else 0
-                st[s] += (share if won else 0) - pay
-                wins[s] += won
-                total_paid += pay
-                matched_any = matched_any | (pay > 0)
-                inplay[s] = (not elim[s]) & (st[s] > 0)
-                count += inplay[s]
-            if first_left and rem > 0:  # odd chips: the first winner left of the dealer
-                for i in range(1, n + 1):
-                    s = dealer_seat + i - (n if dealer_seat + i >= n else 0)
-                    if inn[s] & (rank[s] == best):
-                        count -= inplay[s]
-                        st[s] += rem
-                        rem = 0
-                        inplay[s] = (not elim[s]) & (st[s] > 0)
-                        count += inplay[s]
-                        break
-            if sd:
+            if unc:  # uncontested: the only one in takes the pot
+                s = low[inn]
+                n_wins[inn] += 1
+                st[s] += pot
+                pot = 0
+                if st[s] <= 0:  # (a debt larger than the pot)
+                    inplay &= ~(1 << s)
+            elif sd:  # showdown: the best hand(s) share the pot, every loser matches
+                won = 0
+                todo = inn
+                while todo:
+                    s = low[todo]
+                    todo &= todo - 1
+                    won |= np.int64(chunk_rank[i, s] == best) << s
+                n_wins[won] += 1
+                n_win = bits[won]
+                share = pot
+                if n_win > 1:  # a tie
+                    share = pot // n_win
+                rem = pot - share * n_win
+                total_paid = 0
+                todo = inn
+                while todo:
+                    s = low[todo]
+                    todo &= todo - 1
+                    if (won >> s) & 1:
+                        st[s] += share
+                    else:
+                        if shortfall == 2:
+                            pay = owed
+                        elif shortfall == 1:
+                            pay = min(owed, max(st[s], 0))
+                        elif st[s] < owed:
+                            pay = 0
+                            elim |= 1 << s
+                        else:
+                            pay = owed
+                        st[s] -= pay
+                        total_paid += pay
+                    if st[s] <= 0 or (elim >> s) & 1:
+                        inplay &= ~(1 << s)
+                matched_any = total_paid > 0
+                if first_left and rem > 0:  # odd chips: the first winner left of the dealer
+                    after = won & ~((2 << dealer_seat) - 1)
+                    s = low[after] if after else low[won]
+                    st[s] += rem
+                    rem = 0
+                    if st[s] > 0 and not (elim >> s) & 1:
+                        inplay |= 1 << s
                 new_pot = rem + total_paid
                 if reserve_cap and new_pot > cap:
                     reserve += new_pot - cap
                     new_pot = cap
                 pot = new_pot
-            elif unc:
-                pot = 0
+            # out of play: the seats in that lost their last chip (above) and those the
+            # ante left broke that did not win (rare)
+            if broke:
+                todo = broke
+                while todo:
+                    s = low[todo]
+                    todo &= todo - 1
+                    if st[s] <= 0:
+                        inplay &= ~(1 << s)
+            count = bits[inplay]
             ended_unc = end_on_uncontested and unc and game_matched
-            game_matched = (game_matched or (sd and matched_any)) and pot > 0
+            game_matched = (game_matched or matched_any) and pot > 0
             if reante:
                 reante_due = void
             # next dealer: the same after a void round if still in play, else the next
             # seat clockwise still in play (engine._next_dealer)
-            if not (void and inplay[dealer_seat]):
-                for i in range(1, n + 1):
-                    s = dealer_seat + i - (n if dealer_seat + i >= n else 0)
-                    if inplay[s]:
-                        dealer_seat = s
-                        break
+            if not (void and (inplay >> dealer_seat) & 1):
+                after = inplay & ~((2 << dealer_seat) - 1)
+                if after:
+                    dealer_seat = low[after]
+                elif inplay:
+                    dealer_seat = low[inplay]
             if count < 2 or ended_unc:
                 over = True
                 break
         if end_share:
-            seated = 0
-            for s in range(n):
-                seated += not elim[s]
+            seated = n - bits[elim]
             every = seated == 0
             n_share = n if every else seated
             amount = pot + reserve
             base = amount // n_share
             extra = amount - base * n_share
-            for i in range(1, n + 1):
-                s = dealer_seat + i - (n if dealer_seat + i >= n else 0)
-                if every or not elim[s]:
+            for j in range(1, n + 1):
+                s = dealer_seat + j - (n if dealer_seat + j >= n else 0)
+                if every or not (elim >> s) & 1:
                     st[s] += base + (1 if extra > 0 else 0)
                     extra -= 1
             pot = 0
             reserve = 0
         for s in range(n):
             out_stacks[t, s] = st[s]
-            out_elim[t, s] = elim[s]
+            out_elim[t, s] = (elim >> s) & 1
         out_pot[t] = pot
         out_reserve[t] = reserve
         out_rounds[t] = played
         out_over[t] = over
         total_rounds += played
-    for s in range(n):
-        out_dealt[s] += dealt[s]
-        out_ins[s] += ins[s]
-        out_wins[s] += wins[s]
+    for m in range(1, 1 << n):
+        for s in range(n):
+            if (m >> s) & 1:
+                out_dealt[s] += n_dealt[m]
+                out_ins[s] += n_ins[m]
+                out_wins[s] += n_wins[m]
     out_stats[0] = n_void
     out_stats[1] = n_unc
     out_stats[2] = total_rounds - n_void - n_unc
