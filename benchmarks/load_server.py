@@ -11,7 +11,7 @@ that table receives the ``DeclarationsRevealed`` event (every client's receipt i
 sample): it includes the server's database write (events are stored before they are sent),
 building six per-seat views, and the client's own event loop.
 
-Bounded: at most 300 tables, 10 seats, 300 seconds; loopback only. Prints the figures and
+Bounded: at most 500 tables, 10 seats, 300 seconds; loopback only. Prints the figures and
 the machine, Python and library versions.
 
     python benchmarks/load_server.py --tables 200 --seats 6 --duration 60
@@ -24,6 +24,12 @@ count in turn on the same server. The summary gives, per worker count, the most 
 second whose reveal latency p99 stays under ``--p99-ms`` (50 ms).
 
     python benchmarks/load_server.py --workers 1,2 --clients 2 --tables 25,50,100 \
+        --duration 20
+
+Every figure of issue 11 in one run (50 / 200 / 500 tables, 1 and 2 workers; the summary
+prints them side by side):
+
+    python benchmarks/load_server.py --workers 1,2 --clients 2 --tables 50,200,500 \
         --duration 20
 """
 
@@ -271,6 +277,19 @@ async def declare(ws: ClientConnection, round_number: int, seat: int, table: Tab
                               "action_id": f"{seat}-{round_number}", "declaration": choice}))
 
 
+async def settle(events: list[asyncio.Event], tasks: list[asyncio.Task[None]], stats: Stats,
+                 step: str, seconds: float = 300) -> None:
+    """Wait for ``events``; stop with the first bot's error (a connection that failed to
+    open, a join refused, ...) instead of waiting forever when they do not all come."""
+    try:
+        await asyncio.wait_for(asyncio.gather(*(e.wait() for e in events)), seconds)
+    except TimeoutError:
+        errors = stats.errors + [repr(t.exception()) for t in tasks if t.done()
+                                 and not t.cancelled() and t.exception() is not None]
+        raise SystemExit(f"setup stalled while {step} ({seconds:g}s): {len(errors)} bot(s) "
+                         f"failed{', first: ' + errors[0] if errors else ''}") from None
+
+
 async def run(args: argparse.Namespace, port: int, pid: int | None, tables_here: int,
               barrier: Any = None) -> tuple[Stats, float]:
     base = f"http://{HOST}:{port}"
@@ -298,13 +317,16 @@ async def run(args: argparse.Namespace, port: int, pid: int | None, tables_here:
                                              ready, seated[0], True, args.seats,
                                              args.protocol)))
         for i in range(1, args.seats):
-            tasks.append(asyncio.create_task(bot(url, None, f"Bot{i}", table, stats,
+            tasks.append(asyncio.create_task(bot(url, None, f"Player{i}", table, stats,
                                                  args.think, ready, seated[i], False,
                                                  args.seats, args.protocol)))
         if len(tasks) % 60 == 0:  # let the connections open in batches
-            await asyncio.gather(*(e.wait() for e in seated[1:]))
-    await asyncio.wait_for(asyncio.gather(*(r.wait() for r in readies)), 300)
+            await settle(seated[1:], tasks, stats, "joining")
+    await settle(readies, tasks, stats, "starting")
     setup = time.monotonic() - setup_start
+    if barrier is None:
+        print(f"({tables_here} tables set up in {setup:.1f}s; playing {args.duration:g}s)",
+              flush=True)
     if barrier is not None:  # every load-client process measures the same window
         await asyncio.get_running_loop().run_in_executor(None, barrier.wait)
     # Play: measure over the duration, then stop the bots.
@@ -435,10 +457,10 @@ def main() -> None:
     parser.add_argument("--p99-ms", type=float, default=50.0,
                         help="the latency bound of the summary")
     args = parser.parse_args()
-    if not (all(1 <= t <= 300 for t in args.tables) and 2 <= args.seats <= 10
+    if not (all(1 <= t <= 500 for t in args.tables) and 2 <= args.seats <= 10
             and 0 < args.duration <= 300 and all(1 <= w <= 8 for w in args.workers)
             and 1 <= args.clients <= 8):
-        parser.error("bounded: 1-300 tables, 2-10 seats, at most 300 seconds, 1-8 workers, "
+        parser.error("bounded: 1-500 tables, 2-10 seats, at most 300 seconds, 1-8 workers, "
                      "1-8 client processes")
     raise_fd_limit(max(args.tables) * args.seats * 2 + 256)
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, {platform.platform()}; "
@@ -453,6 +475,7 @@ def main() -> None:
           f"{redis_version}; database: SQLite (WAL)")
     print(f"think <= {args.think}s, reveal pause {args.reveal}s")
     best: dict[int, tuple[float, int] | None] = {}
+    rows: list[tuple[int, int, float, float, float | None, float | None, float, int]] = []
     for workers in args.workers:
         best[workers] = None
         port = free_port()
@@ -468,6 +491,11 @@ def main() -> None:
                     stats, setup = play_load(args, port, server.pid, tables)
                     p99 = report(args, workers, tables, stats, setup)
                     rate = stats.rounds / args.duration
+                    lat = sorted(1000 * x for x in stats.latencies)
+                    rows.append((workers, tables, rate,
+                                 1000 * stats.play_cpu / max(1, stats.rounds),
+                                 statistics.median(lat) if lat else None, p99,
+                                 stats.load_before, len(stats.errors)))
                     previous = best[workers]
                     if p99 is not None and p99 < args.p99_ms and not stats.errors and (
                             previous is None or rate > previous[0]):
@@ -482,6 +510,13 @@ def main() -> None:
                 if redis_server is not None:
                     redis_server.terminate()
                     redis_server.wait(10)
+    print("\n== side by side (server CPU: all its processes; load: 1-minute average when "
+          "play started)")
+    print("workers  tables  rounds/s  CPU ms/round  p50 ms  p99 ms  load  errors")
+    for workers, tables, rate, cpu, p50, p99, load, errors in rows:
+        print(f"{workers:>7}  {tables:>6}  {rate:>8.1f}  {cpu:>12.1f}  "
+              f"{'-' if p50 is None else f'{p50:.1f}':>6}  "
+              f"{'-' if p99 is None else f'{p99:.1f}':>6}  {load:>4.1f}  {errors:>6}")
     print(f"\n== summary: most rounds/s with reveal latency p99 < {args.p99_ms:g} ms")
     for workers, found in best.items():
         if found is None:
