@@ -300,9 +300,16 @@ async def run(args: argparse.Namespace, port: int, pid: int | None, tables_here:
 
     async def create() -> tuple[Table, str]:
         async with limit:
-            created = (await http.post(f"{base}/api/rooms", headers={"Origin": base}, json={
-                "host_name": "Host", "buy_in": 1000, "decision_seconds": 30,
-                "reveal_seconds": args.reveal})).json()
+            for attempt in range(3):  # a kept-alive connection the server just closed
+                try:
+                    created = (await http.post(f"{base}/api/rooms", headers={
+                        "Origin": base}, json={
+                        "host_name": "Host", "buy_in": 1000, "decision_seconds": 30,
+                        "reveal_seconds": args.reveal})).json()
+                    break
+                except httpx.TransportError:
+                    if attempt == 2:
+                        raise
         return Table(created["room_id"]), created["token"]
 
     async with httpx.AsyncClient(timeout=120) as http:
