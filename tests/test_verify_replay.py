@@ -233,6 +233,47 @@ def test_a_changed_own_hand_fails_against_the_own_openings(tmp_path: Path) -> No
                               "gave it 3h 2s Kh\n")
 
 
+def test_a_changed_client_seed_in_an_unshown_round_fails(tmp_path: Path) -> None:
+    """Round 2 (all out, nothing opened): Ana's own openings are 3h at committed position
+    5, Kh at 12, 2s at 42, dealt at indices 1, 4, 7 (Ana is seat 0 of 3, dealer Ana:
+    Ben gets 0, 3, 6, Cleo 2, 5, 8). Replacing Cleo's published seed by ``00`` * 16 moves
+    these positions to deal indices 36, 48 and 20: dealt to nobody. The verifier re-derives
+    the deal and fails naming the round, the seat and the cards (audit3 finding 1)."""
+    fairness, history, _ = build_session()
+    own = fairness["rounds"][1]["own"]
+    assert [(o["position"], o["card"]) for o in own] == [(5, "3h"), (12, "Kh"), (42, "2s")]
+    order = deal_order(fairness["rounds"][1]["commitment"], CLIENT_SEEDS)
+    assert [order.index(o["position"]) for o in own] == [1, 7, 4]
+    fairness["rounds"][1]["client_seeds"] = ["a1" * 16, None, "00" * 16]
+    code, _, err = run(tmp_path, fairness, history)
+    assert (code, err) == (1, "FAILED: round 2: seat 0 ('Ana')'s own cards are not at its "
+                              "dealt positions [1, 4, 7] under the published client seeds "
+                              "and the committed order: 3h (committed position 5) is dealt "
+                              "at index 36, to nobody, Kh (committed position 12) is dealt "
+                              "at index 48, to nobody, 2s (committed position 42) is dealt "
+                              "at index 20, to nobody\n")
+    # A partial move (two cards elsewhere, 3h on another of Ana's positions) fails too.
+    fairness["rounds"][1]["client_seeds"] = ["a1" * 16, None, "ff" * 16]
+    code, _, err = run(tmp_path, fairness, history)
+    assert (code, err) == (1, "FAILED: round 2: seat 0 ('Ana')'s own cards are not at its "
+                              "dealt positions [1, 4, 7] under the published client seeds "
+                              "and the committed order: Kh (committed position 12) is dealt "
+                              "at index 41, to nobody, 2s (committed position 42) is dealt "
+                              "at index 36, to nobody\n")
+
+
+def test_a_removed_own_opening_fails(tmp_path: Path) -> None:
+    """Round 3: Ana holds 8h 5d 8d at deal indices 1, 4, 7 = committed positions 50, 40,
+    38; removing the opening of 8d (position 38) leaves index 7 unchecked: it fails."""
+    fairness, history, _ = build_session()
+    removed = fairness["rounds"][2]["own"].pop(0)
+    assert (removed["position"], removed["card"]) == (38, "8d")
+    code, _, err = run(tmp_path, fairness, history)
+    assert (code, err) == (1, "FAILED: round 3: seat 0 ('Ana') holds 8h 5d 8d, but its dealt "
+                              "position(s) [7] have no opening of its own cards in the "
+                              "fairness file\n")
+
+
 def test_a_sealed_call_that_disagrees_with_the_reveal_fails(tmp_path: Path) -> None:
     fairness, history, _ = build_session()
     next(e for e in history if e["type"] == "Declared")["declaration"] = "out"

@@ -649,8 +649,10 @@ def _openings(number: int, items: list[Any], leaf_hashes: Sequence[str]) -> list
 
 
 def _check_v2(number: int, record: dict[str, Any], known: ReplayedRound | None,
-              over: bool) -> RoundCheck:
-    """A version-2 round: leaves, openings, the deal order and who held each card."""
+              over: bool, own_seat: object = None) -> RoundCheck:
+    """A version-2 round: leaves, openings, the deal order and who held each card;
+    ``own_seat`` (the file's ``"seat"``) owns the round's ``"own"`` openings, each of which
+    must be dealt to that seat under the published client seeds (:func:`_own_placed`)."""
     seeds = record.get("client_seeds")
     if seeds is None:
         if known is not None:
@@ -733,6 +735,8 @@ def _check_v2(number: int, record: dict[str, Any], known: ReplayedRound | None,
             if extra and any(card_owner[c] != label for c in extra):
                 raise FairnessError(f"round {number}: {label} shows {format_cards(extra)}, "
                                     "cards the deal did not put there")
+    if own:
+        _own_placed(number, known, own_seat, own, dealt_at, hands, owner)
     for seat, hand in enumerate(known.dealt):
         if not hand:
             continue
@@ -748,6 +752,40 @@ def _check_v2(number: int, record: dict[str, Any], known: ReplayedRound | None,
                                     f"{format_cards(hand)}, but the deal gave it {want}")
             checked += 1
     return RoundCheck(number, "ok", checked, "", _opened(opened, seeds_text))
+
+
+def _own_placed(number: int, known: ReplayedRound, seat: object, own: Sequence[Opening],
+                dealt_at: dict[int, int], hands: Sequence[Sequence[int] | None],
+                owner: dict[int, int | str]) -> None:
+    """The openings of the checking seat's own cards sit exactly at the deal indices the
+    published client seeds and the committed order give that seat, and cover every card
+    of its hand the history shows (docs/fairness.md, "Your own cards were committed").
+
+    Raises:
+        VerifyInputError: own openings but no seat of the table named.
+        FairnessError: an own card dealt elsewhere (to another seat, the ghost hand, the
+            community card or nobody), or a card of the seat's hand with no opening.
+    """
+    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < len(hands):
+        raise VerifyInputError(f"round {number}: the fairness file opens own cards but its "
+                               f"\"seat\" {seat!r} is not a seat of the table")
+    positions = tuple(hands[seat] or ())
+    misplaced = [o for o in own if dealt_at[o.position] not in positions]
+    if misplaced:
+        where = ", ".join(
+            f"{card_name(o.card)} (committed position {o.position}) is dealt at index "
+            f"{dealt_at[o.position]}, to {_name(known, owner.get(dealt_at[o.position], 'nobody'))}"
+            for o in misplaced)
+        raise FairnessError(f"round {number}: {_who(known, seat)}'s own cards are not at "
+                            f"its dealt positions {list(positions)} under the published "
+                            f"client seeds and the committed order: {where}")
+    hand = known.dealt[seat] if seat < len(known.dealt) else None
+    covered = {dealt_at[o.position] for o in own}
+    missing = [j for j in positions[:len(hand or ())] if j not in covered]
+    if missing:
+        raise FairnessError(f"round {number}: {_who(known, seat)} holds "
+                            f"{format_cards(hand or ())}, but its dealt position(s) {missing} "
+                            "have no opening of its own cards in the fairness file")
 
 
 def _name(known: ReplayedRound, owner: int | str) -> str:
@@ -850,8 +888,10 @@ def verify_rounds(fairness: dict[str, Any], history: Sequence[Record] | None = N
         if dropped:
             raise FairnessError(f"round {dropped[0]} was dealt (the fairness file) but is "
                                 "not in the hand history")
-    check = _check_v2 if algorithm == ALGORITHM_V2 else _check_v1
-    return [check(r["round"], r, known.get(r["round"]), over) for r in records]
+    if algorithm == ALGORITHM_V2:
+        seat = fairness.get("seat")
+        return [_check_v2(r["round"], r, known.get(r["round"]), over, seat) for r in records]
+    return [_check_v1(r["round"], r, known.get(r["round"]), over) for r in records]
 
 
 def verify_history(history: Sequence[Record]) -> list[RoundCheck]:
