@@ -11,12 +11,25 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gutskit.core import events as ev
 from gutskit.core.cards import DECK
-from gutskit.core.engine import _sample_deck, deal_from_rng, new_session
-from gutskit.core.rules import Rules
-from gutskit.core.views import joint_views
+from gutskit.core.engine import (
+    Phase,
+    _sample_deck,
+    can_deal,
+    can_declare,
+    deal_from_rng,
+    declare,
+    legal_declarations,
+    new_session,
+    pass_card,
+)
+from gutskit.core.events import Declaration
+from gutskit.core.rules import PRESETS, Rules, preset
+from gutskit.core.views import joint_views, view_for
 from gutskit.strategy.bots import RuleOfThumbBot
 
 
@@ -76,4 +89,40 @@ def test_remembered_bars_play_like_plays(style: float) -> None:
             for view in joint_views(dealt).values():
                 assert view.hand is not None
                 for _ in range(2):  # the second time from the remembered bars
-                    assert bot._plays_plain(view.hand, view) == bot.plays(view.hand, view)
+                    played = bot.declare(view, rng) is Declaration.IN
+                    assert played == bot.plays(view.hand, view)
+
+
+_VIEW_RULES = [preset(name) for name in PRESETS] + [
+    Rules(no_peek=True), Rules(pass_the_trash=True), Rules(declaration="sequential"),
+    Rules(hi_lo=True, community_card=True), Rules(ghost_hand=True, losers_pay="worst")]
+
+
+@settings(max_examples=30, deadline=None)
+@given(index=st.integers(0, len(_VIEW_RULES) - 1), n=st.integers(2, 6),
+       seed=st.integers(0, 2**32))
+def test_joint_views_are_each_seats_view(index: int, n: int, seed: int) -> None:
+    """:func:`joint_views` builds the usual case (no private field but the hand) on its own
+    route; it gives every seat exactly the view :func:`view_for` gives, at every moment of
+    random sessions under the presets and variants (passes, sealed and open declarations,
+    No Peek, declarations made one by one)."""
+    rng = random.Random(seed)
+    rules = _VIEW_RULES[index]
+    state = new_session(["a", "b", "c", "d", "e", "f"][:n], 40, rules=rules)
+    choices = legal_declarations(rules)
+    for _ in range(4):
+        if can_deal(state) is not None:
+            break
+        state, _ = deal_from_rng(state, rng)
+        while state.phase in (Phase.PASS, Phase.DECLARE):
+            assert joint_views(state) == {s: view_for(state, s) for s in state.dealt}
+            if state.phase is Phase.PASS:
+                seat = next(s for s in state.dealt if state.passes and state.passes[s] is None)
+                hand = state.hands[seat]
+                assert hand
+                state, _ = pass_card(state, seat, rng.choice(hand))
+                continue
+            seat = next(s for s in state.declaration_order() if state.declarations[s] is None)
+            legal = [d for d in choices if can_declare(state, seat, d) is None]
+            state, _ = declare(state, seat, rng.choice(legal))
+        assert joint_views(state) == {s: view_for(state, s) for s in state.dealt}

@@ -757,8 +757,11 @@ def _hands(state: GameState, order: list[int], deck: Sequence[Card]
     if len(deck) < end:
         raise IllegalActionError(f"a deck of {len(deck)} cards cannot deal {end}")
     hands: list[Hand | None] = [None] * len(state.names)
-    for i, seat in enumerate(order):
-        hands[seat] = tuple(deck[i:end:n])
+    # one card at a time around the table: the deck falls into rows of one card per seat,
+    # and a seat's hand is its column
+    rows = zip(*[iter(deck[:end])] * n, strict=True)
+    for seat, hand in zip(order, zip(*rows, strict=True), strict=True):
+        hands[seat] = hand
     return tuple(hands)
 
 

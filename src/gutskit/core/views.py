@@ -368,9 +368,11 @@ def _decisions(plan: _Plan, rules: Rules) -> _Decided:
     return decided
 
 
-def _build(state: GameState, seats: Sequence[int | None], plan: _Plan) -> list[SeatView]:
-    """The views of ``seats`` (``None``: the spectator). What the public state gives is
-    computed once; each seat's private fields are added as their audiences allow."""
+def _build(state: GameState, seats: Sequence[int | None], plan: _Plan,
+           dealt: Sequence[int] | None = None) -> list[SeatView]:
+    """The views of ``seats`` (``None``: the spectator), or of the seats dealt in,
+    ``dealt`` (:func:`joint_views`). What the public state gives is computed once; each
+    seat's private fields are added as their audiences allow."""
     rules = state.rules
     phase = state.phase
     declaring = phase is Phase.DECLARE
@@ -403,9 +405,19 @@ def _build(state: GameState, seats: Sequence[int | None], plan: _Plan) -> list[S
          declared, dealt_in, round_number, game_number, owed, last_result, _, _,
          chosen) = template
     own_hand = own_hand and showing
-    own_decl = own_decl and declaring and not open_decls
+    # a seat sees its own declaration before the others only once it has made one
+    own_decl = own_decl and declaring and not open_decls and declarations.count(None) < n
     transform = table.own_hand
     out = []
+    if dealt is not None and not own_decl and transform is None and (
+            passes is None or not showing):
+        # the usual case: the seats' views differ by the seat and its hand alone
+        for s in dealt:
+            out.append(_new_tuple(SeatView, (
+                s, rules_, names, stacks, eliminated, dealer, pot, reserve, phase_,
+                hands[s] if own_hand else None, decls, declared, dealt_in, round_number,
+                game_number, owed, last_result, None, None, chosen)))
+        return out
     for seat in seats:
         if seat is None:
             out.append(_new_tuple(SeatView, (
@@ -464,7 +476,7 @@ def view_for(state: GameState, seat: int) -> SeatView:
 def joint_views(state: GameState) -> dict[int, SeatView]:
     """The views of every seat dealt in, for a simultaneous decision (shares the work)."""
     dealt = state.dealt
-    return dict(zip(dealt, _build(state, dealt, _PLAN), strict=True))
+    return dict(zip(dealt, _build(state, dealt, _PLAN, dealt), strict=True))
 
 
 # -- histories ------------------------------------------------------------------------------

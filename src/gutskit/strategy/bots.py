@@ -237,13 +237,10 @@ class RuleOfThumbBot:
             game = self._variants[id(rules)] = variants_for(rules)
         if not game.plain:
             return self.declare_variant(view, rng)
-        return Declaration.IN if self._plays_plain(hand, view) else Declaration.OUT
-
-    def _plays_plain(self, hand: Sequence[Card], view: SeatView) -> bool:
-        """:meth:`plays`, with the bars of a pot and a table remembered: the bars depend
-        only on the rules, the pot and who is dealt in, so they are worked out once (by
-        :meth:`_bars`, with the very expressions of :meth:`plays`) and looked up after."""
-        bars = self._bars_seen.get((id(view.rules), view.pot, view.dealt_in))
+        # :meth:`plays`, with the bars of a pot and a table remembered: they depend only on
+        # the rules, the pot and who is dealt in, so they are worked out once (by
+        # :meth:`_bars`, with the very expressions of :meth:`plays`) and looked up after
+        bars = self._bars_seen.get((id(rules), view.pot, view.dealt_in))
         if bars is None:
             bars = self._bars(view)
         coin_flip, bar, loose_bar, pct_table, rule_table = bars
@@ -251,16 +248,17 @@ class RuleOfThumbBot:
         for card in hand:
             index = index * 52 + card
         pct = pct_table[index]
-        if coin_flip:
-            return pct >= bar
-        return (rule_table[index] and pct >= bar) or (loose_bar is not None
-                                                      and pct >= loose_bar)
+        if pct >= bar and (coin_flip or rule_table[index]):
+            return Declaration.IN
+        if loose_bar is not None and pct >= loose_bar:  # a loose bot, above a coin flip
+            return Declaration.IN
+        return Declaration.OUT
 
     def _bars(self, view: SeatView) -> _Bars:
-        """For :meth:`_plays_plain`: whether the pot is a coin flip (at most two antes),
-        the percentile bar, and the loose style's bar (``None`` unless ``style < 0``), as
-        :meth:`plays` computes them, with the ranking's percentile and rule tables;
-        remembered by rules, pot and dealt-in seats."""
+        """For :meth:`declare` under plain rules: whether the pot is a coin flip (at most
+        two antes), the percentile bar, and the loose style's bar (``None`` unless
+        ``style < 0``), as :meth:`plays` computes them, with the ranking's percentile and
+        rule tables; remembered by rules, pot and dealt-in seats."""
         rules = view.rules
         _, pct_table, rule_percentile, rule_table = self._lookup(rules.ranking)
         coin_flip = view.pot <= 2 * rules.ante
