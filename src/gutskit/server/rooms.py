@@ -758,7 +758,8 @@ class Room:
     async def _reseat(self, rows: list[SeatRow]) -> None:
         """Make ``rows`` the lobby's seats, in clockwise chair order, renumbered (a row
         with seat -1 is new); stored first, then each moved connection gets a new
-        :class:`Welcome` and a removed seat's connections :class:`Kicked`."""
+        :class:`Welcome` and a removed seat's connections :class:`Kicked`. Mutes and the
+        client seeds already sent move with their seats (a removed seat's are dropped)."""
         ordered = sorted(rows, key=_chair)
         renumber = {s.seat: i for i, s in enumerate(ordered) if s.seat >= 0}
         seats = [dataclasses.replace(s, seat=i) for i, s in enumerate(ordered)]
@@ -767,6 +768,9 @@ class Room:
             old.seat = new.seat  # the caller's new row learns its number
         self.seats = seats
         self.muted = {renumber[s] for s in self.muted if s in renumber}
+        # A lobby client seed follows its sender's seat; a removed seat's goes with it.
+        self.client_seeds = {renumber[s]: seed for s, seed in self.client_seeds.items()
+                             if s in renumber}
         for client in self.clients:
             if client.seat is None:
                 continue
