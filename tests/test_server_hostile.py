@@ -127,6 +127,8 @@ def test_look_alike_names_are_taken(db_url: str) -> None:
             "'\uff28\uff4f\uff53\uff54'")
         assert refused("host") == ("name_taken", "another seat is called 'Host', which "
                                    "looks like 'host'")
+        assert refused("H\u0301ost") == (  # a combining accent (audit3 finding 5)
+            "name_taken", "another seat is called 'Host', which looks like 'H\u0301ost'")
         guest.send({"type": "join", "name": "Ana"})
         assert guest.expect("seated")["seat"] == 1
         other = Player(server, created["room_id"])

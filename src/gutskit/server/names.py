@@ -2,7 +2,8 @@
 with a name already at the table, and a human's name must not look like a bot's.
 
 Two names are *confusable* when they differ only in look-alike characters: case, the NFKC
-compatibility forms (full-width ``Ａｎａ``), or homoglyphs from another script (a Cyrillic
+compatibility forms (full-width ``Ａｎａ``), combining marks (``H\u0301ost``, an ``H`` with
+a combining acute accent, beside ``Host``; so also ``José`` beside ``Jose``), or homoglyphs from another script (a Cyrillic
 ``А`` in ``Аna`` beside ``Ana``). The homoglyph table is the Unicode confusables data of
 Unicode Technical Standard #39 as the ``confusables`` package ships it
 (:func:`confusables.is_confusable`, :func:`confusables.normalize`); this module only applies
@@ -13,8 +14,8 @@ The server names its bots ``"<Name> (bot)"`` or ``"Bot <n>"``
 ``"Zed [BOT]"``, ``"Zed (b0t)"``, ``"Bot 3"``) would pass a person off as a bot, or a bot
 for a person, so it is refused (:func:`bot_like`).
 
->>> confusable("Аna", "Ana"), confusable("Ana", "Anna")
-(True, False)
+>>> confusable("Аna", "Ana"), confusable("Ana", "Anna"), confusable("H\u0301ost", "Host")
+(True, False, True)
 >>> bot_like("Zed (bot)"), bot_like("Zed (ʙᴏᴛ)"), bot_like("Bot 3"), bot_like("Abbot")
 (True, True, True, False)
 """
@@ -34,17 +35,26 @@ _BOT_NAME = re.compile(r"[(\[{<]\s*bot\s*[)\]}>]\s*$|^\s*bot\s*\d*\s*$")
 server's fallback ``"Bot 3"``), in a name's look-alike forms (lower case, no homoglyphs)."""
 
 
+def _fold(name: str) -> str:
+    """``name`` in NFKC with its combining marks dropped (NFKD, then every character of
+    Unicode category Mn or Me removed): ``"H\u0301ost"`` -> ``"Host"``."""
+    decomposed = unicodedata.normalize("NFKD", name)
+    bare = "".join(c for c in decomposed if unicodedata.category(c) not in ("Mn", "Me"))
+    return unicodedata.normalize("NFKC", bare)
+
+
 def _forms(name: str) -> list[str]:
-    """The lower-case skeletons ``name`` may be read as: NFKC, then each way of replacing
-    its homoglyphs by Latin letters (:func:`confusables.normalize`)."""
-    text = unicodedata.normalize("NFKC", name)
+    """The lower-case skeletons ``name`` may be read as: NFKC without combining marks
+    (:func:`_fold`), then each way of replacing its homoglyphs by Latin letters
+    (:func:`confusables.normalize`)."""
+    text = _fold(name)
     return [*normalize(text, prioritize_alpha=True), text.casefold()]
 
 
 def confusable(first: str, second: str) -> bool:
     """Whether two names differ only in look-alike characters (case, NFKC forms,
-    homoglyphs; module doc)."""
-    a, b = unicodedata.normalize("NFKC", first), unicodedata.normalize("NFKC", second)
+    combining marks, homoglyphs; module doc)."""
+    a, b = _fold(first), _fold(second)
     return a.casefold() == b.casefold() or bool(is_confusable(a, b))
 
 
