@@ -3,11 +3,11 @@ with a name already at the table, and a human's name must not look like a bot's.
 
 Two names are *confusable* when they differ only in look-alike characters: case, the NFKC
 compatibility forms (full-width ``Ａｎａ``), combining marks (``H\u0301ost``, an ``H`` with
-a combining acute accent, beside ``Host``; so also ``José`` beside ``Jose``), or homoglyphs from another script (a Cyrillic
-``А`` in ``Аna`` beside ``Ana``). The homoglyph table is the Unicode confusables data of
-Unicode Technical Standard #39 as the ``confusables`` package ships it
-(:func:`confusables.is_confusable`, :func:`confusables.normalize`); this module only applies
-it to names.
+a combining acute accent, beside ``Host``; so also ``José`` beside ``Jose``), or homoglyphs
+from another script (a Cyrillic ``А`` in ``Аna`` beside ``Ana``). The homoglyph table is
+the Unicode confusables data of Unicode Technical Standard #39 as the ``confusables``
+package ships it (:func:`confusables.is_confusable`, :func:`confusables.normalize`); this
+module only applies it to names.
 
 The server names its bots ``"<Name> (bot)"`` or ``"Bot <n>"``
 (:meth:`gutskit.server.rooms.Room._add_bot`); a human's name that reads as one (``"Zed (bot)"``,
