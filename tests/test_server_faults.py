@@ -260,7 +260,7 @@ def test_host_controls_pause_kick_bots_end(db_url: str) -> None:
         assert room["seats"][2] == {"seat": 2, "name": "Ava (bot)", "bot": True, "host": False,
                                     "connected": True, "kicked": False,
                                     "bot_style": "cautious", "away": False,
-                                    "back_next_game": False, "muted": False}
+                                    "back_next_game": False, "muted": False, "chair": 2}
         ana.send({"type": "start"})
         ana.state(lambda t: t["phase"] == "declare" and t["round"] == 1)
 
@@ -293,6 +293,24 @@ def test_host_controls_pause_kick_bots_end(db_url: str) -> None:
         assert sum(final["stacks"]) == 60
         info = server.get(f"/api/rooms/{room_id}").json()
         assert info["status"] == "over" and info["seats"][1]["kicked"] is True
+        # His token no longer plays, but still downloads his own records (audit3 finding
+        # 4): his seat's view of the history (his hands only) and the openings of his cards.
+        mine = server.get(f"/api/rooms/{room_id}/history.jsonl?token={ben_token}")
+        assert mine.status_code == 200
+        assert [json.loads(line) for line in mine.text.splitlines()] == \
+            server.manager.rooms[room_id].history_for(1)
+        dealt = [json.loads(line) for line in mine.text.splitlines()
+                 if json.loads(line)["type"] == "CardsDealt"]
+        assert dealt[0]["hands"][0] == "" and len(dealt[0]["hands"][1].split()) == 3
+        papers = server.get(f"/api/rooms/{room_id}/fairness.json?token={ben_token}").json()
+        assert papers["seat"] == 1
+        assert sorted(o["card"] for o in papers["rounds"][0]["own"]) == \
+            sorted(dealt[0]["hands"][1].split())
+        assert server.get(f"/api/rooms/{room_id}/fairness.json?token=x{ben_token}"
+                          ).status_code == 403
+        retry = Player(server, room_id, hello=False)
+        retry.send({"type": "hello", "protocol": 1, "token": ben_token})
+        assert retry.expect("error")["code"] == "bad_token"
         ana.send({"type": "end_session"})
         assert ana.expect("error")["code"] == "not_playing"
 

@@ -309,14 +309,15 @@ def _address(connection: Request | WebSocket) -> str:
 
 
 def _seat_of(room: Room, token: str | None) -> int | None:
-    """The seat a download's ``token`` names (``None``: no token, the spectator's copy).
+    """The seat a download's ``token`` names (``None``: no token, the spectator's copy); a
+    seat that left or was kicked during the session still downloads its own records.
 
     Raises:
         HTTPException: 403, the token is not a seat's in this room.
     """
     if token is None:
         return None
-    row = room.seat_of_token(token)
+    row = room.record_seat_of_token(token)
     if row is None:
         raise HTTPException(403, "this seat token is not valid in this room")
     return row.seat

@@ -562,7 +562,14 @@ class Room:
                 for e in views.redacted_history(self.events, self.viewer(seat))]
 
     def seat_of_token(self, token: str) -> SeatRow | None:
-        """The (not kicked) seat whose token is ``token``."""
+        """The (not kicked) seat whose token is ``token``: the one it may play."""
+        seat = self.record_seat_of_token(token)
+        return None if seat is None or seat.kicked else seat
+
+    def record_seat_of_token(self, token: str) -> SeatRow | None:
+        """The seat whose token is ``token``, also one that left or was kicked during the
+        session: its token no longer plays (:meth:`seat_of_token`) but still downloads
+        that seat's own records (history, fairness file: the seat's allow-list view)."""
         digest = hash_token(token)
         for seat in self.seats:
             if seat.token_hash is not None and secrets.compare_digest(seat.token_hash, digest):
@@ -834,8 +841,7 @@ class Room:
         state, events = driver.leave(self.state, seat.seat)
         await self._persist_and_send(state, events, None)
         self.rebuys.pop(seat.seat, None)
-        seat.kicked = True
-        seat.token_hash = None
+        seat.kicked = True  # the token keeps only the seat's records (record_seat_of_token)
         await self.store.run(self.store.put_seat, self.room_id, seat)
         client.seat = None
         self._broadcast_room()
@@ -1009,8 +1015,7 @@ class Room:
             state, events = driver.kick(state, number, f"{target.name} was removed by the host")
             await self._persist_and_send(state, events, None)
         self.rebuys.pop(number, None)
-        target.kicked = True
-        target.token_hash = None
+        target.kicked = True  # the token keeps only the seat's records (record_seat_of_token)
         await self.store.run(self.store.put_seat, self.room_id, target)
         for client in self.clients:
             if client.seat == number:
