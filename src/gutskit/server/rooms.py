@@ -1167,8 +1167,9 @@ class Room:
         self.deals_dealt = 0
         self.state = engine.evolve(None, start)
         self.status = "playing"
-        for ask in self.asks.values():  # still waiting for the host: the next session
-            ask.next_game = True
+        for ask in self.asks.values():  # still waiting for the host: the next session,
+            ask.next_game = True          # and the requester is told so
+            ask.client.send(SeatPending(request=ask.number, chair=ask.chair, next_game=True))
         self._broadcast_room()
         self._broadcast_events([start])
         session = self._session_commitment()
