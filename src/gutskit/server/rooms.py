@@ -476,6 +476,8 @@ class Room:
         self.chat_count = 0
         self.muted: set[int] = set()
         """Seats whose chat the host muted (:class:`~gutskit.server.protocol.Mute`)."""
+        self._payloads: tuple[list[Event], list[dict[str, Any]]] | None = None
+        """The last change's events and their JSON objects (:meth:`_payloads_of`)."""
         self._secrets: dict[str, tuple[fairness.DeckSecret, list[str]]] = {}
         """Worked-out secret orders and leaves by seed (:meth:`_secret`)."""
         for row in self.seats:  # rooms stored before chairs: the chair is the seat number
@@ -1208,8 +1210,9 @@ class Room:
         new, events = driver.deal(state, deck=deck)
         deal = DealRow(round=new.round_number, commitment=commitment, seed=seed.hex(),
                        revealed=False)
+        payloads = self._payloads_of(events)
         await self.store.append_async(self.room_id, self.session_id, len(self.events), events,
-                                      deal=deal)
+                                      deal=deal, payloads=payloads)
         self.deals[deal.round] = deal
         self._commit(new, events)
         self._send_all(FairnessCommitment(round=deal.round, commitment=commitment))
@@ -1238,7 +1241,8 @@ class Room:
                                           [], deal=inserted)
         await self.store.append_async(self.room_id, self.session_id, len(self.events), events,
                                       deal=upcoming,
-                                      deal_updates=[] if inserted is not None else [dealt])
+                                      deal_updates=[] if inserted is not None else [dealt],
+                                      payloads=self._payloads_of(events))
         self.deals[number] = dealt
         self.deals[upcoming.round] = upcoming
         self.client_seeds = {}
@@ -1532,7 +1536,8 @@ class Room:
             reveal = [r for r, d in self.deals.items() if not d.revealed]
         opened = self._open_shown(state, resolved[-1] if resolved else None, events)
         await self.store.append_async(self.room_id, self.session_id, len(self.events), events,
-                                      action=action, reveal=reveal, deal_updates=opened)
+                                      action=action, reveal=reveal, deal_updates=opened,
+                                      payloads=self._payloads_of(events))
         if state.phase is Phase.OVER and not end_events:
             await self.store.run(self.store.set_status, self.room_id, "over")
         self._commit(state, events)
@@ -1747,6 +1752,18 @@ class Room:
             if client is not exclude:
                 client.send(text)
 
+    def _payloads_of(self, events: Sequence[Event]) -> list[dict[str, Any]]:
+        """The events' :func:`~gutskit.core.history.event_to_dict`, worked out once per
+        change: stored, and sent as they are to every viewer who may read them in full
+        (the last change's are kept; nobody changes them)."""
+        last = self._payloads
+        if last is not None and len(last[0]) == len(events) and all(
+                a is b for a, b in zip(last[0], events, strict=True)):
+            return last[1]
+        payloads = [event_to_dict(e) for e in events]
+        self._payloads = (list(events), payloads)
+        return payloads
+
     def _broadcast_events(self, events: Sequence[Event]) -> None:
         """Each client gets each event as its seat may see it: one copy per distinct
         viewer (every spectator shares one), each distinct copy encoded once (an event
@@ -1754,6 +1771,7 @@ class Room:
         first = len(self.events) - len(events)
         cache: dict[int | None, list[str]] = {}
         encoded: list[list[tuple[Any, str]]] = [[] for _ in events]
+        payloads = self._payloads_of(events)
         for client in self.clients:
             seat = client.seat
             texts = cache.get(seat)
@@ -1767,7 +1785,9 @@ class Room:
                     text = next((t for r, t in encoded[offset]
                                  if r is record or r == record), None)
                     if text is None:
-                        data = record if isinstance(record, dict) else event_to_dict(record)
+                        data = (record if isinstance(record, dict)
+                                else payloads[offset] if record is events[offset]
+                                else event_to_dict(record))
                         text = encode({"type": "event", "seq": first + offset,
                                        "event": data})
                         encoded[offset].append((record, text))

@@ -234,11 +234,13 @@ class _Rows:
 
 def _append_rows(room_id: str, session_id: int, first_seq: int, events: Sequence[Event],
                  deal: DealRow | None, action: tuple[str, int, int] | None,
-                 reveal: Sequence[int], deal_updates: Sequence[DealRow] = ()) -> _Rows:
-    """The rows of :meth:`RoomStore.append`."""
+                 reveal: Sequence[int], deal_updates: Sequence[DealRow] = (),
+                 payloads: Sequence[dict[str, Any]] | None = None) -> _Rows:
+    """The rows of :meth:`RoomStore.append` (``payloads``: the events'
+    :func:`~gutskit.core.history.event_to_dict`, when the caller has them)."""
     rows = _Rows()
     for offset, item in enumerate(events):
-        payload = event_to_dict(item)
+        payload = event_to_dict(item) if payloads is None else payloads[offset]
         rows.events.append({"session_id": session_id, "seq": first_seq + offset,
                             "type": payload["type"], "payload": payload})
         if isinstance(item, SessionEnded):
@@ -512,12 +514,15 @@ class RoomStore:
                            events: Sequence[Event], *, deal: DealRow | None = None,
                            action: tuple[str, int, int] | None = None,
                            reveal: Sequence[int] = (),
-                           deal_updates: Sequence[DealRow] = ()) -> None:
+                           deal_updates: Sequence[DealRow] = (),
+                           payloads: Sequence[dict[str, Any]] | None = None) -> None:
         """:meth:`append`, committed together with the appends of the other rooms in the
         same turn of the event loop (group commit, :class:`GroupWriter`); the caller
-        resumes once its rows are committed."""
+        resumes once its rows are committed. ``payloads``: the events'
+        :func:`~gutskit.core.history.event_to_dict` when the caller has them (not copied:
+        neither side may change them)."""
         rows = _append_rows(room_id, session_id, first_seq, events, deal, action, reveal,
-                            deal_updates)
+                            deal_updates, payloads)
         if self._writer is None:
             self._writer = GroupWriter(self.engine, self._executor)
         try:
