@@ -95,7 +95,7 @@ async def _run(args: argparse.Namespace) -> tuple[float, int, int, int]:
                 await room.attach(client, Hello(protocol=2,
                                                 token=token if seat == 0 else None))
                 if seat:
-                    await room.handle(client, Join(name=f"Bot{seat}"))
+                    await room.handle(client, Join(name=f"Player{seat}"))
                 sockets.append(socket)
                 tasks.append(asyncio.create_task(
                     _bot(room, client, socket, rng, rounds, target, done)))
