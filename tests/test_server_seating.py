@@ -116,6 +116,11 @@ def test_a_joining_player_picks_a_free_seat_and_the_seat_order_is_clockwise(
         late = Player(server, room_id)
         assert error_of(late, {"type": "join", "name": "Eve", "seat": 4}) == (
             "seat_taken", "seat 4 is taken by 'Ben'")
+        # seat requests count against the connection's message limit like any other
+        for _ in range(40):
+            late.send({"type": "join", "name": "Eve", "seat": 4})
+        codes = [late.expect("error")["code"] for _ in range(40)]
+        assert "rate_limited" in codes and set(codes) == {"seat_taken", "rate_limited"}
 
 
 def test_host_approval_of_who_sits_down(tmp_path: Path) -> None:
