@@ -772,7 +772,10 @@ class Room:
         ordered = sorted(rows, key=_chair)
         renumber = {s.seat: i for i, s in enumerate(ordered) if s.seat >= 0}
         seats = [dataclasses.replace(s, seat=i) for i, s in enumerate(ordered)]
-        await self.store.run(self.store.delete_seats, self.room_id, seats)
+        if len(seats) == len(self.seats) + 1 and ordered[-1].seat < 0:
+            await self.store.run(self.store.put_seat, self.room_id, seats[-1])  # at the end
+        else:
+            await self.store.run(self.store.delete_seats, self.room_id, seats)
         for old, new in zip(ordered, seats, strict=True):
             old.seat = new.seat  # the caller's new row learns its number
         self.seats = seats

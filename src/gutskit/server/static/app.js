@@ -823,7 +823,7 @@ function lobbyHtml() {
   } else if (S.host) {
     actions = `<div class="host-lobby">
       ${room.companion ? `<p class="hint" id="comp-lobby-hint">${esc(t("comp_lobby_hint"))}</p>` : `<label>${esc(t("bot_style"))}<select id="bot-style">${BOT_STYLES.map((b) => `
-        <option value="${b}"${b === "standard" ? " selected" : ""}>${esc(t(`bot.${b}`))}</option>`).join("")}</select></label>
+        <option value="${b}"${b === (S.botStyle ?? "standard") ? " selected" : ""}>${esc(t(`bot.${b}`))}</option>`).join("")}</select></label>
       <button type="button" id="add-bot">${esc(t("add_bot"))}</button>`}
       <button type="button" id="start" class="primary"${room.seats.length < 2 ? " disabled" : ""}>${esc(t("start"))}</button>
       ${room.seats.length < 2 ? `<p class="hint">${esc(t("need_two"))}</p>` : ""}</div>`;
@@ -1529,6 +1529,8 @@ function bindRoom() {
     }
   });
   on("add-bot", () => send({ type: "add_bot", style: $("#bot-style").value }));
+  const botStyle = document.getElementById("bot-style");
+  if (botStyle) botStyle.onchange = () => { S.botStyle = botStyle.value; }; // kept when the lobby re-renders
   on("start", () => send({ type: "start" }));
   on("leave", () => send({ type: "leave" }));
   on("sit-out", () => send({ type: "sit_out" }));
