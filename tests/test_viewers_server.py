@@ -230,6 +230,10 @@ def play_companion_room(server: Server, name: str, seed: int) -> tuple[str, dict
         phones[table["dealer"]].send({"type": "deal", "round": number})
         table = ana.state(_at(number, ("declare",)))
         while table["phase"] == "declare":
+            if not table["to_act"]:  # 1-2-3 drop: every fist is in, the server counts
+                table = ana.state(lambda t, n=number: t["round"] != n
+                                  or t["phase"] != "declare" or bool(t["to_act"]))
+                continue
             seat = table["to_act"][0]
             actions += 1
             legal = table["legal_declarations"]
