@@ -101,6 +101,23 @@ def test_away_seat_is_dealt_out_and_comes_back() -> None:
     assert state.hands[1] is not None
 
 
+def test_the_dealer_button_passes_over_a_seat_away_or_gone() -> None:
+    # RULES.md "Money, limits, ending": the deal passes to the next seat still in play
+    state = new_session(["Ana", "Ben", "Cleo", "Dee"], 20, dealer=0)
+    state, _ = table.deal(state, rng=random.Random(1))  # antes: pot 4, every stack 19
+    state, _ = table.sit_out(state, 1)  # Ben goes away mid-round: he still owes his call
+    assert state.dealer == 0
+    state, _ = table.declare_all(state, {0: IN, 1: OUT, 2: OUT, 3: OUT})
+    assert state.stacks == (23, 19, 19, 19) and state.pot == 0  # Ana wins 4 uncontested
+    assert state.dealer == 2  # the deal would pass to Ben, who is away: Cleo deals
+    state, _ = table.sit_out(state, 2)  # Cleo holds the button between rounds, goes away
+    assert state.dealer == 3
+    state, _ = table.leave(state, 3)  # Dee holds it and leaves
+    assert state.dealer == 0 and state.stacks == (23, 19, 19, 19)
+    state, _ = table.come_back(state, 1)  # coming back does not take the button back
+    assert state.dealer == 0
+
+
 def test_away_seats_can_stall_the_table_until_one_comes_back() -> None:
     state = new_session(["Ana", "Ben"], 20)
     state, _ = table.sit_out(state, 0)

@@ -502,7 +502,22 @@ def _on_sat_out(state: GameState, event: SatOut) -> GameState:
 
 def _on_away(state: GameState, event: SeatAway) -> GameState:
     away = state.away or (False,) * state.n_seats
-    return _with(state, away=_set(away, event.seat, True))
+    return _button_passed(_with(state, away=_set(away, event.seat, True)), event.seat)
+
+
+def _button_passed(state: GameState, seat: int) -> GameState:
+    """The dealer button after ``seat`` went away or left: a seat that holds the button
+    between rounds and can no longer be dealt in passes it to the next seat on its left
+    still in play, as the deal passes past a player with no chips (RULES.md "Money,
+    limits, ending"); during a round the round's dealer stays (the round is played out
+    and the next dealer is found at its end)."""
+    if state.phase is not Phase.DEAL or state.dealer != seat:
+        return state
+    n_seats = state.n_seats
+    for i in range(1, n_seats):
+        if state.in_play((seat + i) % n_seats):
+            return _with(state, dealer=(seat + i) % n_seats)
+    return state
 
 
 def _on_back(state: GameState, event: SeatBack) -> GameState:
@@ -515,8 +530,9 @@ def _on_left(state: GameState, event: SeatLeft | SeatRemoved) -> GameState:
     if state.phase is Phase.OVER:
         raise IllegalActionError("the session is over")
     left = state.left or (False,) * state.n_seats
-    return _with(state, left=_set(left, event.seat, True),
-                 eliminated=_set(state.eliminated, event.seat, True))
+    return _button_passed(_with(state, left=_set(left, event.seat, True),
+                                eliminated=_set(state.eliminated, event.seat, True)),
+                          event.seat)
 
 
 def _on_hand_shown(state: GameState, event: HandShown) -> GameState:
@@ -1797,7 +1813,9 @@ def _resolve(state: GameState, named: WinnersNamed | None = None) -> RoundResolv
             flags[seat] = True
         out_flags = flags
     playing = [s for s, stack in enumerate(stacks_after) if stack > 0 and not out_flags[s]]
-    next_dealer = _next_dealer(state.dealer, playing, void=outcome is Outcome.VOID)
+    # the button skips seats away (dealt out), unless every seat in play is away
+    dealers = [s for s in playing if not (state.away and state.away[s])] or playing
+    next_dealer = _next_dealer(state.dealer, dealers, void=outcome is Outcome.VOID)
     session_over = len(playing) < 2 or (
         outcome is Outcome.UNCONTESTED and state.rules.end_on_uncontested
         and state.game_matched)
