@@ -276,6 +276,11 @@ def verify(
         if commitment is not None or seed is not None:
             if commitment is None or seed is None or file is not None:
                 raise user_error("give --commitment and --seed together, without a file")
+            try:
+                bytes.fromhex(seed)
+            except ValueError:
+                raise user_error(f"--seed {seed!r} is not hexadecimal (the room's seed, "
+                                 "revealed after the round)") from None
             deck = verify_commitment(commitment, seed)
             typer.echo("ok: the commitment matches; deck (top first): "
                        + " ".join(deck_names(deck)))
@@ -292,11 +297,11 @@ def verify(
         data = _json_object(text)
         if data is None or "type" in data:  # a hand history (JSON Lines)
             if history is not None:
-                raise user_error(f"{file} is a hand history: give a fairness.json with "
-                                 "--history")
+                what = "a hand history" if data is not None else "not a JSON object"
+                raise user_error(f"{file} is {what}: give a fairness.json with --history")
             if data is None and not text.lstrip().startswith("{"):
-                raise user_error(f"{file} is not JSON: give a fairness.json or a hand "
-                                 "history (JSON Lines)")
+                raise user_error(f"{file} is not a JSON object: give a fairness.json or a "
+                                 "hand history (JSON Lines)")
             checks = verify_history(parse_history(text, str(file)))
             for check in checks:
                 typer.echo(f"{check.detail}: replays through the engine")
