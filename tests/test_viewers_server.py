@@ -199,6 +199,12 @@ def _declared(number: int, seat: int) -> Callable[[dict[str, Any]], bool]:
     return lambda t: t["round"] != number or t["phase"] != "declare" or t["declared"][seat]
 
 
+def _counted(number: int) -> Callable[[dict[str, Any]], bool]:
+    """A table view after the server's 1-2-3 drop count of round ``number`` (or a seat to
+    act again)."""
+    return lambda t: t["round"] != number or t["phase"] != "declare" or bool(t["to_act"])
+
+
 def play_companion_room(server: Server, name: str, seed: int) -> tuple[str, dict[str, Any]]:
     """``ROUNDS`` rounds of a companion room under preset ``name``: Ana (host) and Ben
     declare at random on their phones and enter random cards at each showdown (Ben
@@ -231,8 +237,7 @@ def play_companion_room(server: Server, name: str, seed: int) -> tuple[str, dict
         table = ana.state(_at(number, ("declare",)))
         while table["phase"] == "declare":
             if not table["to_act"]:  # 1-2-3 drop: every fist is in, the server counts
-                table = ana.state(lambda t, n=number: t["round"] != n
-                                  or t["phase"] != "declare" or bool(t["to_act"]))
+                table = ana.state(_counted(number))
                 continue
             seat = table["to_act"][0]
             actions += 1
