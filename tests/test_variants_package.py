@@ -89,7 +89,7 @@ def test_community_card_best_key_picks_the_best_three_of_four() -> None:
 
 def test_the_hooks_every_subclass_must_give_are_abstract() -> None:
     """``Variant.applies`` and ``OpponentStrategy.in_weights`` are abc abstract methods (not
-    ``raise NotImplementedError`` stubs): the bases cannot be made, every subclass can."""
+    interface stubs that raise when called): the bases cannot be made, every subclass can."""
     import numpy as np
 
     from gutskit.strategy.coach import _PerHand

@@ -21,7 +21,7 @@ again.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -208,25 +208,30 @@ async def handle(room: Room, client: Client, message: CompanionMessage) -> None:
             state, winners, low_winners=low, losers=losers), None)
     elif isinstance(message, CallMisdeal):
         _host_only(room, client, "call a misdeal")
-        if state.round_number != message.round:
-            raise _fail("stale_round", f"round {message.round} is not the round being "
-                        f"played (round {state.round_number})")
-        problem = driver.can_misdeal(state)
-        if problem is not None:
-            raise _fail("illegal_action", problem)
-        room.desk = Desk()
-        await room._persist_and_send(*driver.misdeal(state, "misdeal called by the host"),
-                                     None)
+        await _redo(room, state, message.round, "the round being played",
+                    driver.can_misdeal(state),
+                    lambda: driver.misdeal(state, "misdeal called by the host"))
     else:
         _host_only(room, client, "undo a round")
-        if state.round_number != message.round:
-            raise _fail("stale_round", f"round {message.round} is not the last round (round "
-                        f"{state.round_number})")
-        problem = driver.can_undo_round(state)
-        if problem is not None:
-            raise _fail("illegal_action", problem)
-        room.desk = Desk()
-        await room._persist_and_send(*driver.undo_round(state, "undone by the host"), None)
+        await _redo(room, state, message.round, "the last round",
+                    driver.can_undo_round(state),
+                    lambda: driver.undo_round(state, "undone by the host"))
+
+
+async def _redo(room: Room, state: GameState, number: int, which: str,
+                problem: str | None,
+                change: Callable[[], driver.Result]) -> None:
+    """A host's misdeal or undo of round ``number`` (``which`` names the round it must be
+    in an error): refused as ``stale_round`` for another round and ``illegal_action`` with
+    the core's ``problem``; otherwise the entries on the desk are cleared and the core's
+    ``change`` is stored and sent."""
+    if state.round_number != number:
+        raise _fail("stale_round", f"round {number} is not {which} "
+                    f"(round {state.round_number})")
+    if problem is not None:
+        raise _fail("illegal_action", problem)
+    room.desk = Desk()
+    await room._persist_and_send(*change(), None)
 
 
 async def _deal(room: Room, client: Client, state: GameState, number: int) -> None:
