@@ -320,7 +320,7 @@ def test_the_host_names_the_winners_of_hi_lo_rounds(
             expect(page.locator("#pot")).to_have_text("2")
             expect(page.locator("#comp-dealer")).to_have_text("Ben deals round 2.")
             expect(page.locator("#log")).to_contain_text(
-                "The table named the winner(s): Ben. Low winners: Cleo.")
+                "The table named the winner: Ben. Low winners: Cleo.")
         cleo.screenshot(path=str(shots / "companion-hilo-result.png"), full_page=True)
         # 2. Ben deals; the pot is not empty: no ante. Ana both, Ben low, Cleo high. The
         #    host names Ana on both sides: she wins both ways, the pot of 2 (high 1, low 1):
@@ -379,7 +379,7 @@ def test_the_host_names_the_winner_and_the_worst_hand_under_single_loser(
             expect_stacks(page, [22, 19, 16])
             expect(page.locator("#pot")).to_have_text("3")
             expect(page.locator("#log")).to_contain_text(
-                "The table named the winner(s): Ana. Worst hand (matches): Cleo.")
+                "The table named the winner: Ana. Worst hand (matches): Cleo.")
         # 2. Ben deals. Everyone antes but Cleo, who matched: 21, 18, 16, pot 5. Ana and Ben
         #    in; Ben named the winner, Ana the worst hand: Ben +5 (23), Ana matches 5 (16).
         ben.click("#comp-dealt")

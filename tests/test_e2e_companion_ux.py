@@ -91,7 +91,7 @@ def test_a_card_conflict_is_told_on_every_phone_and_the_host_picker_resets(
         expect(result).to_contain_text("Ana wins 1")
         expect(result).to_contain_text("Ben wins 1")
         expect(result).to_contain_text(
-            "1 chip(s) of the split did not divide evenly and stay in the pot.")
+            "1 chip of the split did not divide evenly and stays in the pot.")
         expect(result).to_contain_text("The pot is now 1.")
         expect(result).not_to_contain_text("suits")
         # the result names its round (the dealer badge has moved on); the hand under the

@@ -160,7 +160,7 @@ def test_out_hands_stay_private_and_the_session_verifies(db_url: str, tmp_path: 
         assert header == ("session header: the hand history's names, seats, stacks, first "
                           "dealer and rules are the ones committed before the first deal")
         assert lines[-1] == "4 of 4 rounds verified"
-        assert lines[0].startswith("round 1: ok (6 cards opened, 2 client seed(s)")
+        assert lines[0].startswith("round 1: ok (6 cards opened, 2 client seeds")
     # Ana's history: her 3 cards + Ben's 3 shown in round 1, her own 3 in rounds 2 to 4.
     assert [line.split(", ")[-1] for line in lines[:4]] == [
         "6 cards of the history match)", "3 cards of the history match)",
@@ -291,7 +291,7 @@ def test_a_hand_shown_after_an_uncontested_win_is_opened_and_checked(tmp_path: P
 
     code, out, err = verify(history)
     assert (code, err) == (0, ""), err
-    assert "round 1: ok (3 cards opened, 0 client seed(s), 3 cards of the history match)" \
+    assert "round 1: ok (3 cards opened, 0 client seeds, 3 cards of the history match)" \
         in out
     # A forged shown hand (the audit's As Ad Ah) fails, naming the seat and the cards.
     forged = history.replace(shown_line, shown_line.replace(

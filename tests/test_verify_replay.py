@@ -126,10 +126,10 @@ def test_a_clean_session_verifies(tmp_path: Path) -> None:
     assert out.splitlines() == [
         "session header: the hand history's names, seats, stacks, first dealer and rules are the "
         "ones committed before the first deal",
-        "round 1: ok (6 cards opened, 2 client seed(s), 6 cards of the history match)",
-        "round 2: ok (0 cards opened, 2 client seed(s), 3 cards of the history match)",
-        "round 3: ok (0 cards opened, 2 client seed(s), 3 cards of the history match)",
-        "round 4: ok (0 cards opened, 2 client seed(s), 3 cards of the history match)",
+        "round 1: ok (6 cards opened, 2 client seeds, 6 cards of the history match)",
+        "round 2: ok (0 cards opened, 2 client seeds, 3 cards of the history match)",
+        "round 3: ok (0 cards opened, 2 client seeds, 3 cards of the history match)",
+        "round 4: ok (0 cards opened, 2 client seeds, 3 cards of the history match)",
         "round 5: committed, not dealt",
         "the hand history replays through the engine",
         "4 of 4 rounds verified"]
@@ -142,7 +142,7 @@ def test_a_spectator_history_verifies(tmp_path: Path) -> None:
     spectator = [event_to_dict(e) for e in visible_events(events, -1)]
     code, out, err = run(tmp_path, fairness, spectator)
     assert (code, err) == (0, "")
-    assert out.splitlines()[1] == ("round 1: ok (6 cards opened, 2 client seed(s), 6 cards "
+    assert out.splitlines()[1] == ("round 1: ok (6 cards opened, 2 client seeds, 6 cards "
                                    "of the history match)")
 
 
@@ -270,7 +270,7 @@ def test_a_removed_own_opening_fails(tmp_path: Path) -> None:
     assert (removed["position"], removed["card"]) == (38, "8d")
     code, _, err = run(tmp_path, fairness, history)
     assert (code, err) == (1, "FAILED: round 3: seat 0 ('Ana') holds 8h 5d 8d, but its dealt "
-                              "position(s) [7] have no opening of its own cards in the "
+                              "position [7] has no opening of its own cards in the "
                               "fairness file\n")
 
 

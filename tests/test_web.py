@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from server_support import Player, Server, running_server, seeds
 
+from gutskit.core.events import SessionEnded
 from gutskit.core.rules import Rules
 from gutskit.server.web import HandDescriptionError, describe_hand, ledger_json
 
@@ -61,6 +62,78 @@ def test_every_language_has_every_text_with_the_same_placeholders() -> None:
         for key, text in english.items():
             assert set(re.findall(r"\{\w+\}", texts[key])) == set(
                 re.findall(r"\{\w+\}", text)), (language, key)
+
+
+
+def _texts() -> dict[str, dict[str, str]]:
+    return {lang: json.loads((STATIC / "i18n" / f"{lang}.json").read_text(encoding="utf-8"))
+            for lang in LANGUAGES}
+
+
+def test_counts_are_singular_or_plural_never_chip_s() -> None:
+    texts = _texts()
+    for language, table in texts.items():
+        for key, text in table.items():  # "chip(s)", "jeton(s)", "žetoon(i)", "võitja(d)"
+            assert not re.search(r"\w\(\w{1,3}\)", text), (language, key, text)
+    filled = {lang: (texts[lang]["res_carried_one"].format(chips=1),
+                     texts[lang]["res_carried_other"].format(chips=3)) for lang in LANGUAGES}
+    assert filled == {
+        "en": ("1 chip of the split did not divide evenly and stays in the pot.",
+               "3 chips of the split did not divide evenly and stay in the pot."),
+        "de": ("1 Chip der Teilung ging nicht auf und bleibt im Pott.",
+               "3 Chips der Teilung gingen nicht auf und bleiben im Pott."),
+        "fr": ("1 jeton du partage ne se divise pas et reste dans le pot.",
+               "3 jetons du partage ne se divisent pas et restent dans le pot."),
+        "et": ("1 žetoon ei jagunenud võrdselt ja jääb potti.",
+               "3 žetooni ei jagunenud võrdselt ja jäävad potti."),
+        "id": ("1 chip dari pembagian tidak habis dibagi dan tetap di pot.",
+               "3 chip dari pembagian tidak habis dibagi dan tetap di pot."),
+    }
+    en = texts["en"]
+    assert en["warn_debt_one"].format(chips=4, stack=1, pays=4, after=-3).startswith(
+        "Careful: the match (4) is more than your 1 chip. ")
+    assert en["comp_antes_due_one"].format(chips=1) == "Antes at this deal: 1 chip in all."
+    assert en["res_to_reserve_one"].format(chips=1) == "1 chip goes to the reserve."
+    assert en["log_rebought_other"].format(name="Ana", chips=5) == "Ana buys 5 more chips."
+    scripts = "".join((STATIC / name).read_text(encoding="utf-8")
+                      for name in ("app.js", "companion.js"))
+    for key in ("res_carried", "res_to_reserve", "log_rebought", "comp_antes_due",
+                "log_winners_named"):
+        assert f'tn("{key}", ' in scripts, key  # the count picks the form
+    # the language's plural rule chooses (French: 0 and 1 are singular), not n === 1
+    assert "new Intl.PluralRules(current).select(n)" in (STATIC / "i18n.js").read_text(
+        encoding="utf-8")
+
+
+def test_the_end_reasons_gutskit_writes_are_shown_in_every_language() -> None:
+    from gutskit.core import table as driver
+    from gutskit.core.engine import new_session
+
+    script = (STATIC / "i18n.js").read_text(encoding="utf-8")
+    keys = dict(re.findall(r'^ *"([^"]+)": "(end\.\w+)",$', script, re.M))
+    _, events = driver.end(new_session(["Ana", "Ben"], 10))
+    ended = events[-1]
+    assert isinstance(ended, SessionEnded)
+    assert keys[ended.reason] == "end.agreed"
+    source = Path(driver.__file__).parent.parent
+    written = {"the host ended the session": "server/rooms.py",
+               "fewer than two players left at the table": "core/table.py",
+               "fewer than two players left with chips": "core/engine.py",
+               "uncontested win after matched rounds (end_on_uncontested)": "core/engine.py"}
+    for reason, module in written.items():
+        assert f'"{reason}"' in (source / module).read_text(encoding="utf-8"), reason
+        assert reason in keys, reason
+    assert 'f"the room was idle for {minutes:g} minutes"' in (
+        source / "server" / "rooms.py").read_text(encoding="utf-8")
+    assert "/^the room was idle for ([\\d.]+) minutes$/" in script
+    texts = _texts()
+    assert {lang: texts[lang]["end.host"] for lang in LANGUAGES} == {
+        "en": "the host ended the session", "de": "der Gastgeber hat die Sitzung beendet",
+        "fr": "l'hôte a terminé la session", "et": "võõrustaja lõpetas sessiooni",
+        "id": "tuan rumah mengakhiri sesi"}
+    assert texts["de"]["end.idle"].format(minutes=30) == "der Raum war 30 Minuten lang untätig"
+    assert 't("log_ended", { reason: endReason(e.reason) })' in (
+        STATIC / "app.js").read_text(encoding="utf-8")
 
 
 def test_the_rule_books_terms_are_used() -> None:

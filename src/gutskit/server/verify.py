@@ -671,7 +671,8 @@ def _check_v2(number: int, record: dict[str, Any], known: ReplayedRound | None,
         raise FairnessError(f"round {number}: {error}") from None
     opened = _openings(number, record.get("opened", []), leaf_hashes)
     own = _openings(number, record.get("own", []), leaf_hashes)
-    seeds_text = f"{sum(s is not None for s in seeds)} client seed(s)"
+    given = sum(s is not None for s in seeds)
+    seeds_text = f"{given} client seed{'' if given == 1 else 's'}"
     if known is None:
         return RoundCheck(number, "ok", 0, "", _opened(opened, seeds_text))
     try:
@@ -784,8 +785,10 @@ def _own_placed(number: int, known: ReplayedRound, seat: object, own: Sequence[O
     missing = [j for j in positions[:len(hand or ())] if j not in covered]
     if missing:
         raise FairnessError(f"round {number}: {_who(known, seat)} holds "
-                            f"{format_cards(hand or ())}, but its dealt position(s) {missing} "
-                            "have no opening of its own cards in the fairness file")
+                            f"{format_cards(hand or ())}, but its dealt "
+                            f"{'position' if len(missing) == 1 else 'positions'} {missing} "
+                            f"{'has' if len(missing) == 1 else 'have'} no opening of its own "
+                            "cards in the fairness file")
 
 
 def _name(known: ReplayedRound, owner: int | str) -> str:

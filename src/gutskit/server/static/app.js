@@ -2,7 +2,7 @@
 // the table (sealed declaration, countdown, simultaneous reveal, showdown), ledger, hand
 // log, rules. Speaks the WebSocket protocol of docs/protocol.md (version 1). No build step.
 import { cardHtml, backHtml, escapeHtml as esc, handHtml, handText } from "./cards.js";
-import { LANGUAGES, has, language, pickLanguage, setLanguage, t, tn } from "./i18n.js";
+import { LANGUAGES, endReason, has, language, pickLanguage, setLanguage, t, tn } from "./i18n.js";
 import { Connection } from "./net.js";
 import { play, played, setSound, soundOn, unlock } from "./sound.js";
 import * as companion from "./companion.js";
@@ -1238,9 +1238,9 @@ function resultLines(r, names, decls = null) {
   // what the next pot holds beyond the matches (pot_after + to_reserve = kept + matches)
   if (r.outcome === "showdown" && !r.ghost_won) {
     const kept = r.pot_after + (r.to_reserve || 0) - r.matched.reduce((a, b) => a + b, 0);
-    if (kept > 0) lines.push(t("res_carried", { chips: kept }));
+    if (kept > 0) lines.push(tn("res_carried", kept, { chips: kept }));
   }
-  if (r.to_reserve) lines.push(t("res_to_reserve", { chips: r.to_reserve }));
+  if (r.to_reserve) lines.push(tn("res_to_reserve", r.to_reserve, { chips: r.to_reserve }));
   lines.push(t("res_pot_after", { pot: r.pot_after }));
   return lines;
 }
@@ -1342,7 +1342,7 @@ function matchHints(table) {
     let key = "warn_debt";
     if (worst.eliminated) key = "warn_eliminate";
     else if (worst.pays < worst.most) key = "warn_table_stakes";
-    const text = t(key, { chips: worst.most, stack, pays: worst.pays, after: stack - worst.pays });
+    const text = tn(key, stack, { chips: worst.most, stack, pays: worst.pays, after: stack - worst.pays });
     out.push(`<p class="warning" id="stack-warning" role="alert">${esc(text)}</p>`);
   }
   return out;
@@ -1449,9 +1449,9 @@ function logLine(e, names, round, decls = null) {
     }
     case "SessionEnded": {
       const share = shareOut(e.payouts, names);
-      return t("log_ended", { reason: e.reason }) + (share ? ` ${share}` : "");
+      return t("log_ended", { reason: endReason(e.reason) }) + (share ? ` ${share}` : "");
     }
-    case "Rebought": return t("log_rebought", { name: who(e.seat), chips: e.chips });
+    case "Rebought": return tn("log_rebought", e.chips, { name: who(e.seat), chips: e.chips });
     case "SatOut": return t("log_sat_out", { name: who(e.seat) });
     case "SeatAway": return t("log_seat_away", { name: who(e.seat) });
     case "SeatBack": return t("log_seat_back", { name: who(e.seat) });
@@ -1461,7 +1461,7 @@ function logLine(e, names, round, decls = null) {
     case "Misdealt": return t("log_misdeal");
     case "CardsShown": return t("log_cards_shown");
     case "WinnersNamed": {
-      const parts = [t("log_winners_named", { names: e.winners.map(who).join(", ") || t("ghost") })];
+      const parts = [tn("log_winners_named", Math.max(e.winners.length, 1), { names: e.winners.map(who).join(", ") || t("ghost") })];
       if (e.low_winners?.length) parts.push(t("log_low_named", { names: e.low_winners.map(who).join(", ") }));
       if (e.losers?.length) parts.push(t("log_losers_named", { names: e.losers.map(who).join(", ") }));
       return parts.join(" ");

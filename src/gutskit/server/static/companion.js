@@ -6,7 +6,7 @@
 // the last round. Everything the table may do comes from the server's
 // TableView.companion (gutskit.server.companion, on the table driver): nothing is decided here.
 import { cardHtml, escapeHtml as esc, handText } from "./cards.js";
-import { t } from "./i18n.js";
+import { t, tn } from "./i18n.js";
 
 const RANKS = ["A", "K", "Q", "J", "T", "9", "8", "7", "6", "5", "4", "3", "2"];
 const SUITS = [["s", "♠"], ["h", "♥"], ["d", "♦"], ["c", "♣"]];
@@ -84,7 +84,7 @@ function dealHtml(tab, view) {
   parts.push(`<p class="comp-dealer" id="comp-dealer">${esc(t("comp_dealer_deals", { name: dealer, n: next }))}</p>`);
   if (tab.next_antes) {
     const total = tab.next_antes.reduce((a, b) => a + b, 0);
-    parts.push(`<p class="hint" id="comp-antes">${esc(t("comp_antes_due", { chips: total }))}</p>`);
+    parts.push(`<p class="hint" id="comp-antes">${esc(tn("comp_antes_due", total, { chips: total }))}</p>`);
   }
   if (view.may_deal) {
     parts.push(`<button type="button" class="primary comp-big" id="comp-dealt" data-round="${next}">${esc(t("comp_dealt_button"))}</button>`);

@@ -53,11 +53,32 @@ export function t(key, params = {}) {
   return text.replace(/\{(\w+)\}/g, (whole, name) => (name in params ? String(params[name]) : whole));
 }
 
-/** Like t() with a count: uses `key_one` for 1 when the language has it, else `key_other`. */
+/** Like t() with a count `n`: `key_one` when the language's plural rule puts `n` in its
+ * "one" category (Intl.PluralRules: 1 in English, German, Estonian; 0 and 1 in French; never
+ * in Indonesian), else `key_other`. */
 export function tn(key, n, params = {}) {
   const one = `${key}_one`;
-  const chosen = n === 1 && (one in dict || one in fallback) ? one : `${key}_other`;
+  const single = new Intl.PluralRules(current).select(n) === "one";
+  const chosen = single && (one in dict || one in fallback) ? one : `${key}_other`;
   return t(chosen, { n, ...params });
+}
+
+/** SessionEnded.reason in the reader's language. The reason is the English text the core
+ * (gutskit.core.table, gutskit.core.engine) or the server (gutskit.server.rooms) wrote into
+ * the hand history; the ones gutskit writes are translated, any other is shown as written. */
+const END_REASONS = {
+  "the host ended the session": "end.host",
+  "the table agreed to stop": "end.agreed",
+  "fewer than two players left with chips": "end.no_chips",
+  "fewer than two players left at the table": "end.no_players",
+  "uncontested win after matched rounds (end_on_uncontested)": "end.uncontested",
+};
+
+export function endReason(reason) {
+  const key = END_REASONS[reason];
+  if (key) return t(key);
+  const idle = /^the room was idle for ([\d.]+) minutes$/.exec(reason);
+  return idle ? t("end.idle", { minutes: idle[1] }) : reason;
 }
 
 /** Whether `key` has a translation (or an English text). */
