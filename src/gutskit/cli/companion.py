@@ -15,7 +15,15 @@ from typing import Annotated
 import typer
 
 from gutskit.cli.errors import UsageProblem
-from gutskit.cli.options import ChipsOpt, DbOpt, PresetOpt, RuleOpt, RulesFileOpt, resolve_rules
+from gutskit.cli.options import (
+    ChipsOpt,
+    DbOpt,
+    PresetOpt,
+    RuleOpt,
+    RulesFileOpt,
+    comma_list,
+    resolve_rules,
+)
 
 __all__ = ["companion", "register"]
 
@@ -49,7 +57,7 @@ def companion(
     from gutskit.io.location import check_location, default_db_path, is_url
 
     rules = resolve_rules(preset_name, rules_file, rule)
-    names = [n.strip() for n in players.split(",") if n.strip()]
+    names = comma_list("--players", players, "name")
     if len(names) < 2:
         raise UsageProblem(f"--players {players!r}: name 2 to 10 players separated by commas")
     seat = 0

@@ -20,8 +20,8 @@ from gutskit.cli.errors import UsageProblem
 if TYPE_CHECKING:
     from gutskit.core.rules import Rules
 
-__all__ = ["ChipsOpt", "DbOpt", "JsonOpt", "PresetOpt", "RuleOpt", "RulesFileOpt", "SeedOpt",
-           "check_output_path", "resolve_rules"]
+__all__ = ["SEED_MIN", "ChipsOpt", "DbOpt", "JsonOpt", "PresetOpt", "RuleOpt", "RulesFileOpt",
+           "SeedOpt", "TournamentSeedOpt", "check_output_path", "comma_list", "resolve_rules"]
 
 PresetOpt = Annotated[str | None, typer.Option(
     "--preset", "-p", metavar="NAME",
@@ -33,8 +33,17 @@ RuleOpt = Annotated[list[str] | None, typer.Option(
     "--rule", metavar="KEY=VALUE",
     help="Set one house rule, e.g. --rule pot_cap=50 (repeatable; applied last).")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
+SEED_MIN = 0
+"""The smallest seed: a seed is a non-negative integer (numpy's ``SeedSequence``, which the
+fast simulator and the tournament's exploitability use, refuses a negative one, and
+``random.Random(-n)`` would silently play the same run as ``n``). No upper bound: both
+take any integer."""
 SeedOpt = Annotated[int | None, typer.Option(
-    "--seed", help="Seed a random.Random for a reproducible run (default: OS randomness).")]
+    "--seed", min=SEED_MIN,
+    help="Seed a random.Random for a reproducible run: a whole number, 0 or more "
+         "(default: OS randomness).")]
+TournamentSeedOpt = Annotated[int, typer.Option(
+    "--seed", min=SEED_MIN, help="The tournament's seed: a whole number, 0 or more.")]
 ChipsOpt = Annotated[int, typer.Option("--chips", min=1, help="Everyone's buy-in, in chips.")]
 DbOpt = Annotated[str | None, typer.Option(
     "--db", metavar="PATH|URL", envvar="GUTSKIT_DB", show_envvar=True,
@@ -101,3 +110,26 @@ def check_output_path(path: Path | None, what: str,
     writable = os.access(target, os.W_OK) if target.exists() else os.access(folder, os.W_OK)
     if not writable:
         raise UsageProblem(f"{what} {str(path)!r} cannot be written (permission denied)")
+
+
+def comma_list(option: str, text: str, what: str) -> list[str]:
+    """The items of a comma-separated option value, each stripped of spaces
+    (``"Ana, Ben"`` -> ``["Ana", "Ben"]``); an empty item is refused, never dropped.
+
+    Args:
+        option: the option as the user typed it, e.g. ``"--players"``.
+        text: its value.
+        what: what one item is, e.g. ``"name"`` or ``"bot kind"``.
+
+    Raises:
+        UsageProblem: the value is empty, or an item is (``"Ana,,Ben"``: item 2 of 3); the
+            message quotes the value and names the position.
+    """
+    items = [item.strip() for item in text.split(",")]
+    if not any(items):
+        raise UsageProblem(f"{option} {text!r} has no {what}")
+    for position, item in enumerate(items, start=1):
+        if not item:
+            raise UsageProblem(f"{option} {text!r}: {what} {position} of {len(items)} is "
+                               f"empty (separate them by single commas)")
+    return items

@@ -29,6 +29,7 @@ from gutskit.cli.options import (
     RuleOpt,
     RulesFileOpt,
     SeedOpt,
+    comma_list,
     resolve_rules,
 )
 from gutskit.cli.tournament import BOT_KIND_NAMES
@@ -137,6 +138,8 @@ def play(
         name.encode("utf-8")
     except UnicodeEncodeError:
         raise UsageProblem(f"--name {name!r} is not valid UTF-8 text") from None
+    if bots is not None:
+        comma_list("--bots", bots, "bot kind")  # an empty kind is named, not dropped
     kinds = parse_bot_kinds(bots) if bots is not None else None
     play_table(players - 1, kinds)  # more kinds than seats: an error before play starts
     check_location(db)

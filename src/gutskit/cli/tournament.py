@@ -14,7 +14,9 @@ from gutskit.cli.options import (
     PresetOpt,
     RuleOpt,
     RulesFileOpt,
+    TournamentSeedOpt,
     check_output_path,
+    comma_list,
     resolve_rules,
 )
 from gutskit.cli.words import count
@@ -53,7 +55,7 @@ def tournament(
     rounds: Annotated[int, typer.Option(
         "--rounds", "-R", min=1, max=1_000_000,
         help="Rounds per session (1..1000000).")] = 200,
-    seed: Annotated[int, typer.Option("--seed", help="The tournament's seed.")] = 0,
+    seed: TournamentSeedOpt = 0,
     chips: Annotated[int, typer.Option(
         "--chips", min=1, max=10**12, help="Every seat's buy-in, in chips (1..10^12).")] = 10_000,
     preset_name: PresetOpt = None,
@@ -97,7 +99,8 @@ def tournament(
     for path in (plot, history):  # every output can be written before any is
         _probe_writable(path)
     log: list[Event] | None = [] if history is not None else None
-    result = run_tournament(bots.split(","), players=players, sessions=sessions,
+    kinds = comma_list("--bots", bots, "bot kind")
+    result = run_tournament(kinds, players=players, sessions=sessions,
                             rounds=rounds, seed=seed, rules=rules, chips=chips,
                             exploitability=exploitability, history=log,
                             processes=processes, cluster=cluster)
