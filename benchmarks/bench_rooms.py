@@ -12,7 +12,8 @@ than the load test, and ``--profile`` shows where it goes (cProfile, the top fun
     python benchmarks/bench_rooms.py --tables 50 --rounds 20
 
 Prints the machine, load and versions, and the CPU seconds (user + system, every
-thread of this process, setup excluded) per round resolved.
+thread of this process, setup excluded) per round resolved, and the database thread's
+share: its transactions, writes and CPU per round (the group commit's counters).
 """
 
 from __future__ import annotations
@@ -74,7 +75,8 @@ async def _bot(room: Room, client: WsClient, socket: _Socket, rng: random.Random
                     declaration="in" if rng.random() < 0.3 else "out"))
 
 
-async def _run(args: argparse.Namespace) -> tuple[float, int, int, int]:
+async def _run(args: argparse.Namespace
+               ) -> tuple[float, int, int, int, tuple[int, int, float]]:
     with tempfile.TemporaryDirectory() as folder:
         store = open_room_store(Path(folder) / "bench.db")
         manager = RoomManager(store, ServerConfig(min_reveal_seconds=0, max_rooms=100_000))
@@ -104,6 +106,8 @@ async def _run(args: argparse.Namespace) -> tuple[float, int, int, int]:
         await asyncio.sleep(0.5)  # the presence messages go out
         profile = cProfile.Profile() if args.profile else None
         before = os.times()
+        writer = store.writer
+        db_before = (writer.commits, writer.writes, writer.cpu_seconds)
         frames_before = sum(s.frames for s in sockets)
         bytes_before = sum(s.bytes for s in sockets)
         if profile is not None:
@@ -115,6 +119,8 @@ async def _run(args: argparse.Namespace) -> tuple[float, int, int, int]:
             profile.disable()
         after = os.times()
         cpu = (after.user - before.user) + (after.system - before.system)
+        db = (writer.commits - db_before[0], writer.writes - db_before[1],
+              writer.cpu_seconds - db_before[2])
         frames = sum(s.frames for s in sockets) - frames_before
         size = sum(s.bytes for s in sockets) - bytes_before
         for task in tasks:
@@ -125,7 +131,7 @@ async def _run(args: argparse.Namespace) -> tuple[float, int, int, int]:
             stats.sort_stats(args.sort).print_stats(args.profile)
             if args.dump:
                 stats.dump_stats(args.dump)
-        return cpu, rounds[0], frames, size
+        return cpu, rounds[0], frames, size, db
 
 
 def main() -> None:
@@ -146,13 +152,17 @@ def main() -> None:
     print(f"python {platform.python_version()}; pydantic {version('pydantic')}, sqlalchemy "
           f"{version('sqlalchemy')}; database: SQLite (WAL)")
     start = time.perf_counter()
-    cpu, rounds, frames, size = asyncio.run(_run(args))
+    cpu, rounds, frames, size, (commits, writes, db_cpu) = asyncio.run(_run(args))
     wall = time.perf_counter() - start
     print(f"{args.tables} tables x {args.seats} seats: {rounds} rounds resolved, "
           f"{frames} frames ({frames / rounds:.1f} per round, {size / rounds / 1024:.1f} KiB)")
     print(f"CPU {cpu:.2f}s: {1000 * cpu / rounds:.2f} ms per round"
           f"{' (profiled)' if args.profile else ''}; wall {wall:.1f}s with setup; "
           f"load average {os.getloadavg()[0]:.1f} at the end")
+    print(f"database thread (group commit): {commits / rounds:.2f} transactions and "
+          f"{writes / rounds:.1f} writes per round ({writes / max(commits, 1):.1f} writes per "
+          f"transaction), CPU {1000 * db_cpu / rounds:.2f} ms per round (part of the CPU "
+          "above)")
 
 
 if __name__ == "__main__":

@@ -77,6 +77,7 @@ from __future__ import annotations
 import hashlib
 import json
 import secrets
+import struct
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -156,12 +157,19 @@ def parse_seed(text: str) -> bytes:
 
 
 def _words(seed: bytes) -> Iterator[int]:
+    prefix = hashlib.sha256(DOMAIN + seed)  # each block hashes this prefix, then k
     k = 0
     while True:
-        block = hashlib.sha256(DOMAIN + seed + k.to_bytes(8, "big")).digest()
-        for i in range(0, 32, 4):
-            yield int.from_bytes(block[i:i + 4], "big")
+        block = prefix.copy()
+        block.update(k.to_bytes(8, "big"))
+        yield from _EIGHT_WORDS.unpack(block.digest())
         k += 1
+
+
+_EIGHT_WORDS = struct.Struct(">8I")
+"""A 32-byte block as eight unsigned 32-bit big-endian words."""
+_LIMITS = [0, *(2**32 - (2**32 % n) for n in range(1, 53))]
+"""``uniform(n)``'s rejection bound for each ``n`` from 1 (version 1, step 2)."""
 
 
 def _shuffled(seed: bytes) -> list[int]:
@@ -170,7 +178,7 @@ def _shuffled(seed: bytes) -> list[int]:
     deck = list(range(52))
     for i in range(51, 0, -1):
         n = i + 1
-        limit = 2**32 - (2**32 % n)
+        limit = _LIMITS[n]
         word = next(words)
         while word >= limit:
             word = next(words)
@@ -264,9 +272,18 @@ class Opening:
 
 def secret_from_seed(seed: bytes) -> DeckSecret:
     """The committed order and salts of a round from its secret seed (version 2, step 1)."""
-    salts = tuple(hashlib.sha256(b"gutskit-salt-v2" + seed + bytes([i])).digest()[:16]
-                  for i in range(52))
-    return DeckSecret(tuple(deck_from_seed(seed)), salts)
+    prefix = hashlib.sha256(b"gutskit-salt-v2" + seed)  # each salt hashes this, then i
+    salts = []
+    for position in _POSITIONS:
+        salt = prefix.copy()
+        salt.update(position)
+        salts.append(salt.digest()[:16])
+    return DeckSecret(tuple(deck_from_seed(seed)), tuple(salts))
+
+
+_POSITIONS = [bytes([i]) for i in range(52)]
+_NAMES = [card_name(card) for card in DECK]
+"""Card names by code (:func:`leaves` names 52 cards per round)."""
 
 
 def leaf(position: int, card: Card, salt: bytes) -> str:
@@ -276,9 +293,11 @@ def leaf(position: int, card: Card, salt: bytes) -> str:
 
 
 def leaves(secret: DeckSecret) -> list[str]:
-    """The 52 leaves of ``secret`` (position order)."""
-    return [leaf(i, card, salt) for i, (card, salt) in enumerate(zip(secret.deck, secret.salts,
-                                                                       strict=True))]
+    """The 52 leaves of ``secret`` (position order): :func:`leaf` of each position."""
+    sha256, names = hashlib.sha256, _NAMES
+    return [sha256(f"gutskit-card-v2|{i}|{names[card]}|{salt.hex()}".encode("ascii"))
+            .hexdigest()
+            for i, (card, salt) in enumerate(zip(secret.deck, secret.salts, strict=True))]
 
 
 def deck_commitment(leaf_hashes: Sequence[str]) -> str:

@@ -1346,7 +1346,7 @@ class Room:
                 continue
             deal = changed.get(state.round_number, self.deals.get(state.round_number))
             if deal is not None and deal.opened is not None:
-                secret = fairness.secret_from_seed(bytes.fromhex(deal.seed))
+                secret, _ = self._secret(deal.seed)
                 more = [i for i, c in enumerate(secret.deck) if c in set(event.hand)]
                 changed[deal.round] = dataclasses.replace(
                     deal, opened=sorted(set(deal.opened) | set(more)))

@@ -24,6 +24,7 @@ import asyncio
 import functools
 import hashlib
 import logging
+import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -229,7 +230,7 @@ class _Rows:
     actions: list[dict[str, Any]] = field(default_factory=list)
     reveals: list[dict[str, Any]] = field(default_factory=list)
     ended: list[tuple[str, int, str]] = field(default_factory=list)
-    deal_updates: list[tuple[str, int, dict[str, Any]]] = field(default_factory=list)
+    deal_updates: list[dict[str, Any]] = field(default_factory=list)
 
 
 def _append_rows(room_id: str, session_id: int, first_seq: int, events: Sequence[Event],
@@ -251,41 +252,60 @@ def _append_rows(room_id: str, session_id: int, first_seq: int, events: Sequence
         rows.actions.append({"room_id": room_id, "action_id": action[0], "seat": action[1],
                              "round": action[2]})
     rows.reveals.extend({"r_room": room_id, "r_round": number} for number in reveal)
-    rows.deal_updates.extend((room_id, d.round, {"client_seeds": d.client_seeds,
-                                                 "opened": d.opened}) for d in deal_updates)
+    rows.deal_updates.extend({"u_room": room_id, "u_round": d.round,
+                              "u_seeds": d.client_seeds, "u_opened": d.opened}
+                             for d in deal_updates)
     return rows
 
 
-_REVEAL = (update(DealRecord)
-           .where(DealRecord.room_id == bindparam("r_room"),
-                  DealRecord.round == bindparam("r_round"))
+_EVENTS = Base.metadata.tables[EventRecord.__tablename__]
+_DEALS = Base.metadata.tables[DealRecord.__tablename__]
+_ACTIONS = Base.metadata.tables[ActionRecord.__tablename__]
+_SESSIONS = Base.metadata.tables[SessionRecord.__tablename__]
+_ROOMS = Base.metadata.tables[RoomRecord.__tablename__]
+# The hot path's statements, built once on the Core tables (no ORM plugin, no statement
+# built per call; SQLAlchemy caches each one's compiled form), each run once per commit
+# with the rows of every room (``executemany``).
+_INSERT_EVENTS = insert(_EVENTS)
+_INSERT_DEALS = insert(_DEALS)
+_INSERT_ACTIONS = insert(_ACTIONS)
+_REVEAL = (update(_DEALS)
+           .where(_DEALS.c.room_id == bindparam("r_room"),
+                  _DEALS.c.round == bindparam("r_round"))
            .values(revealed=True))
+_UPDATE_DEAL = (update(_DEALS)
+                .where(_DEALS.c.room_id == bindparam("u_room"),
+                       _DEALS.c.round == bindparam("u_round"))
+                .values(client_seeds=bindparam("u_seeds"), opened=bindparam("u_opened")))
+_END_SESSION = (update(_SESSIONS).where(_SESSIONS.c.id == bindparam("e_session"))
+                .values(status="finished", end_reason=bindparam("e_reason")))
+_ROOM_OVER = update(_ROOMS).where(_ROOMS.c.id == bindparam("e_room")).values(status="over")
 
 
 def _write(connection: Connection, batch: Sequence[_Rows]) -> None:
     """Write ``batch`` on ``connection`` (inside its transaction): one statement per kind
-    of row (events in the order given, so each session's ``seq`` ascends)."""
+    of row, each with the rows of the whole batch (events in the order given, so each
+    session's ``seq`` ascends)."""
     events = [row for rows in batch for row in rows.events]
     if events:
-        connection.execute(insert(EventRecord), events)
-    for room_id, session_id, reason in (e for rows in batch for e in rows.ended):
-        connection.execute(update(SessionRecord).where(SessionRecord.id == session_id)
-                           .values(status="finished", end_reason=reason))
-        connection.execute(update(RoomRecord).where(RoomRecord.id == room_id)
-                           .values(status="over"))
+        connection.execute(_INSERT_EVENTS, events)
+    ended = [row for rows in batch for row in rows.ended]
+    if ended:
+        connection.execute(_END_SESSION, [{"e_session": session_id, "e_reason": reason}
+                                          for _, session_id, reason in ended])
+        connection.execute(_ROOM_OVER, [{"e_room": room_id} for room_id, _, _ in ended])
     deals = [row for rows in batch for row in rows.deals]
     if deals:
-        connection.execute(insert(DealRecord), deals)
+        connection.execute(_INSERT_DEALS, deals)
     actions = [row for rows in batch for row in rows.actions]
     if actions:
-        connection.execute(insert(ActionRecord), actions)
+        connection.execute(_INSERT_ACTIONS, actions)
     reveals = [row for rows in batch for row in rows.reveals]
     if reveals:
         connection.execute(_REVEAL, reveals)
-    for room_id, number, values in (u for rows in batch for u in rows.deal_updates):
-        connection.execute(update(DealRecord).where(DealRecord.room_id == room_id,
-                                                    DealRecord.round == number)
-                           .values(**values))
+    updates = [row for rows in batch for row in rows.deal_updates]
+    if updates:
+        connection.execute(_UPDATE_DEAL, updates)
 
 
 class GroupWriter:
@@ -302,6 +322,12 @@ class GroupWriter:
         self.executor = executor
         self.pending: list[tuple[_Rows, asyncio.Future[None]]] = []
         self.task: asyncio.Task[None] | None = None
+        self.commits = 0
+        """Transactions committed (or tried) so far: one per batch (:meth:`_commit`)."""
+        self.writes = 0
+        """Writes (:meth:`submit`) committed so far."""
+        self.cpu_seconds = 0.0
+        """CPU seconds the database thread spent committing (``time.thread_time``)."""
 
     def submit(self, rows: _Rows) -> asyncio.Future[None]:
         """Queue ``rows``; the future is done once they are committed (or failed)."""
@@ -332,6 +358,15 @@ class GroupWriter:
 
     def _commit(self, batch: Sequence[_Rows]) -> list[BaseException | None]:
         """Write ``batch`` (on the database thread); the error of each write, if any."""
+        started = time.thread_time()
+        try:
+            return self._commit_batch(batch)
+        finally:
+            self.commits += 1
+            self.writes += len(batch)
+            self.cpu_seconds += time.thread_time() - started
+
+    def _commit_batch(self, batch: Sequence[_Rows]) -> list[BaseException | None]:
         errors: list[BaseException | None]
         try:
             with self.engine.begin() as connection:
@@ -385,7 +420,9 @@ class RoomStore:
         self.location = location
         self._sessions = sessionmaker(engine, expire_on_commit=False)
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gutskit-db")
-        self._writer: GroupWriter | None = None
+        self.writer = GroupWriter(engine, self._executor)
+        """The group commit of :meth:`append_async` (its counters: ``commits``,
+        ``writes``, ``cpu_seconds``, read by ``benchmarks/bench_rooms.py``)."""
 
     async def run(self, method: Callable[_P, _T], *args: _P.args, **kwargs: _P.kwargs) -> _T:
         """Run a method of this store on its database thread (writes there are done one at a
@@ -523,18 +560,14 @@ class RoomStore:
         neither side may change them)."""
         rows = _append_rows(room_id, session_id, first_seq, events, deal, action, reveal,
                             deal_updates, payloads)
-        if self._writer is None:
-            self._writer = GroupWriter(self.engine, self._executor)
         try:
-            await self._writer.submit(rows)
+            await self.writer.submit(rows)
         except SQLAlchemyError as error:
             raise self._fail(error) from None
 
     def close(self) -> None:
         """Commit the pending writes and close the connections."""
-        if self._writer is not None:
-            self._writer.close()
-            self._writer = None
+        self.writer.close()
         self._executor.shutdown(wait=True)
         self.engine.dispose()
 
