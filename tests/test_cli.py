@@ -217,10 +217,10 @@ REFEREE_ERRORS = [
     ("in player without a hand", "rounds.0.hands.Cleo", ..., ["'Cleo'", "no hand"]),
     ("negative stack", "players.0.stack", -5, ["'Ana'", "negative", "-5"]),
     ("fractional stack", "players.2.stack", 12.5, ["'Cleo'", "12.5"]),
-    ("stack as a string", "players.2.stack", "50", ["'Cleo'", "'50'"]),
+    ("stack as a string", "players.2.stack", "50", ["'Cleo'", '"50"']),
     ("unknown rule", "rules.antes", 1, ["'antes'"]),
     ("bad rule value", "rules.all_out", "sometimes", ["all_out", "sometimes"]),
-    ("bad declaration", "rounds.0.declarations.Ana", "maybe", ["'Ana'", "'maybe'"]),
+    ("bad declaration", "rounds.0.declarations.Ana", "maybe", ["'Ana'", '"maybe"']),
     ("negative pot", "pot", -1, ["pot", "-1"]),
     ("unknown key", "rounds.0.bets", {}, ["'bets'"]),
 ]

@@ -172,8 +172,10 @@ def test_a_tampered_amount_fails_in_one_line(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("raw", "message"), [
-    ("not json", "is not a JSON object: give a fairness.json or a hand history (JSON Lines)"),
-    ("[]", "is not a JSON object: give a fairness.json or a hand history (JSON Lines)"),
+    ("not json", "is not a JSON object (it is not JSON): give a fairness.json or a hand "
+                 "history (JSON Lines)"),
+    ("[]", "is not a JSON object (it holds []): give a fairness.json or a hand history "
+           "(JSON Lines)"),
     ("{}", 'a fairness file is a JSON object with a "rounds" list '
            "(GET /api/rooms/<id>/fairness.json)"),
     ('{"rounds": [{"round": "1"}]}', 'bad fairness record {"round": "1"}'),
@@ -204,8 +206,8 @@ def test_a_bad_seed_or_a_broken_fairness_file_are_user_errors(tmp_path: Path) ->
     result = CliRunner().invoke(cli_app, ["verify", str(bad), "--history",
                                           str(tmp_path / "h.jsonl")])
     assert result.exit_code == 2
-    assert result.stderr == (f"error: {bad} is not a JSON object: give a fairness.json "
-                             "with --history\n")
+    assert result.stderr == (f"error: {bad} is not a JSON object (it is not JSON): give a "
+                             "fairness.json with --history\n")
 
 
 def test_help_names_the_fairness_url() -> None:

@@ -294,14 +294,18 @@ def verify(
             raise user_error(f"cannot read {str(file)!r}: {error.strerror}") from None
         except UnicodeDecodeError:
             raise user_error(f"{file} is not UTF-8 text") from None
+        if not text.strip():
+            raise user_error(f"{file} is empty: give a fairness.json or a hand history "
+                             "(JSON Lines)")
         data = _json_object(text)
         if data is None or "type" in data:  # a hand history (JSON Lines)
             if history is not None:
-                what = "a hand history" if data is not None else "not a JSON object"
+                what = ("a hand history" if data is not None
+                        else f"not a JSON object ({_holds(text)})")
                 raise user_error(f"{file} is {what}: give a fairness.json with --history")
             if data is None and not text.lstrip().startswith("{"):
-                raise user_error(f"{file} is not a JSON object: give a fairness.json or a "
-                                 "hand history (JSON Lines)")
+                raise user_error(f"{file} is not a JSON object ({_holds(text)}): give a "
+                                 "fairness.json or a hand history (JSON Lines)")
             checks = verify_history(parse_history(text, str(file)))
             for check in checks:
                 typer.echo(f"{check.detail}: replays through the engine")
@@ -339,6 +343,17 @@ def verify(
     if history is not None:
         typer.echo("the hand history replays through the engine")
     typer.echo(f"{len(ok)} of {count(len(dealt), 'round')} verified")
+
+
+def _holds(text: str) -> str:
+    """What a file that is not a JSON object holds, quoted as JSON (``it holds null``), or
+    that it is not JSON."""
+    from gutskit.core.history import found
+
+    try:
+        return f"it holds {found(json.loads(text))}"
+    except (ValueError, RecursionError):
+        return "it is not JSON"
 
 
 def _json_object(text: str) -> dict[str, Any] | None:

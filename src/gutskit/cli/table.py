@@ -99,6 +99,9 @@ def _read_referee_input(file: str) -> Any:
             raise RefereeError(f"cannot read {file!r}: {error.strerror}") from None
         where = file
 
+    if not text.strip():
+        raise RefereeError(f"{where} is empty: give a referee file (a JSON object) or a hand "
+                           "history (JSON Lines)")
     history = _history_file(text, where)
     if history is not None:
         return history
@@ -112,7 +115,7 @@ def _read_referee_input(file: str) -> Any:
         return seen
 
     try:
-        return json.loads(text, object_pairs_hook=no_duplicates)
+        data = json.loads(text, object_pairs_hook=no_duplicates)
     except json.JSONDecodeError as error:
         raise RefereeError(f"{where} is not valid JSON: {error.msg} at line {error.lineno}, "
                            f"column {error.colno}") from None
@@ -120,6 +123,12 @@ def _read_referee_input(file: str) -> Any:
         raise RefereeError(f"{where} is nested too deeply to be a referee file") from None
     except ValueError as error:  # e.g. an integer of thousands of digits
         raise RefereeError(f"{where} is not a valid referee file: {error}") from None
+    if not isinstance(data, dict):
+        from gutskit.core.history import found
+
+        raise RefereeError(f"{where} is neither a referee file (a JSON object) nor a hand "
+                           f"history (JSON Lines): it holds {found(data)}")
+    return data
 
 
 def _history_file(text: str, where: str) -> dict[str, Any] | None:
@@ -130,23 +139,18 @@ def _history_file(text: str, where: str) -> dict[str, Any] | None:
     first = text.lstrip().partition("\n")[0]
     if not first.startswith("{") or '"SessionStarted"' not in first:
         return None
+    from gutskit.core.history import Record, parse_lines
+
     try:
         head = json.loads(first)
     except (ValueError, RecursionError):
-        return None
+        head = None
+        parse_lines(first, where)  # a broken first event: the error names it
     if not (isinstance(head, dict) and head.get("type") == "SessionStarted"):
         return None
-    from gutskit.core.history import HistoryError, Record, record_from_dict
     from gutskit.core.referee import referee_file
 
-    events: list[Record] = []
-    for number, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            events.append(record_from_dict(json.loads(line)))
-        except (ValueError, HistoryError) as error:
-            raise HistoryError(f"{where}:{number}: {error}") from None
+    events: list[Record] = parse_lines(text, where)
     return referee_file(events)
 
 

@@ -199,16 +199,33 @@ def event_from_dict(data: dict[str, Any]) -> Event:
     """The event written by :func:`event_to_dict`.
 
     Raises:
-        HistoryError: unknown type, missing or bad field.
+        HistoryError: not a JSON object with a known ``"type"``, a missing or bad field (the
+            message names the event type and the field, and quotes what it found).
     """
     if not isinstance(data, dict) or data.get("type") not in EVENT_TYPES:
         kind = data.get("type") if isinstance(data, dict) else data
         if isinstance(kind, str) and kind in REDACTION_TYPES:
             raise HistoryError(f"{kind!r} is a redaction of a viewer's copy of a history, "
                                "not an event: this reader needs the full history")
-        raise HistoryError(f"unknown hand-history event {kind!r}")
+        if not isinstance(data, dict):
+            raise HistoryError("not a hand-history event (a JSON object with a \"type\"): "
+                               f"found {found(data)}")
+        if "type" not in data:
+            raise HistoryError(f"an object without a \"type\" is not a hand-history event: "
+                               f"found {found(data)}")
+        raise HistoryError(f"unknown hand-history event type {found(kind)}")
     event: Event = _decoded(data, EVENT_TYPES[data["type"]])
     return event
+
+
+def found(value: object, limit: int = 60) -> str:
+    """``value`` as the JSON text a user wrote (``null``, ``[1, 2]``, ``"Ben"``), cut to
+    about ``limit`` characters: how an error message quotes what it found in a file."""
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError, RecursionError):
+        text = repr(value)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 def record_from_dict(data: dict[str, Any]) -> Record:
@@ -228,19 +245,31 @@ def record_from_dict(data: dict[str, Any]) -> Record:
 
 
 def _decoded(data: dict[str, Any], cls: Any) -> Any:
+    kind = data["type"]
+    fields = dataclasses.fields(cls)
+    # Fields added by later versions have defaults: older histories leave them out.
+    missing = [f.name for f in fields if f.name not in data
+               and f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING]
+    if missing:
+        raise HistoryError(f"the {kind} event lacks the field{'s' if len(missing) > 1 else ''} "
+                           + ", ".join(repr(name) for name in missing))
+    kwargs = {}
+    for f in fields:
+        if f.name not in data:
+            continue
+        try:
+            kwargs[f.name] = _decode(data[f.name], f.name)
+        except (KeyError, TypeError, ValueError, AttributeError, CardError,
+                RulesError) as error:
+            raise HistoryError(f"the {kind} event's field {f.name!r} is bad: {error} "
+                               f"(found {found(data[f.name])})") from None
     try:
-        # Fields added by later versions have defaults: older histories leave them out.
-        kwargs = {f.name: _decode(data[f.name], f.name) for f in dataclasses.fields(cls)
-                  if f.name in data or (f.default is dataclasses.MISSING
-                                        and f.default_factory is dataclasses.MISSING)}
         record = _adapter(cls).validate_python(kwargs)
     except ValidationError as error:
         problem = error.errors()[0]
         where = ".".join(str(p) for p in problem["loc"])
-        raise HistoryError(f"bad {data['type']} event: {where}: {problem['msg']} "
-                           f"(got {problem.get('input')!r})") from None
-    except (KeyError, TypeError, ValueError, CardError, RulesError) as error:
-        raise HistoryError(f"bad {data['type']} event: {error}") from None
+        raise HistoryError(f"the {kind} event's field {where!r} is bad: {problem['msg']} "
+                           f"(found {found(problem.get('input'))})") from None
     return record
 
 
@@ -281,18 +310,44 @@ def load_records(path: str | Path) -> list[Record]:
 
 
 def _load(path: str | Path, read: Callable[[Any], Any]) -> list[Any]:
-    events: list[Any] = []
     try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
+        text = Path(path).read_text(encoding="utf-8")
     except OSError as error:
         raise HistoryError(f"cannot read hand history {str(path)!r}: {error.strerror}") from None
     except UnicodeDecodeError:
         raise HistoryError(f"hand history {str(path)!r} is not a UTF-8 text file") from None
-    for number, line in enumerate(lines, 1):
+    return parse_lines(text, str(path), read)
+
+
+def parse_lines(text: str, where: str,
+                read: Callable[[Any], Any] = record_from_dict) -> list[Any]:
+    """The records of a JSON Lines hand history ``text`` (blank lines skipped).
+
+    Args:
+        text: the file's text.
+        where: how messages name the file (its path, ``"stdin"``).
+        read: one line's JSON value -> its record (default :func:`record_from_dict`: events
+            and redactions; :func:`event_from_dict`: full histories only).
+
+    Raises:
+        HistoryError: one line, ``"FILE: event K (line N): ..."``, naming the first line
+            that is not JSON or not a valid record, and the field that is missing or bad.
+    """
+    records: list[Any] = []
+    for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
+        here = f"{where}: event {len(records) + 1} (line {number})"
         try:
-            events.append(read(json.loads(line)))
-        except (json.JSONDecodeError, HistoryError) as error:
-            raise HistoryError(f"{path}:{number}: {error}") from None
-    return events
+            value = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise HistoryError(f"{here}: not valid JSON ({error.msg} at column "
+                               f"{error.colno})") from None
+        except (RecursionError, ValueError):
+            raise HistoryError(f"{here}: not a hand-history event (nested too deeply, "
+                               "or a number too long)") from None
+        try:
+            records.append(read(value))
+        except HistoryError as error:
+            raise HistoryError(f"{here}: {error}") from None
+    return records

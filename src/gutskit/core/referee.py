@@ -109,7 +109,7 @@ from gutskit.core.events import (
     SessionStarted,
     WinnersNamed,
 )
-from gutskit.core.history import DeclarationSealed, Record
+from gutskit.core.history import DeclarationSealed, Record, found
 from gutskit.core.payments import settle_up
 from gutskit.core.rules import RulesError, rules_from_mapping
 
@@ -132,7 +132,7 @@ _DECLARATIONS = {d.value: d for d in Declaration}
 
 def _chips(value: Any, what: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise RefereeError(f"{what} must be a whole number of chips, not {value!r}")
+        raise RefereeError(f"{what} must be a whole number of chips, not {found(value)}")
     if value < 0:
         raise RefereeError(f"{what} must not be negative, got {value}")
     return value
@@ -140,7 +140,7 @@ def _chips(value: Any, what: str) -> int:
 
 def _mapping(value: Any, what: str) -> Mapping[str, Any]:
     if not isinstance(value, Mapping):
-        raise RefereeError(f"{what} must be an object, not {value!r}")
+        raise RefereeError(f"{what} must be a JSON object, not {found(value)}")
     return value
 
 
@@ -207,7 +207,7 @@ def _start(data: Mapping[str, Any]) -> GameState:
                            f"reserve (only a pot_cap with pot_cap_mode = \"reserve\" does)")
     companion = data.get("companion", False)
     if not isinstance(companion, bool):
-        raise RefereeError(f"companion must be true or false, not {companion!r}")
+        raise RefereeError(f"companion must be true or false, not {found(companion)}")
     try:
         return new_session(names, stacks, dealer=names.index(dealer), rules=rules, pot=pot,
                            reserve=reserve,
@@ -245,7 +245,7 @@ def _extra(state: GameState, rnd: Mapping[str, Any], key: str, wanted: bool, siz
         return () if wanted else None
     text = rnd[key]
     if not isinstance(text, str):
-        raise RefereeError(f"{where}: {key} must be cards like \"Qs\", not {text!r}")
+        raise RefereeError(f"{where}: {key} must be cards like \"Qs\", not {found(text)}")
     try:
         return parse_cards(text, count=size)
     except CardError as error:
@@ -260,7 +260,7 @@ def _round_passes(state: GameState, rnd: Mapping[str, Any], where: str) -> dict[
             raise RefereeError(f"{where}: unknown player {name!r} in passes")
         if not isinstance(text, str):
             raise RefereeError(f"{where}: card passed by {name!r} must be a card like "
-                               f"\"2c\", not {text!r}")
+                               f"\"2c\", not {found(text)}")
         try:
             passes[state.seat_of(name)] = parse_card(text.strip())
         except CardError as error:
@@ -296,7 +296,7 @@ def _round_declarations(state: GameState, rnd: Mapping[str, Any],
             if state.rules.hi_lo:
                 listed = '"high", "low", "both" or "out" (hi_lo)'
             raise RefereeError(f"{where}: declaration of {name!r} must be {listed}, "
-                               f"not {value!r}")
+                               f"not {found(value)}")
         decls[state.seat_of(name)] = _DECLARATIONS[value]
     for seat in state.seats_in_play:
         if seat not in decls:
@@ -335,7 +335,7 @@ def settle(data: Any) -> dict[str, Any]:
     _unknown_keys(data, _TOP_KEYS, "the referee file")
     end = data.get("end", False)
     if not isinstance(end, bool):
-        raise RefereeError(f"end must be true or false, not {end!r}")
+        raise RefereeError(f"end must be true or false, not {found(end)}")
     state = _start(data)
     first_dealer = state.names[state.dealer]
     rounds = data.get("rounds", [])
@@ -354,7 +354,7 @@ def settle(data: Any) -> dict[str, Any]:
         state = _seat_changes(state, rnd, where)
         misdealt = rnd.get("misdeal", False)
         if not isinstance(misdealt, bool):
-            raise RefereeError(f"{where}: misdeal must be true or false, not {misdealt!r}")
+            raise RefereeError(f"{where}: misdeal must be true or false, not {found(misdealt)}")
         if misdealt:
             state, out = _misdeal_round(state, where)
             state = _left_during(state, rnd, where)
@@ -491,7 +491,7 @@ def _deltas(before: GameState, state: GameState) -> dict[str, int]:
 def _seat_list(state: GameState, rnd: Mapping[str, Any], key: str, where: str) -> list[int]:
     names = rnd.get(key)
     if not isinstance(names, list):
-        raise RefereeError(f"{where}: {key} must be a list of player names, not {names!r}")
+        raise RefereeError(f"{where}: {key} must be a list of player names, not {found(names)}")
     seats = []
     for name in names:
         if name not in state.names:

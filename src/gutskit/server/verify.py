@@ -79,7 +79,7 @@ from gutskit.core.events import (
     SessionEnded,
     SessionStarted,
 )
-from gutskit.core.history import HistoryError, Record, record_from_dict
+from gutskit.core.history import HistoryError, Record, parse_lines, record_from_dict
 from gutskit.core.views import DeclarationSealed, PassSealed, PassSeen
 from gutskit.server.fairness import (
     ALGORITHM_V1,
@@ -145,32 +145,16 @@ def load_history(path: str | Path) -> list[Record]:
     return parse_history(text, str(path))
 
 
-def _record_from(data: object) -> Record:
-    """One JSON line of any history (:func:`gutskit.core.history.record_from_dict`).
-
-    Raises:
-        HistoryError: not an object, unknown type, bad field.
-    """
-    if not isinstance(data, dict):
-        raise HistoryError(f"a hand-history line must be a JSON object, not {data!r:.40}")
-    return record_from_dict(data)
-
-
 def parse_history(text: str, name: str = "history") -> list[Record]:
-    """:func:`load_history` of a text.
+    """:func:`load_history` of a text (:func:`gutskit.core.history.parse_lines`).
 
     Raises:
-        VerifyInputError: a bad line (named).
+        VerifyInputError: a bad line: ``"NAME: event K (line N): ..."``, the field named.
     """
-    records: list[Record] = []
-    for number, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            records.append(_record_from(json.loads(line)))
-        except (json.JSONDecodeError, HistoryError, RecursionError) as error:
-            problem = "too deeply nested" if isinstance(error, RecursionError) else error
-            raise VerifyInputError(f"{name}:{number}: {problem}") from None
+    try:
+        records: list[Record] = parse_lines(text, name)
+    except HistoryError as error:
+        raise VerifyInputError(str(error)) from None
     return records
 
 

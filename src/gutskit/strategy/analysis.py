@@ -197,6 +197,8 @@ def load_sessions(*, history: str | Path | None = None, db: str | None = None
         # any history gutskit writes, a seat's or a spectator's copy included: what the
         # copy hides (other hands, sealed declarations, passed cards) stays unknown
         sessions = split_sessions(known_events(load_records(history)))
+        if not sessions:
+            raise AnalysisError(f"{history} holds no hand history (no events)")
     else:
         from gutskit.io.storage import open_store
 
