@@ -36,7 +36,7 @@ from server_support import Player, Server, seat_three, seeds
 from test_server import play_scripted_session
 from websockets.exceptions import InvalidStatus
 
-from gutskit.server.cluster import ClusterApp, cluster_app
+from gutskit.server.cluster import LEASE_SECONDS, RENEW_SECONDS, ClusterApp, cluster_app
 from gutskit.server.rooms import ServerConfig
 from gutskit.server.store import open_room_store
 
@@ -90,13 +90,16 @@ class Split(Server):
 
 @contextmanager
 def in_process_worker(db_url: str, redis_url: str, *, seed_numbers: tuple[int, ...] = (),
-                      room_limit: str = "10000/minute") -> Iterator[tuple[int, ClusterApp]]:
+                      room_limit: str = "10000/minute", lease_seconds: float = LEASE_SECONDS,
+                      renew_seconds: float = RENEW_SECONDS
+                      ) -> Iterator[tuple[int, ClusterApp]]:
     """One worker of a cluster: the cluster application on a uvicorn server in a thread
     (random port); the tests' fast timers, fixed seeds, dealer seat 0."""
     store = open_room_store(db_url)
     config = ServerConfig(bot_delay=(0.0, 0.0), min_decision_seconds=0.1,
                           min_reveal_seconds=0.0, room_limit=room_limit)
-    app = cluster_app(store, redis_url, config=config)
+    app = cluster_app(store, redis_url, config=config, lease_seconds=lease_seconds,
+                      renew_seconds=renew_seconds)
     app.node.manager.new_seed = seeds(*seed_numbers)
     app.node.manager.first_dealer = lambda n: 0
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="error",
@@ -163,6 +166,39 @@ def test_the_room_creation_rate_per_address_holds_across_workers(tmp_path: Path,
         counted = redis.Redis.from_url(redis_url, decode_responses=True)
         assert counted.keys("gutskit:limits*")  # the count lives in the shared Redis
         counted.close()
+
+
+def test_a_worker_whose_event_loop_is_busy_keeps_its_rooms(tmp_path: Path,
+                                                            redis_url: str) -> None:
+    """Issue 11: ``load_server.py --workers 2 --tables 500`` had 2,118 connections closed
+    by the server. Each worker's event loop, busy for seconds at a time under that load,
+    renewed its room leases late; they lapsed and the worker dropped those rooms (every
+    connection closed, "worker ... lost room" in its log) though nobody else had taken them
+    and the worker was alive. The leases are renewed by a thread of their own now: an event
+    loop that does not run for 3 lease times still holds its room, its player stays
+    connected and the room answers afterwards."""
+    db_url = f"sqlite:///{tmp_path / 'cluster.db'}"
+    with in_process_worker(db_url, redis_url, lease_seconds=1.0,
+                           renew_seconds=0.2) as (port, app):
+        node = app.node
+        server = Server(port=port, manager=node.manager, store=node.manager.store)
+        created = server.post("/api/rooms", {"host_name": "Ana", "buy_in": 20,
+                                             "decision_seconds": 30}).json()
+        room_id = created["room_id"]
+        ana = Player(server, room_id, created["token"], protocol=2)
+        leases = redis.Redis.from_url(redis_url, decode_responses=True)
+        assert leases.get(f"gutskit:room:{room_id}") == node.worker_id
+        assert node.loop is not None
+        node.loop.call_soon_threadsafe(time.sleep, 3.0)  # the loop runs nothing for 3 s
+        time.sleep(2.0)  # twice the lease time into the stall
+        assert leases.get(f"gutskit:room:{room_id}") == node.worker_id
+        time.sleep(1.5)  # the loop runs again
+        ana.send({"type": "chat", "text": "still here"})
+        assert ana.expect("chat")["text"] == "still here"
+        assert room_id in node.owned and room_id in node.manager.rooms
+        assert leases.get(f"gutskit:room:{room_id}") == node.worker_id
+        leases.close()
+        ana.close()
 
 
 def _reconnect(server: Server, room_id: str, token: str | None) -> Player:

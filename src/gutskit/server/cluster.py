@@ -8,7 +8,12 @@ machines) and one Redis server. Nothing else is shared.
 **Ownership (single writer).** A room is run by exactly one worker at a time, its *owner*:
 the one holding the room's lease, the Redis key ``gutskit:room:<id>`` whose value is the
 owner's worker id, set with ``SET NX PX`` for :data:`LEASE_SECONDS` and renewed every
-:data:`RENEW_SECONDS` (a compare-and-renew script: only the holder renews). The owner
+:data:`RENEW_SECONDS` (a compare-and-renew script: only the holder renews). The leases and
+the worker's heartbeat are renewed by a thread of their own, not by the event loop: a loop
+busy for seconds under load (its reveal latency then seconds too) still holds its rooms, so
+a slow worker is not mistaken for a dead one; a loop that has not run at all for
+:data:`STALL_SECONDS` lets them lapse (it is stuck, another worker should take over). The
+owner
 rebuilds the room from its stored events (:meth:`RoomManager.rebuild`, the same replay as a
 restart) and runs it exactly as the one-process server does: the room's lock, the table
 driver, the events stored before anything is sent. The first worker asked about a room
@@ -47,6 +52,8 @@ import os
 import re
 import secrets
 import socket
+import threading
+import time
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -75,6 +82,10 @@ LEASE_SECONDS = 3.0
 room is without an owner after its owner dies."""
 RENEW_SECONDS = 1.0
 """How often a worker renews its leases and heartbeat, and checks the owners it relays to."""
+STALL_SECONDS = 30.0
+"""How long a worker's event loop may go without running before its lease thread stops
+renewing (the leases then lapse within :data:`LEASE_SECONDS` and other workers take the
+rooms). A busy loop runs every few seconds at worst, well within this."""
 FORWARD_TIMEOUT = 10.0
 """Seconds a relay waits for the owner to accept a forwarded connection or answer a
 forwarded request (then: WebSocket closed with 1013, HTTP 503 ``room_moving``). A relay
@@ -227,11 +238,14 @@ class Node:
         prefix: key prefix.
         lease_seconds: lease and heartbeat time (:data:`LEASE_SECONDS`).
         renew_seconds: renewal period (:data:`RENEW_SECONDS`).
+        stall_seconds: how long the event loop may not run before the leases are let
+            lapse (:data:`STALL_SECONDS`).
     """
 
     def __init__(self, manager: ClusterRoomManager, redis_url: str, *, prefix: str = "gutskit",
                  lease_seconds: float = LEASE_SECONDS,
-                 renew_seconds: float = RENEW_SECONDS) -> None:
+                 renew_seconds: float = RENEW_SECONDS,
+                 stall_seconds: float = STALL_SECONDS) -> None:
         self.manager = manager
         manager.node = self
         self.redis_url = redis_url
@@ -253,6 +267,15 @@ class Node:
         self._outgoing: asyncio.Queue[dict[str, list[Any]]] = asyncio.Queue()
         self._tasks: list[asyncio.Task[None]] = []
         self._background: set[asyncio.Task[None]] = set()
+        self.stall_seconds = stall_seconds
+        self.loop_seen = time.monotonic()
+        """When the event loop last ran this node's beat (monotonic seconds): the lease
+        thread renews only while it is recent (:data:`STALL_SECONDS`)."""
+        self._leases: threading.Thread | None = None
+        self._stopping = threading.Event()
+        self._sync_redis: Any = None
+        self.loop: asyncio.AbstractEventLoop | None = None
+        """The event loop this node runs on (set by :meth:`start`)."""
 
     # -- keys ----------------------------------------------------------------------------
 
@@ -273,26 +296,40 @@ class Node:
         Raises:
             redis.exceptions.ConnectionError: Redis cannot be reached.
         """
+        import redis
         import redis.asyncio as aioredis
 
         self.redis = aioredis.from_url(self.redis_url, decode_responses=True)
+        self._sync_redis = redis.Redis.from_url(self.redis_url, decode_responses=True)
         pubsub = self.redis.pubsub()
         await pubsub.subscribe(self.channel(self.worker_id))
         await self.redis.set(self.heartbeat_key(self.worker_id), str(os.getpid()),
                              px=self.lease_ms)
-        loop = asyncio.get_running_loop()
+        loop = self.loop = asyncio.get_running_loop()
+        self.loop_seen = time.monotonic()
         self._tasks = [loop.create_task(self._listen(pubsub)),
                        loop.create_task(self._publisher()),
-                       loop.create_task(self._renew_forever())]
+                       loop.create_task(self._beat_forever())]
+        self._stopping.clear()
+        self._leases = threading.Thread(target=self._renew_forever, args=(loop,),
+                                        name="gutskit-leases", daemon=True)
+        self._leases.start()
         log.info("worker %s joined the cluster at %s", self.worker_id, self.redis_url)
 
     async def stop(self) -> None:
         """Release every lease (another worker takes the rooms at once) and disconnect."""
+        self._stopping.set()
+        if self._leases is not None:
+            await asyncio.to_thread(self._leases.join)
+            self._leases = None
         for task in self._tasks:
             task.cancel()
         for task in self._tasks:
             with contextlib.suppress(BaseException):
                 await task
+        if self._sync_redis is not None:
+            self._sync_redis.close()
+            self._sync_redis = None
         if self.redis is None:
             return
         with contextlib.suppress(Exception):
@@ -372,25 +409,43 @@ class Node:
             handle.killed.set()
         log.warning("worker %s lost room %s", self.worker_id, room_id)
 
-    async def _renew_forever(self) -> None:
+    async def _beat_forever(self) -> None:
+        """On the event loop, every renewal period: show the lease thread the loop runs
+        (:attr:`loop_seen`) and release the leases of rooms no longer open here."""
         while True:
             await asyncio.sleep(self.renew_seconds)
+            self.loop_seen = time.monotonic()
             try:
-                await self._renew()
+                for room_id in [r for r in self.owned if r not in self.manager.rooms]:
+                    if not self._loading.get(room_id, asyncio.Lock()).locked():
+                        await self._release(room_id)  # archived (idle) or closed
+            except Exception as error:  # Redis away: try again next period
+                log.warning("worker %s could not release a lease: %s", self.worker_id, error)
+
+    def _renew_forever(self, loop: asyncio.AbstractEventLoop) -> None:
+        """The lease thread: every renewal period, renew (:meth:`_renew`) while the event
+        loop is seen running, and hand what it found to the loop (:meth:`_renewed`)."""
+        while not self._stopping.wait(self.renew_seconds):
+            if time.monotonic() - self.loop_seen > self.stall_seconds:
+                continue  # the loop is stuck: the leases lapse, other workers take over
+            try:
+                found = self._renew()
             except Exception as error:  # Redis away: try again next period
                 log.warning("worker %s could not renew its leases: %s", self.worker_id, error)
+                continue
+            try:
+                loop.call_soon_threadsafe(self._renewed, *found)
+            except RuntimeError:  # the loop is closed: the worker is stopping
+                return
 
-    async def _renew(self) -> None:
-        """Renew the heartbeat and the leases of the rooms still open here (release the
-        others); drop the rooms whose lease was lost; close relayed connections whose room
-        moved; end bridged connections whose relay died."""
-        for room_id in [r for r in self.owned if r not in self.manager.rooms]:
-            if not self._loading.get(room_id, asyncio.Lock()).locked():
-                await self._release(room_id)  # archived (idle) or closed
-        owned = sorted(self.owned)
-        relayed = sorted({p.room_id for p in self.proxies.values()})
-        origins = sorted({origin for origin, _ in self.bridges.values()})
-        async with self.redis.pipeline(transaction=False) as pipe:
+    def _renew(self) -> tuple[list[str], list[Any], dict[str, Any], dict[str, Any]]:
+        """Renew the heartbeat and the leases of the rooms held here (on the lease thread,
+        one round trip); returns the rooms renewed or not, the holders of the rooms relayed
+        from here and whether the relays of the bridged connections are alive."""
+        owned = sorted(self.owned)  # copies made at once (the loop changes these)
+        relayed = sorted({p.room_id for p in list(self.proxies.values())})
+        origins = sorted({origin for origin, _ in list(self.bridges.values())})
+        with self._sync_redis.pipeline(transaction=False) as pipe:
             pipe.set(self.heartbeat_key(self.worker_id), str(os.getpid()), px=self.lease_ms)
             for room_id in owned:
                 pipe.eval(_RENEW, 1, self.lease_key(room_id), self.worker_id, self.lease_ms)
@@ -398,11 +453,17 @@ class Node:
                 pipe.get(self.lease_key(room_id))
             for origin in origins:
                 pipe.exists(self.heartbeat_key(origin))
-            results = await pipe.execute()
+            results = pipe.execute()
         renewed = results[1:1 + len(owned)]
         holders = dict(zip(relayed, results[1 + len(owned):1 + len(owned) + len(relayed)],
                            strict=True))
         alive = dict(zip(origins, results[1 + len(owned) + len(relayed):], strict=True))
+        return owned, renewed, holders, alive
+
+    def _renewed(self, owned: list[str], renewed: list[Any], holders: dict[str, Any],
+                 alive: dict[str, Any]) -> None:
+        """On the event loop, after a renewal: drop the rooms whose lease was lost; close
+        relayed connections whose room moved; end bridged connections whose relay died."""
         for room_id, ok in zip(owned, renewed, strict=True):
             if not ok and room_id in self.owned:
                 self._drop(room_id)
@@ -700,8 +761,8 @@ class ClusterApp:
 
 def cluster_app(store: RoomStore, redis_url: str, *, config: ServerConfig | None = None,
                 allowed_origins: Sequence[str] = (), prefix: str = "gutskit",
-                lease_seconds: float = LEASE_SECONDS,
-                renew_seconds: float = RENEW_SECONDS) -> ClusterApp:
+                lease_seconds: float = LEASE_SECONDS, renew_seconds: float = RENEW_SECONDS,
+                stall_seconds: float = STALL_SECONDS) -> ClusterApp:
     """One worker's application: :func:`gutskit.server.app.create_app` on a
     :class:`ClusterRoomManager`, wrapped in :class:`ClusterApp`.
 
@@ -713,12 +774,13 @@ def cluster_app(store: RoomStore, redis_url: str, *, config: ServerConfig | None
         prefix: Redis key prefix.
         lease_seconds: lease time (:data:`LEASE_SECONDS`).
         renew_seconds: renewal period (:data:`RENEW_SECONDS`).
+        stall_seconds: :data:`STALL_SECONDS`.
     """
     from gutskit.server.app import create_app
 
     manager = ClusterRoomManager(store, config)
     node = Node(manager, redis_url, prefix=prefix, lease_seconds=lease_seconds,
-                renew_seconds=renew_seconds)
+                renew_seconds=renew_seconds, stall_seconds=stall_seconds)
     app = create_app(manager=manager, allowed_origins=allowed_origins, redis_url=redis_url,
                      redis_prefix=prefix)
     return ClusterApp(app, node)  # type: ignore[arg-type]
