@@ -72,9 +72,13 @@ def analyze(
         return
     out = Console(highlight=False, width=max(110, Console().width))
     players = Table(title=f"Players ({count(report.sessions, 'session')}, "
-                          f"{count(report.rounds, 'round')}, {count(report.games, 'game')})")
-    for col in ("player", "rounds", "in-rate", "win rate", "net", "net/round",
-                "net/round by position (0 = dealer)"):
+                          f"{count(report.rounds, 'round')}, {count(report.games, 'game')})",
+                    caption="net: the ledger's (final stack minus buy-ins, over the "
+                            "sessions), as guts referee and the server's ledger show it; "
+                            "net/round*: in the rounds only (pots won minus antes and "
+                            "matches; not the pot and reserve shared at a session's end)")
+    for col in ("player", "rounds", "in-rate", "win rate", "net", "net/round*",
+                "net/round* by position (0 = dealer)"):
         players.add_column(col, justify="left" if col == "player" else "right")
     for name, s in report.players.items():
         by_pos = " ".join(f"{p}:{v['net_per_round']:+.2f}"

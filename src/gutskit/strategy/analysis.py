@@ -14,9 +14,13 @@ by name across sessions.
 What is measured:
 
 * **per player**: rounds dealt in, in-rate, win rate (rounds where the player took a pot
-  or a share of it, per round dealt in and per round in), net chips (pot won minus
-  matches and antes; rebuys are not income), and net chips by position relative to the
-  dealer (0 = the dealer, 1 = the dealer's left, the first to be dealt);
+  or a share of it, per round dealt in and per round in), net chips as the ledger counts
+  them (:func:`gutskit.core.ledger.ledger`: final stack minus buy-ins, rebuys are not
+  income, summed over the sessions: the same number as ``guts referee`` and the server's
+  ledger, the end-of-session share of the pot and reserve included), net chips in the
+  rounds (pots won minus matches and antes, round by round: what is left in the pot when
+  the session ends is not in it) per round and by position relative to the dealer (0 = the
+  dealer, 1 = the dealer's left, the first to be dealt);
 * **pot escalation**: the pot after antes, in antes, against the number of matched rounds
   so far in the game, versus the German/French seed's "10 to 30 times the ante after 3 or 4
   matched rounds"; and the games whose pot grew fivefold or more within three rounds (the
@@ -90,6 +94,7 @@ from gutskit.core.events import (
     SessionStarted,
     WinnersNamed,
 )
+from gutskit.core.ledger import ledger
 from gutskit.strategy.tables import hand_table
 
 __all__ = [
@@ -298,9 +303,11 @@ def _replayed(index: int, events: Sequence[Event]) -> Iterable[tuple[GameState, 
         yield state, event
 
 
-def rounds_of(sessions: Sequence[Sequence[Event]]) -> list[RoundRecord]:
+def rounds_of(sessions: Sequence[Sequence[Event]],
+              finals: list[GameState] | None = None) -> list[RoundRecord]:
     """Every resolved round of ``sessions``, rebuilt with :func:`gutskit.core.engine.evolve`
-    and checked against the engine (:class:`_Checker`).
+    and checked against the engine (:class:`_Checker`). With ``finals``, each session's
+    state after its last event is appended to it (the ledger's source).
 
     Raises:
         AnalysisError: a corrupt history: an event the engine refuses or that breaks chip
@@ -316,7 +323,9 @@ def rounds_of(sessions: Sequence[Sequence[Event]]) -> list[RoundRecord]:
         pending: dict[str, Any] | None = None
         mark = (len(records), game_round, matched)  # where the round in progress began
         last: Event | None = None
+        final: GameState | None = None
         for state, event in _replayed(index, events):
+            final = state
             if isinstance(event, AntesPosted) or (isinstance(event, CardsDealt)
                                                   and not isinstance(last, AntesPosted)):
                 mark = (len(records), game_round, matched)
@@ -358,6 +367,8 @@ def rounds_of(sessions: Sequence[Sequence[Event]]) -> list[RoundRecord]:
                 if event.pot_after == 0:
                     game_round, matched = 0, 0
                 pending = None
+        if finals is not None and final is not None:
+            finals.append(final)
     return records
 
 
@@ -722,9 +733,14 @@ def analyze(sessions: Sequence[Sequence[Event]], *, alpha: float = 0.01, seed: i
     """
     from gutskit.strategy.bots import _rule_percentile
 
-    records = rounds_of(sessions)
+    finals: list[GameState] = []
+    records = rounds_of(sessions, finals)
     if not records:
         raise AnalysisError("the history has no resolved rounds")
+    ledger_nets: dict[str, int] = defaultdict(int)  # the ledger's net, summed by name
+    for final in finals:
+        for line in ledger(final):
+            ledger_nets[line.name] += line.net
     stats: dict[str, dict[str, Any]] = {}
     by_pos: dict[str, dict[int, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0]))
     shown: dict[str, list[tuple[float, str, bool]]] = defaultdict(list)
@@ -775,7 +791,8 @@ def analyze(sessions: Sequence[Sequence[Event]], *, alpha: float = 0.01, seed: i
             "win_rate": round(s["wins"] / s["rounds"], 4),
             "win_rate_when_in": round(s["wins"] / s["in"], 4) if s["in"] else None,
             "uncontested_wins": s["uncontested_wins"], "showdowns": s["showdowns"],
-            "net": s["net"], "net_per_round": round(s["net"] / s["rounds"], 4),
+            "net": ledger_nets[name], "net_in_rounds": s["net"],
+            "net_per_round": round(s["net"] / s["rounds"], 4),
             "net_by_position": {str(p): {"rounds": v[0], "net": v[1],
                                          "net_per_round": round(v[1] / v[0], 4)}
                                 for p, v in sorted(by_pos[name].items())},
