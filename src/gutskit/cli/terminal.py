@@ -430,6 +430,8 @@ class Narrator:
                         continue
                     who = " and ".join(self.name(after, s) for s in seats) or "nobody"
                     out(f"{side} pot ({pot_part}): {who}.")
+            for seat in sorted(set(event.failed_high) | set(event.failed_low)):
+                out(self._both_failed(after, event, seat))
             if len(event.winners) > 1 and not (event.high_winners or event.low_winners):
                 names = " and ".join(self.name(after, s) for s in event.winners)
                 out(f"Tie: {names} split the pot.")
@@ -443,6 +445,24 @@ class Narrator:
         self._stacks(after)
         if event.session_over:
             out(f"[bold]The session is over[/]: {escape(after.end_reason or '')}.")
+
+    def _both_failed(self, state: GameState, event: RoundResolved, seat: int) -> str:
+        """Hi-Lo: why a seat that declared both loses both ways: the side(s) the core found
+        its hand did not win or tie (``RoundResolved.failed_high`` / ``failed_low``; RULES.md
+        "Hi-Lo Guts": both must win both ways), in the browser's words (``res_both_failed_on``
+        of static/i18n/en.json)."""
+        sides = []
+        for side, failed, winners in (("high", event.failed_high, event.high_winners),
+                                      ("low", event.failed_low, event.low_winners)):
+            if seat in failed:
+                who = " and ".join(self.name(state, s) for s in winners) or "nobody"
+                sides.append(f"{side} (won by {who})")
+        paid = event.matched[seat]
+        tail = (f" and {self.verb(state, seat, 'matches', 'match')} {paid}" if paid
+                else "")
+        return (f"{self.subject(state, seat, 'declared', 'declared')} Both but did not win or "
+                f"tie {' or '.join(sides)}, so {self.verb(state, seat, 'loses', 'lose')} "
+                f"both ways{tail}.")
 
     def _stacks(self, state: GameState) -> None:
         parts = []
