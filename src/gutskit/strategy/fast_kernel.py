@@ -97,11 +97,13 @@ def _start_decisions(keys: Any, table: Any) -> Any:
 
 @numba.njit(inline="always", cache=True)
 def _swap(deck: Any, top: Any, j: Any) -> Any:
-    """A Fisher-Yates step: ``deck[top + j]`` to ``deck[top]``; returns that card."""
-    card = deck[top + j]
-    deck[top + j] = deck[top]
+    """A Fisher-Yates step: ``deck[top + j]`` to ``deck[top]``; returns that card. ``top``
+    and ``j`` are unsigned (uint64: an index without numba's negative-index wraparound)."""
+    at = top + j
+    card = deck[at]
+    deck[at] = deck[top]
     deck[top] = card
-    return card
+    return _U64(card)
 
 
 @numba.njit(cache=True)
@@ -124,8 +126,8 @@ def _deal3(x: Any, spare: Any, has: Any, deck: Any, top: Any, reject: Any) -> An
     one 32-bit draw (``reject``: :func:`_rejection`). Returns ``(x, spare, has, code)``,
     ``code`` the cards in base 52 (first card most significant, as
     :mod:`gutskit.strategy.tables` codes)."""
-    m = _U64(52 - top)
-    threshold = reject[52 - top]
+    m = _U64(52) - top
+    threshold = reject[m]
     while True:  # Lemire's rejection for the product of the bounds: exact
         x, spare, has, v = _next32(x, spare, has)
         v = v * m
@@ -136,16 +138,16 @@ def _deal3(x: Any, spare: Any, has: Any, deck: Any, top: Any, reject: Any) -> An
         j2 = v >> _S32
         if (v & _LOW32) >= threshold:
             break
-    code = _swap(deck, top, np.int64(j0))
-    code = code * 52 + _swap(deck, top + 1, np.int64(j1))
-    return x, spare, has, code * 52 + _swap(deck, top + 2, np.int64(j2))
+    code = _swap(deck, top, j0)
+    code = code * _U64(52) + _swap(deck, top + _U64(1), j1)
+    return x, spare, has, code * _U64(52) + _swap(deck, top + _U64(2), j2)
 
 
 @numba.njit(inline="always", cache=True)
 def _deal2(x: Any, spare: Any, has: Any, deck: Any, top: Any, reject: Any) -> Any:
     """:func:`_deal3` for 2 cards."""
-    m = _U64(52 - top)
-    threshold = reject[52 - top]
+    m = _U64(52) - top
+    threshold = reject[m]
     while True:
         x, spare, has, v = _next32(x, spare, has)
         v = v * m
@@ -154,8 +156,8 @@ def _deal2(x: Any, spare: Any, has: Any, deck: Any, top: Any, reject: Any) -> An
         j1 = v >> _S32
         if (v & _LOW32) >= threshold:
             break
-    code = _swap(deck, top, np.int64(j0))
-    return x, spare, has, code * 52 + _swap(deck, top + 1, np.int64(j1))
+    code = _swap(deck, top, j0)
+    return x, spare, has, code * _U64(52) + _swap(deck, top + _U64(1), j1)
 
 
 @numba.njit(cache=True)
@@ -163,7 +165,7 @@ def deal_cards(keys: Any, first_table: Any, n_tables: Any, hands: Any, k: Any) -
     """``(n_tables, hands * k)`` int64: the cards of the first ``hands`` hands the kernel
     deals at each table (its first round, seat after seat), for the tests of uniformity."""
     out = np.empty((n_tables, hands * k), np.int64)
-    deck = np.arange(52)
+    deck = np.arange(52).astype(np.uint8)
     reject = _rejection(k)
     for t in range(n_tables):
         x, spare, has = _start(keys, first_table + t)
@@ -171,12 +173,12 @@ def deal_cards(keys: Any, first_table: Any, n_tables: Any, hands: Any, k: Any) -
             deck[c] = c
         for h in range(hands):
             if k == 3:
-                x, spare, has, code = _deal3(x, spare, has, deck, h * 3, reject)
+                x, spare, has, code = _deal3(x, spare, has, deck, _U64(h * 3), reject)
             else:
-                x, spare, has, code = _deal2(x, spare, has, deck, h * 2, reject)
+                x, spare, has, code = _deal2(x, spare, has, deck, _U64(h * 2), reject)
             for c in range(k - 1, -1, -1):
-                out[t, h * k + c] = code % 52
-                code //= 52
+                out[t, h * k + c] = code % _U64(52)
+                code //= _U64(52)
     return out
 
 
@@ -233,9 +235,9 @@ def run(first_table: Any, n_tables: Any, rounds: Any, buy: Any, dealer: Any,
     seat_at = np.zeros(n, np.int64)  # where seat s's row starts in ``flat``
     for s in range(n):
         seat_at[s] = seat_policy[s] * width
-    chunk_rank = np.zeros((_CHUNK, n), np.int64)
-    chunk_code = np.zeros((_CHUNK, n), np.int64)
-    deck = np.arange(52)
+    chunk_rank = np.zeros((_CHUNK, n), np.int16)
+    chunk_code = np.zeros((_CHUNK, n), np.uint64)
+    deck = np.arange(52).astype(np.uint8)
     reject = _rejection(k)
     bucketed = n_edges.max() > 0
     n_void = n_unc = games = pot_sum = max_pot = total_rounds = 0
@@ -271,12 +273,12 @@ def run(first_table: Any, n_tables: Any, rounds: Any, buy: Any, dealer: Any,
                         continue
                     if k == 3:
                         for s in range(n):
-                            x, spare, has, code = _deal3(x, spare, has, deck, s * 3, reject)
+                            x, spare, has, code = _deal3(x, spare, has, deck, _U64(s * 3), reject)
                             chunk_code[ahead, s] = code
                             chunk_rank[ahead, s] = code_to_rank[code]
                     else:
                         for s in range(n):
-                            x, spare, has, code = _deal2(x, spare, has, deck, s * 2, reject)
+                            x, spare, has, code = _deal2(x, spare, has, deck, _U64(s * 2), reject)
                             chunk_code[ahead, s] = code
                             chunk_rank[ahead, s] = code_to_rank[code]
             # antes (engine.deal): new game, ante_every_round, re-ante after a void
@@ -343,8 +345,8 @@ def run(first_table: Any, n_tables: Any, rounds: Any, buy: Any, dealer: Any,
                     if (inplay >> s) & 1:
                         code = chunk_code[i, s]
                         for c in range(k - 1, -1, -1):
-                            out_hands[step, t, s, c] = code % 52
-                            code //= 52
+                            out_hands[step, t, s, c] = code % _U64(52)
+                            code //= _U64(52)
             n_ins[inn] += 1
             n_in = bits[inn]
             void = n_in == 0
