@@ -29,6 +29,8 @@ from typing import Any
 import numba
 import numpy as np
 import numpy.typing as npt
+from numba.core.extending import intrinsic
+from numba.cpython.unsafe import numbers as _unsafe
 
 __all__ = ["deal_cards", "run", "table_keys"]
 
@@ -182,8 +184,26 @@ def deal_cards(keys: Any, first_table: Any, n_tables: Any, hands: Any, k: Any) -
     return out
 
 
+def _popcount_typing(typingctx: Any, src: Any) -> Any:
+    """Typing and code of :data:`_popcount`."""
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        return builder.ctpop(args[0])
+    return src(src), codegen
+
+
+_popcount: Any = intrinsic(_popcount_typing)
+_tz: Any = _unsafe.trailing_zeros
+"""The number of 1 bits of an integer, in numba code (LLVM's ``ctpop``: one instruction);
+``_tz`` (numba's ``trailing_zeros``, LLVM's ``cttz``) gives the lowest 1 bit's seat."""
+
+
 _CHUNK = 8
 """Rounds dealt ahead at a time (the deals do not depend on the play)."""
+
+_ROW_TABLE = 1 << 15
+"""Pots below this many chips (and below a policy's last pot edge + 1) find their policy
+row in a table indexed by the pot, built once per call; larger pots by binary search of
+the pot edges."""
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False, error_model="numpy")
@@ -208,7 +228,8 @@ def run(first_table: Any, n_tables: Any, rounds: Any, buy: Any, dealer: Any,
 
     Policies: seat ``s`` plays policy ``seat_policy[s]`` (seats sharing a policy share its
     tables). A policy's row is the number of its pot edges at or below the pot after antes
-    (``numpy.searchsorted(..., side="right")``), looked up once per policy and round; a
+    (``numpy.searchsorted(..., side="right")``), looked up once per policy and round (in
+    a table indexed by the pot below ``_ROW_TABLE`` chips, by binary search above); a
     pure policy's declaration is ``decide[p, row * n_ranks + rank] != 0``; a mixed one
     (``mixed[p]``) declares in when a uniform float from the table's second stream is
     below ``probs[p, row * n_ranks + rank]`` (seat after seat, in play only). With
@@ -218,11 +239,6 @@ def run(first_table: Any, n_tables: Any, rounds: Any, buy: Any, dealer: Any,
     n_pol = decide.shape[0]
     width = decide.shape[1]
     flat = decide.reshape(-1)
-    low = np.zeros(1 << n, np.int64)  # per seat mask: its lowest seat, its number of seats
-    bits = np.zeros(1 << n, np.int64)
-    for m in range(1, 1 << n):
-        low[m] = low[m >> 1] + 1 if (m & 1) == 0 else 0
-        bits[m] = bits[m >> 1] + (m & 1)
     n_dealt = np.zeros(1 << n, np.int64)  # rounds played per mask of seats in play,
     n_ins = np.zeros(1 << n, np.int64)  # per mask of seats in, per mask of winners
     n_wins = np.zeros(1 << n, np.int64)
@@ -232,14 +248,24 @@ def run(first_table: Any, n_tables: Any, rounds: Any, buy: Any, dealer: Any,
             mixed_seats |= 1 << s
     st = np.empty(n, np.int64)
     row_base = np.zeros(n_pol, np.int64)
-    seat_at = np.zeros(n, np.int64)  # where seat s's row starts in ``flat``
+    seat_at = np.zeros(n, np.uint64)  # where seat s's row starts in ``flat``
     for s in range(n):
         seat_at[s] = seat_policy[s] * width
-    chunk_rank = np.zeros((_CHUNK, n), np.int16)
+    chunk_rank = np.zeros((_CHUNK, n), np.uint16)
     chunk_code = np.zeros((_CHUNK, n), np.uint64)
     deck = np.arange(52).astype(np.uint8)
     reject = _rejection(k)
     bucketed = n_edges.max() > 0
+    # pot_row[p, pot]: where policy p's row for ``pot`` starts in ``flat``, pot < table_top
+    table_top = min(_ROW_TABLE, edges.max() + 1) if bucketed else 1
+    pot_row = np.zeros((n_pol, table_top), np.int64)
+    if bucketed:
+        for p in range(n_pol):
+            lo = 0
+            for pot in range(table_top):
+                while lo < n_edges[p] and edges[p, lo] <= pot:
+                    lo += 1
+                pot_row[p, pot] = p * width + lo * n_ranks
     n_void = n_unc = games = pot_sum = max_pot = total_rounds = 0
     for t in range(n_tables):
         table = first_table + t
@@ -252,7 +278,7 @@ def run(first_table: Any, n_tables: Any, rounds: Any, buy: Any, dealer: Any,
         for s in range(n):
             st[s] = buy[s]
             inplay |= np.int64(buy[s] > 0) << s
-        count = bits[inplay]
+        count = _popcount(inplay)
         pot = 0
         reserve = 0
         dealer_seat = dealer
@@ -305,37 +331,41 @@ def run(first_table: Any, n_tables: Any, rounds: Any, buy: Any, dealer: Any,
             n_dealt[inplay] += 1
             # each policy's row for this pot: binary search of its pot edges
             if bucketed:
-                for p in range(n_pol):  # without a branch on the pot: the pot is random
-                    lo = 0
-                    span = n_edges[p]
-                    while span > 1:  # the row lies in [lo, lo + span]
-                        half = span >> 1
-                        lo = lo + half if edges[p, lo + half - 1] <= pot else lo
-                        span -= half
-                    if span:
-                        lo += edges[p, lo] <= pot
-                    row_base[p] = p * width + lo * n_ranks
+                for p in range(n_pol):
+                    if pot < table_top:
+                        row_base[p] = pot_row[p, pot]
+                    else:
+                        lo = 0
+                        span = n_edges[p]
+                        while span > 1:  # the row lies in [lo, lo + span]
+                            half = span >> 1
+                            lo = lo + half if edges[p, lo + half - 1] <= pot else lo
+                            span -= half
+                        if span:
+                            lo += edges[p, lo] <= pot
+                        row_base[p] = p * width + lo * n_ranks
                 for s in range(n):
                     seat_at[s] = row_base[seat_policy[s]]
             # declare: pure policies by their table, then mixed ones seat after seat
             owed = min(pot, cap) if match_cap else pot
             inn: Any = 0
-            best = -1
+            best: Any = -1
             for s in range(n):
-                r = chunk_rank[i, s]
-                call = np.int64(flat[seat_at[s] + r]) & (inplay >> s)
+                hand = chunk_rank[i, s]  # uint16: an index without wraparound
+                call = np.int64(flat[seat_at[s] + hand]) & (inplay >> s)
+                r = np.int64(hand)
                 if require_cover:
                     call &= np.int64(st[s] >= owed)
                 inn |= call << s
                 best = max(best, r if call else -1)
             todo = mixed_seats & inplay
             while todo:
-                s = low[todo]
+                s = _tz(todo)
                 todo &= todo - 1
                 y, u = _uniform(y)
-                r = chunk_rank[i, s]
-                call = np.int64(u < probs[seat_policy[s], seat_at[s] - seat_policy[s] * width
-                                          + r])
+                r = np.int64(chunk_rank[i, s])
+                at = np.int64(seat_at[s]) - seat_policy[s] * width  # the row in ``probs``
+                call = np.int64(u < probs[seat_policy[s], at + r])
                 if require_cover:
                     call &= np.int64(st[s] >= owed)
                 inn |= call << s
@@ -348,7 +378,7 @@ def run(first_table: Any, n_tables: Any, rounds: Any, buy: Any, dealer: Any,
                             out_hands[step, t, s, c] = code % _U64(52)
                             code //= _U64(52)
             n_ins[inn] += 1
-            n_in = bits[inn]
+            n_in = _popcount(inn)
             void = n_in == 0
             unc = n_in == 1
             sd = n_in >= 2
@@ -356,7 +386,7 @@ def run(first_table: Any, n_tables: Any, rounds: Any, buy: Any, dealer: Any,
             n_unc += unc
             matched_any: Any = False
             if unc:  # uncontested: the only one in takes the pot
-                s = low[inn]
+                s = _tz(inn)
                 n_wins[inn] += 1
                 st[s] += pot
                 pot = 0
@@ -366,11 +396,11 @@ def run(first_table: Any, n_tables: Any, rounds: Any, buy: Any, dealer: Any,
                 won = 0
                 todo = inn
                 while todo:
-                    s = low[todo]
+                    s = _tz(todo)
                     todo &= todo - 1
                     won |= np.int64(chunk_rank[i, s] == best) << s
                 n_wins[won] += 1
-                n_win = bits[won]
+                n_win = _popcount(won)
                 share = pot
                 if n_win > 1:  # a tie
                     share = pot // n_win
@@ -378,7 +408,7 @@ def run(first_table: Any, n_tables: Any, rounds: Any, buy: Any, dealer: Any,
                 total_paid = 0
                 todo = inn
                 while todo:
-                    s = low[todo]
+                    s = _tz(todo)
                     todo &= todo - 1
                     if (won >> s) & 1:
                         st[s] += share
@@ -399,7 +429,7 @@ def run(first_table: Any, n_tables: Any, rounds: Any, buy: Any, dealer: Any,
                 matched_any = total_paid > 0
                 if first_left and rem > 0:  # odd chips: the first winner left of the dealer
                     after = won & ~((2 << dealer_seat) - 1)
-                    s = low[after] if after else low[won]
+                    s = _tz(after) if after else _tz(won)
                     st[s] += rem
                     rem = 0
                     if st[s] > 0 and not (elim >> s) & 1:
@@ -414,11 +444,11 @@ def run(first_table: Any, n_tables: Any, rounds: Any, buy: Any, dealer: Any,
             if broke:
                 todo = broke
                 while todo:
-                    s = low[todo]
+                    s = _tz(todo)
                     todo &= todo - 1
                     if st[s] <= 0:
                         inplay &= ~(1 << s)
-            count = bits[inplay]
+            count = _popcount(inplay)
             ended_unc = end_on_uncontested and unc and game_matched
             game_matched = (game_matched or matched_any) and pot > 0
             if reante:
@@ -428,14 +458,14 @@ def run(first_table: Any, n_tables: Any, rounds: Any, buy: Any, dealer: Any,
             if not (void and (inplay >> dealer_seat) & 1):
                 after = inplay & ~((2 << dealer_seat) - 1)
                 if after:
-                    dealer_seat = low[after]
+                    dealer_seat = _tz(after)
                 elif inplay:
-                    dealer_seat = low[inplay]
+                    dealer_seat = _tz(inplay)
             if count < 2 or ended_unc:
                 over = True
                 break
         if end_share:
-            seated = n - bits[elim]
+            seated = n - _popcount(elim)
             every = seated == 0
             n_share = n if every else seated
             amount = pot + reserve
