@@ -517,6 +517,11 @@ def main() -> None:
                 if redis_server is not None:
                     redis_server.terminate()
                     redis_server.wait(10)
+                notes = [line for line in log.read_text(errors="replace").splitlines()[1:]
+                         if " took room " not in line]  # not the banner, not takeovers
+                if notes:
+                    print(f"the server logged {len(notes)} line(s) (lost leases, errors); the "
+                          "first: " + " | ".join(notes[:3]))
     print("\n== side by side (server CPU: all its processes; load: 1-minute average when "
           "play started)")
     print("workers  tables  rounds/s  CPU ms/round  p50 ms  p99 ms  load  errors")

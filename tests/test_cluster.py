@@ -176,7 +176,8 @@ def test_a_worker_whose_event_loop_is_busy_keeps_its_rooms(tmp_path: Path,
     connection closed, "worker ... lost room" in its log) though nobody else had taken them
     and the worker was alive. The leases are renewed by a thread of their own now: an event
     loop that does not run for 3 lease times still holds its room, its player stays
-    connected and the room answers afterwards."""
+    connected and the room answers afterwards; and a lease that lapsed all the same and that
+    nobody took meanwhile is taken back, not dropped."""
     db_url = f"sqlite:///{tmp_path / 'cluster.db'}"
     with in_process_worker(db_url, redis_url, lease_seconds=1.0,
                            renew_seconds=0.2) as (port, app):
@@ -197,6 +198,17 @@ def test_a_worker_whose_event_loop_is_busy_keeps_its_rooms(tmp_path: Path,
         assert ana.expect("chat")["text"] == "still here"
         assert room_id in node.owned and room_id in node.manager.rooms
         assert leases.get(f"gutskit:room:{room_id}") == node.worker_id
+        # A lease that lapsed anyway (the lease thread itself late on a machine loaded far
+        # beyond its cores) and that nobody took meanwhile is taken back, the room kept.
+        leases.delete(f"gutskit:room:{room_id}")
+        deadline = time.monotonic() + 20
+        while leases.get(f"gutskit:room:{room_id}") is None:
+            assert time.monotonic() < deadline, "the lapsed lease was not taken back"
+            time.sleep(0.05)
+        assert leases.get(f"gutskit:room:{room_id}") == node.worker_id
+        ana.send({"type": "chat", "text": "and now"})
+        assert ana.expect("chat")["text"] == "and now"
+        assert room_id in node.owned and room_id in node.manager.rooms
         leases.close()
         ana.close()
 

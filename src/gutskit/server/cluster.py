@@ -32,8 +32,10 @@ one place, by the owner, and its frames come back the same way. A room's broadca
 every client wherever it is connected.
 
 **Failover.** When an owner dies (``kill -9``), its leases expire after at most
-:data:`LEASE_SECONDS`; relays whose room's lease no longer names the owner they forward to
-close those connections (code 1012, "service restart"), the clients reconnect (the browser
+:data:`LEASE_SECONDS`; relays whose room's lease names another owner, or nobody while the
+owner's heartbeat is gone too, close those connections (code 1012, "service restart"; a
+live owner whose lease lapsed while it was slow takes it back at its next renewal when
+nobody took it meanwhile, :data:`_RENEW`), the clients reconnect (the browser
 table does so by itself: ``static/net.js``), and the first worker asked takes the lease
 and rebuilds the room from the stored events: the same deal, the same sealed declarations,
 every chip (the round's timer restarts in full). An owner drops the bridged connections of
@@ -94,8 +96,12 @@ CONFIG_ENV = "GUTSKIT_CLUSTER"
 """Environment variable carrying :class:`WorkerSettings` (JSON) to the worker processes."""
 
 _ROOM_PATH = re.compile(r"^/(api/rooms|ws)/([A-Za-z0-9]{1,32})(?:/|$)")
-_RENEW = ("if redis.call('get', KEYS[1]) == ARGV[1] then "
-          "return redis.call('pexpire', KEYS[1], ARGV[2]) else return 0 end")
+_RENEW = ("local holder = redis.call('get', KEYS[1]) "
+          "if holder == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) "
+          "elseif not holder then redis.call('set', KEYS[1], ARGV[1], 'PX', ARGV[2]) "
+          "return 2 else return 0 end")
+"""Renew a lease held here (1); take it again if it lapsed and nobody took it meanwhile (2:
+nobody else ran the room, it stays here); 0 when another worker holds it."""
 _RELEASE = ("if redis.call('get', KEYS[1]) == ARGV[1] then "
             "return redis.call('del', KEYS[1]) else return 0 end")
 
@@ -425,6 +431,7 @@ class Node:
     def _renew_forever(self, loop: asyncio.AbstractEventLoop) -> None:
         """The lease thread: every renewal period, renew (:meth:`_renew`) while the event
         loop is seen running, and hand what it found to the loop (:meth:`_renewed`)."""
+        last = time.monotonic()
         while not self._stopping.wait(self.renew_seconds):
             if time.monotonic() - self.loop_seen > self.stall_seconds:
                 continue  # the loop is stuck: the leases lapse, other workers take over
@@ -433,18 +440,24 @@ class Node:
             except Exception as error:  # Redis away: try again next period
                 log.warning("worker %s could not renew its leases: %s", self.worker_id, error)
                 continue
+            now = time.monotonic()
+            gaps = (now - last, now - self.loop_seen)
+            last = now
             try:
-                loop.call_soon_threadsafe(self._renewed, *found)
+                loop.call_soon_threadsafe(self._renewed, *found, gaps)
             except RuntimeError:  # the loop is closed: the worker is stopping
                 return
 
     def _renew(self) -> tuple[list[str], list[Any], dict[str, Any], dict[str, Any]]:
         """Renew the heartbeat and the leases of the rooms held here (on the lease thread,
-        one round trip); returns the rooms renewed or not, the holders of the rooms relayed
-        from here and whether the relays of the bridged connections are alive."""
+        one round trip); returns the rooms and what renewing each gave (:data:`_RENEW`),
+        the holders of the rooms relayed from here and whether the workers at the other end
+        of this worker's relayed and bridged connections are alive."""
         owned = sorted(self.owned)  # copies made at once (the loop changes these)
-        relayed = sorted({p.room_id for p in list(self.proxies.values())})
-        origins = sorted({origin for origin, _ in list(self.bridges.values())})
+        proxies = list(self.proxies.values())
+        relayed = sorted({p.room_id for p in proxies})
+        origins = sorted({origin for origin, _ in list(self.bridges.values())}
+                         | {p.owner for p in proxies})  # the workers at the other ends
         with self._sync_redis.pipeline(transaction=False) as pipe:
             pipe.set(self.heartbeat_key(self.worker_id), str(os.getpid()), px=self.lease_ms)
             for room_id in owned:
@@ -461,14 +474,26 @@ class Node:
         return owned, renewed, holders, alive
 
     def _renewed(self, owned: list[str], renewed: list[Any], holders: dict[str, Any],
-                 alive: dict[str, Any]) -> None:
+                 alive: dict[str, Any], gaps: tuple[float, float] = (0.0, 0.0)) -> None:
         """On the event loop, after a renewal: drop the rooms whose lease was lost; close
-        relayed connections whose room moved; end bridged connections whose relay died."""
-        for room_id, ok in zip(owned, renewed, strict=True):
-            if not ok and room_id in self.owned:
-                self._drop(room_id)
+        relayed connections whose room moved; end bridged connections whose relay died.
+        ``gaps``: seconds since the previous renewal and since the loop was last seen, when
+        this one ran (logged with the rooms lost)."""
+        lost = [room_id for room_id, ok in zip(owned, renewed, strict=True)
+                if not ok and room_id in self.owned]
+        retaken = sum(ok == 2 for ok in renewed)
+        if lost or retaken:
+            log.warning("worker %s: %d lease(s) lost to another worker, %d lapsed and taken "
+                        "again (renewed %.1f s after the previous renewal; event loop seen "
+                        "%.1f s before)", self.worker_id, len(lost), retaken, *gaps)
+        for room_id in lost:
+            self._drop(room_id)
         for proxy in list(self.proxies.values()):
-            if holders.get(proxy.room_id, proxy.owner) != proxy.owner:
+            holder = holders.get(proxy.room_id, proxy.owner)
+            # moved, or nobody holds it and its owner is dead (a live owner takes back a
+            # lease that lapsed while it was slow: its connections stay)
+            if holder != proxy.owner and (holder is not None
+                                          or not alive.get(proxy.owner, True)):
                 proxy.inbox.put_nowait({"type": "websocket.close", "code": 1012})
         for conn, (origin, inbox) in list(self.bridges.items()):
             if not alive.get(origin, True):
