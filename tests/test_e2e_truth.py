@@ -73,7 +73,7 @@ def test_sequential_turns_stack_warning_and_void_round_that_carries(
         expect(page.locator("#declare-out")).to_be_enabled()
         expect(page.locator(".match-hint")).to_have_text("In and beaten: you match 3.")
         expect(page.locator("#stack-warning")).to_have_text(
-            "Careful: the match (3) is more than your 1 chips. Beaten, you could not match "
+            "Careful: the match (3) is more than your 1 chip. Beaten, you could not match "
             "and would be eliminated for the rest of the session (you keep your 1).")
         # The ledger is current after the antes: 1 chip each, as on the seats.
         expect_stacks(page, [1, 1, 1])

@@ -249,6 +249,18 @@ def waiting_for(state: GameState) -> tuple[int, ...]:
     return () if needs is None else needs.seats
 
 
+def turn(state: GameState) -> int | None:
+    """The seat whose turn it is to declare when declarations are made in turn
+    (``declaration = "sequential"``: one seat at a time, clockwise from the dealer's left;
+    the variants decide: ``Variants.in_turn``), else ``None``: between rounds, while cards
+    are passed, at a showdown, and whenever declarations are simultaneous, 1-2-3 drop's
+    count included, where one seat left to declare is not that seat's turn."""
+    if state.phase is not Phase.DECLARE or not state.variants.in_turn:
+        return None
+    waiting = waiting_for(state)
+    return waiting[0] if waiting else None
+
+
 def rebuy_floor(state: GameState) -> int:
     """The smallest rebuy in chips: the minimum buy-in, or 1 chip when there is none
     (RULES.md "Money, limits, ending"; the rule: :func:`gutskit.core.engine.can_rebuy`)."""

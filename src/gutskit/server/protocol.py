@@ -930,6 +930,9 @@ class TableView(_Message):
         to_act: the seats the table waits for now, in declaration order (their card
             under Pass the Trash, or their declaration; sequential: the one seat whose
             turn it is); empty between rounds.
+        turn: the seat whose turn it is to declare under in-turn (sequential) declaration
+            (:func:`gutskit.core.table.turn`), else ``None``: under simultaneous and drop
+            declaration nobody has "a turn", even when one seat is left to declare.
         next_antes: between rounds, the antes the next deal collects per seat
             (:func:`gutskit.core.table.next_antes`; after a void round: what ``all_out``
             does), ``None`` when none are due or a round is in progress.
@@ -983,6 +986,7 @@ class TableView(_Message):
     passed_card: str | None = None
     received_card: str | None = None
     to_act: list[int] = Field(default_factory=list)
+    turn: int | None = None
     next_antes: list[int] | None = None
     matches: list[MatchQuote] | None = None
     rebuy: int | None = None

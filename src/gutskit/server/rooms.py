@@ -319,6 +319,7 @@ class TableFacts:
     rather than once per recipient (:func:`table_facts`)."""
 
     to_act: tuple[int, ...]
+    turn: int | None
     next_antes: list[int] | None
     rebuys: tuple[int | None, ...]
     legal_declarations: list[str]
@@ -328,7 +329,7 @@ def table_facts(state: GameState) -> TableFacts:
     """The public facts of ``state`` that every :func:`table_fields` of it shows."""
     antes = driver.next_antes(state)
     return TableFacts(
-        to_act=driver.waiting_for(state),
+        to_act=driver.waiting_for(state), turn=driver.turn(state),
         next_antes=None if antes is None else list(antes.amounts),
         rebuys=driver.rebuy_offers(state),
         legal_declarations=[d.value for d in engine.legal_declarations(state.rules)])
@@ -375,7 +376,7 @@ def table_fields(state: GameState, view: SeatView, time_left: float | None,
         "passed": list(chosen) if chosen else None,
         "passed_card": None if passed is None else card_name(passed),
         "received_card": None if received is None else card_name(received),
-        "to_act": list(facts.to_act), "next_antes": facts.next_antes,
+        "to_act": list(facts.to_act), "turn": facts.turn, "next_antes": facts.next_antes,
         "matches": matches, "rebuy": facts.rebuys[seat] if seat >= 0 else None,
         "companion": None,
         "can_show": seat >= 0 and driver.can_show_hand(state, seat) is None,

@@ -1064,11 +1064,11 @@ function centerHtml() {
   if (table.phase === "declare" || table.phase === "pass") {
     const waiting = table.dealt_in.filter((d, s) => d && !(table.phase === "pass" ? table.passed?.[s] : table.declared[s])).length;
     parts.push(`<div class="waiting" id="waiting">${esc(tn(table.phase === "pass" ? "waiting_pass" : "waiting_for", waiting))}</div>`);
-    // Whose turn it is, as the server's table driver says (sequential declaration: one seat).
-    const toAct = table.to_act || [];
+    // Whose turn it is, as the server's table driver says (`turn`: sequential declaration
+    // only; under simultaneous or drop declaration, the last seat left is not "its turn").
     if (table.phase === "declare" && table.my_turn) parts.push(`<div class="turn" id="turn">${esc(t("your_turn"))}</div>`);
-    else if (table.phase === "declare" && toAct.length === 1) {
-      parts.push(`<div class="turn" id="turn">${esc(t("turn_of", { name: table.names[toAct[0]] }))}</div>`);
+    else if (table.phase === "declare" && table.turn != null) {
+      parts.push(`<div class="turn" id="turn">${esc(t("turn_of", { name: table.names[table.turn] }))}</div>`);
     }
     if (S.room.paused) parts.push(`<div class="countdown paused">${esc(t("paused"))}</div>`);
     else if (S.deadline != null) {
