@@ -4,7 +4,8 @@
 ``guts serve`` (:class:`~gutskit.server.rooms.RoomManager`, the real SQLite store with its
 group commit, the real per-connection framing of :class:`~gutskit.server.app.WsClient`)
 with in-memory connections: every seat is a bot that decodes each frame it receives and
-declares as soon as its state says it is its turn (in with probability 0.3). So the CPU
+declares as soon as its table says it is its turn (in with probability 0.3; protocol
+``--protocol``, default 3: the bot keeps its table and applies each ``patch``). So the CPU
 it reports per round is the rooms' own (views, encoding, storage, fairness), without
 uvicorn, the websockets library and the kernel; it is far less noisy on a shared machine
 than the load test, and ``--profile`` shows where it goes (cProfile, the top functions).
@@ -30,6 +31,7 @@ import tempfile
 import time
 from importlib.metadata import version
 from pathlib import Path
+from typing import Any
 
 from gutskit.server.app import WsClient
 from gutskit.server.protocol import CreateRoom, Declare, Hello, Join, Start
@@ -57,17 +59,23 @@ class _Socket:
 async def _bot(room: Room, client: WsClient, socket: _Socket, rng: random.Random,
                rounds: list[int], target: int, done: asyncio.Event) -> None:
     acted = -1
+    table: dict[str, Any] = {}
     while True:
         frame = await socket.inbox.get()
         for message in json.loads(frame):
+            if message["type"] == "welcome" and message["table"] is not None:
+                table = message["table"]
             if (message["type"] == "event" and client.seat == 0
                     and message["event"]["type"] == "RoundResolved"):
                 rounds[0] += 1
                 if rounds[0] >= target:
                     done.set()
-            if message["type"] != "state":
+            if message["type"] == "state":
+                table = message["table"]
+            elif message["type"] == "patch":
+                table = {**table, **message["table"]}
+            else:
                 continue
-            table = message["table"]
             if table["my_turn"] and table["round"] != acted:
                 acted = table["round"]
                 await room.handle(client, Declare(
@@ -94,7 +102,7 @@ async def _run(args: argparse.Namespace
                 socket = _Socket()
                 client = WsClient(socket)  # type: ignore[arg-type]
                 client.writer_task = asyncio.create_task(client.writer())  # type: ignore[attr-defined]
-                await room.attach(client, Hello(protocol=2,
+                await room.attach(client, Hello(protocol=args.protocol,
                                                 token=token if seat == 0 else None))
                 if seat:
                     await room.handle(client, Join(name=f"Player{seat}"))
@@ -140,6 +148,9 @@ def main() -> None:
     parser.add_argument("--seats", type=int, default=6)
     parser.add_argument("--rounds", type=int, default=20, help="rounds per table")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--protocol", type=int, choices=(2, 3), default=3,
+                        help="the connections' protocol (2: a whole table view after "
+                             "every change; 3: what changed)")
     parser.add_argument("--profile", type=int, default=0,
                         help="print this many functions of a cProfile (slower)")
     parser.add_argument("--sort", default="tottime", help="cProfile sort key")
@@ -154,7 +165,8 @@ def main() -> None:
     start = time.perf_counter()
     cpu, rounds, frames, size, (commits, writes, db_cpu) = asyncio.run(_run(args))
     wall = time.perf_counter() - start
-    print(f"{args.tables} tables x {args.seats} seats: {rounds} rounds resolved, "
+    print(f"{args.tables} tables x {args.seats} seats, protocol {args.protocol}: "
+          f"{rounds} rounds resolved, "
           f"{frames} frames ({frames / rounds:.1f} per round, {size / rounds / 1024:.1f} KiB)")
     print(f"CPU {cpu:.2f}s: {1000 * cpu / rounds:.2f} ms per round"
           f"{' (profiled)' if args.profile else ''}; wall {wall:.1f}s with setup; "

@@ -210,6 +210,7 @@ async def play(ws: ClientConnection, seat: int | None, table: Table, stats: Stat
     """React to the server's messages until cancelled."""
     pending: asyncio.Task[None] | None = None
     acted = -1
+    held: dict[str, Any] | None = None  # the table (protocol 3: patched)
     try:
         async for text in ws:
             stats.frames += 1
@@ -221,6 +222,11 @@ async def play(ws: ClientConnection, seat: int | None, table: Table, stats: Stat
             messages = data if isinstance(data, list) else [data]  # protocol 2: a list
             stats.messages += len(messages)
             for message in messages:
+                if message["type"] in ("welcome", "state"):
+                    held = message["table"]
+                elif message["type"] == "patch" and held is not None:
+                    held = {**held, **message["table"]}
+                    message = {"type": "state", "table": held}  # react reads whole tables
                 acted, pending = await react(ws, message, seat, table, stats, think, ready,
                                              seated, is_host, seats, rng, acted, pending)
                 if message["type"] == "seated":
@@ -453,9 +459,10 @@ def main() -> None:
                         help="bots declare after up to this many seconds")
     parser.add_argument("--reveal", type=float, default=2.0,
                         help="the rooms' reveal pause between rounds (seconds)")
-    parser.add_argument("--protocol", type=int, choices=(1, 2), default=2,
+    parser.add_argument("--protocol", type=int, choices=(1, 2, 3), default=3,
                         help="protocol version of the clients (1: a frame per message, "
-                        "2: a frame per change)")
+                        "2: a frame per change, 3: and a patch of the table instead of "
+                        "the whole table)")
     parser.add_argument("--workers", type=_counts, default=[1],
                         help="server processes (a comma list: 1 = the default server; "
                         "N > 1 = guts serve --workers N with a redis-server started here)")

@@ -135,8 +135,12 @@ def running_server(db_url: str, *, seed_numbers: Sequence[int] = (), dealer: int
 
 class Player:
     """A WebSocket client that records every message it receives (``log``; ``raw``: the
-    frames as received). ``protocol`` 2: each frame is a JSON array of messages (a
-    frame that is a single object, an error before the hello, is taken as one)."""
+    frames as received). ``protocol`` 2 and 3: each frame is a JSON array of messages (a
+    frame that is a single object, an error before the hello, is taken as one). Protocol
+    3: the player keeps its table (``table``) and applies each ``patch`` to it, as the
+    browser does; the patch is logged as the ``state`` it makes, ``{"type": "state",
+    "table": <the table patched>, "patch": <the patch's fields>}``, so the helpers below
+    read the tables of every protocol alike."""
 
     def __init__(self, server: Server, room_id: str, token: str | None = None, *,
                  hello: bool = True, origin: str | None = None, protocol: int = 1) -> None:
@@ -153,6 +157,7 @@ class Player:
         self.inbox: list[dict[str, Any]] = []
         self.token = token
         self.seat: int | None = None
+        self.table: dict[str, Any] | None = None
         if hello:
             self.send({"type": "hello", "protocol": protocol, "token": token})
             welcome = self.expect("welcome")
@@ -170,6 +175,13 @@ class Player:
             self.inbox = data if isinstance(data, list) else [data]
             assert self.inbox, "an empty frame"
         message: dict[str, Any] = self.inbox.pop(0)
+        if message["type"] in ("welcome", "state"):
+            self.table = message["table"]
+        elif message["type"] == "patch":
+            assert self.table is not None, f"a patch before any table: {message}"
+            assert message["table"], "an empty patch"
+            self.table = {**self.table, **message["table"]}
+            message = {"type": "state", "table": self.table, "patch": message["table"]}
         self.log.append(message)
         return message
 

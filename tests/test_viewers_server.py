@@ -76,14 +76,14 @@ def play_room(server: Server, name: str, seed: int) -> tuple[str, dict[str, Any]
     rng = random.Random(seed)
     created = server.create_room("Ana", rules={"preset": name})
     room_id = created["room_id"]
-    ana = Player(server, room_id, created["token"])
-    ben = Player(server, room_id)
+    ana = Player(server, room_id, created["token"], protocol=3)  # patches (as the browser)
+    ben = Player(server, room_id)  # protocol 1: whole tables
     ben.send({"type": "join", "name": "Ben"})
     seated = ben.expect("seated")
     ben.seat, ben.token = seated["seat"], seated["token"]
     ana.send({"type": "add_bot", "style": "loose"})
-    watcher = Player(server, room_id)  # a spectator: no token
-    tab = Player(server, room_id, ben.token)  # Ben's second tab
+    watcher = Player(server, room_id, protocol=3)  # a spectator: no token
+    tab = Player(server, room_id, ben.token, protocol=3)  # Ben's second tab
     # what a spectator and a second tab try: acting for a seat they do not hold
     watcher.send({"type": "declare", "round": 1, "action_id": "w", "declaration": "in"})
     watcher.expect("error")
@@ -132,6 +132,8 @@ def check_frames(oracle: Oracle, player: Player, viewer: int | None, where: str)
             oracle.check_record(message["seq"], message["event"], viewer, at)
         elif kind in ("state", "welcome") and message.get("table") is not None:
             oracle.check_table(message["table"], viewer, at)
+            if "patch" in message:  # protocol 3: the patch is part of the table it made
+                assert cards_in(message["patch"]) <= cards_in(message["table"]), at
         elif kind == "opening":
             oracle.check_opening(message["round"], message["opened"], at)
         elif kind == "error":
@@ -146,6 +148,18 @@ def check_frames(oracle: Oracle, player: Player, viewer: int | None, where: str)
     assert raw  # frames were received
     chat = [m for m in player.log if m["type"] == "chat"]
     assert chat == CHAT, f"{where}: the chat was {chat}"
+
+
+def tables_seen(player: Player) -> list[dict[str, Any]]:
+    """The tables ``player`` held one after another (the seconds left aside, repeats
+    dropped)."""
+    seen: list[dict[str, Any]] = []
+    for message in player.log:
+        if message["type"] in ("state", "welcome") and message.get("table") is not None:
+            table = {k: v for k, v in message["table"].items() if k != "time_left"}
+            if not seen or seen[-1] != table:
+                seen.append(table)
+    return seen
 
 
 def check_downloads(server: Server, oracle: Oracle, room_id: str,
@@ -181,6 +195,10 @@ def test_no_connection_receives_what_it_may_not_know(server: Server, name: str) 
     for who, player in played["connections"].items():
         check_frames(oracle, player, viewers[who], f"{name}/{who}")
     check_downloads(server, oracle, room_id, played["tokens"])
+    # Ben's second tab (protocol 3, patches) held the tables his first (protocol 1) did
+    ben, tab = tables_seen(played["connections"]["ben"]), tables_seen(
+        played["connections"]["tab"])
+    assert tab and ben[-len(tab):] == tab, f"{name}: the patched tables differ"
 
 
 # -- companion mode (issue 10 part 1): a real table deals -----------------------------------

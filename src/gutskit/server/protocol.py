@@ -1,11 +1,13 @@
-"""The WebSocket JSON protocol between ``guts serve`` and its clients (version 2; the
-server also speaks version 1).
+"""The WebSocket JSON protocol between ``guts serve`` and its clients (version 3; the
+server also speaks versions 1 and 2).
 
 Every message is one JSON object with a ``"type"`` field naming one of the models below.
 A client sends one message per WebSocket text frame. The server sends, under version 1,
-one message per frame; under version 2 (after a :class:`Hello` saying ``protocol: 2``),
-one frame per change: a JSON array of the messages of that change, in order (its events,
-fairness records, the new table view, the ack; :data:`PROTOCOL_VERSIONS`). Clients send
+one message per frame; under versions 2 and 3 (after a :class:`Hello` saying so), one
+frame per change: a JSON array of the messages of that change, in order (its events,
+fairness records, the new table view, the ack; :data:`PROTOCOL_VERSIONS`). Under version
+3 the new table view after the first is a :class:`TablePatch`: only the fields that
+changed. Clients send
 :data:`ClientMessage` (validated strictly: unknown fields, wrong types and unknown types
 are refused with an :class:`Error` of code ``bad_message``); the server sends
 :data:`ServerMessage`. The full reference with examples,
@@ -38,16 +40,19 @@ from pydantic_core import PydanticCustomError
 
 from gutskit.core.errors import GutsError
 
-PROTOCOL_VERSION = 2
+PROTOCOL_VERSION = 3
 """The newest protocol version (what the browser table states in :class:`Hello`).
 Incompatible changes bump it."""
 
-PROTOCOL_VERSIONS = (1, 2)
-"""The versions the server speaks; :class:`Welcome` echoes the client's. They differ only
-in framing: version 1 sends each server message in its own WebSocket frame, version 2
-sends the messages queued for a connection in one turn of the server's event loop (one
-change) as one frame holding a JSON array of them. Messages sent before a version-2
-``hello`` is accepted (errors) are single objects."""
+PROTOCOL_VERSIONS = (1, 2, 3)
+"""The versions the server speaks; :class:`Welcome` echoes the client's. Version 1 sends
+each server message in its own WebSocket frame; versions 2 and 3 send the messages queued
+for a connection in one turn of the server's event loop (one change) as one frame holding
+a JSON array of them (messages sent before such a ``hello`` is accepted, errors, are
+single objects). Versions 1 and 2 send the whole table view (:class:`TableState`) after
+every change; version 3 sends it whole in :class:`Welcome` (and in a :class:`TableState`
+when a connection has none yet) and after that only what changed, a
+:class:`TablePatch`."""
 
 MAX_MESSAGE_BYTES = 4096
 """Largest client message the server reads; a larger frame is refused (``too_large``)."""
@@ -143,6 +148,7 @@ __all__ = [
     "SitOut",
     "Start",
     "StartCount",
+    "TablePatch",
     "TableState",
     "TableView",
     "TimedOut",
@@ -1094,6 +1100,34 @@ class TableState(_Message):
     table: TableView
 
 
+class TablePatch(_Message):
+    """Protocol 3: what changed in your view of the table since the last one sent to this
+    connection (in its :class:`Welcome`, a :class:`TableState` or an earlier patch): the
+    :class:`TableView` fields whose value changed, each whole (a JSON merge patch of the
+    view's top level, RFC 7396; no field is ever removed). ``time_left`` is in it only when
+    the clock was set again (a new deadline, a pause, a resume): the client counts down
+    from the last one it got. Built from the same allow-listed view as
+    :class:`TableState`; nothing is sent when nothing a viewer sees changed.
+
+    Attributes:
+        table: field name -> its new value (the names of :class:`TableView`).
+
+    Raises:
+        ValidationError: a field that :class:`TableView` does not have.
+    """
+
+    type: Literal["patch"] = "patch"
+    table: dict[str, Any]
+
+    @field_validator("table")
+    @classmethod
+    def _fields_of_the_view(cls, value: dict[str, Any]) -> dict[str, Any]:
+        unknown = sorted(set(value) - set(TableView.model_fields))
+        if unknown:
+            raise ValueError(f"not fields of the table view: {unknown}")
+        return value
+
+
 class EventMessage(_Message):
     """One hand-history event as you may see it (:func:`gutskit.core.views.visible_events`):
     other seats' dealt cards are ``""`` (dealt, unseen), another seat's sealed declaration
@@ -1251,7 +1285,8 @@ class Pong(_Message):
 
 
 ServerMessage = Annotated[
-    Welcome | Seated | RoomUpdate | TableState | EventMessage | FairnessCommitment
+    Welcome | Seated | RoomUpdate | TableState | TablePatch | EventMessage
+    | FairnessCommitment
     | FairnessSession | FairnessReveal | FairnessDealt | FairnessOpening | Ack | Error
     | TimedOut | Kicked | Presence | Coach | Pong | ChatLine | SeatPending | SeatRefused
     | RematchOpened,

@@ -17,7 +17,6 @@ from __future__ import annotations
 import asyncio
 import collections
 import dataclasses
-import functools
 import logging
 import random
 import secrets
@@ -41,6 +40,7 @@ from gutskit.core.events import (
     CardsDealt,
     CardsPassed,
     Declaration,
+    Declared,
     Event,
     HandShown,
     RoundResolved,
@@ -49,7 +49,7 @@ from gutskit.core.events import (
 )
 from gutskit.core.history import event_to_dict
 from gutskit.core.rules import Rules, RulesError, rules_from_mapping
-from gutskit.core.views import SPECTATOR, SeatView, Viewer
+from gutskit.core.views import SPECTATOR, DeclarationSealed, SeatView, Viewer
 from gutskit.io.storage import StorageError
 from gutskit.server import companion, fairness, names
 from gutskit.server.protocol import (
@@ -305,11 +305,21 @@ def _names(cards: Sequence[int] | None) -> list[str] | None:
     return None if cards is None else [card_name(c) for c in cards]
 
 
-@functools.lru_cache(maxsize=4096)
+_RESULTS: dict[int, tuple[RoundResolved, dict[str, Any]]] = {}
+
+
 def _result_dict(result: RoundResolved) -> dict[str, Any]:
-    """The JSON form of a round's public result (the same for every recipient: cached).
+    """The JSON form of a round's public result (the same for every recipient: cached by
+    the result's identity, as the states of a room share it, without hashing it).
     Callers must not mutate it."""
-    return event_to_dict(result)
+    known = _RESULTS.get(id(result))
+    if known is not None and known[0] is result:
+        return known[1]
+    if len(_RESULTS) >= 4096:
+        _RESULTS.clear()
+    data = event_to_dict(result)
+    _RESULTS[id(result)] = (result, data)
+    return data
 
 
 @dataclass(frozen=True)
@@ -333,6 +343,18 @@ def table_facts(state: GameState) -> TableFacts:
         next_antes=None if antes is None else list(antes.amounts),
         rebuys=driver.rebuy_offers(state),
         legal_declarations=[d.value for d in engine.legal_declarations(state.rules)])
+
+
+PER_VIEWER = frozenset({"seat", "hand", "declarations", "my_turn", "passed", "passed_card",
+                        "received_card", "matches", "rebuy", "can_show", "companion"})
+"""The :func:`table_fields` that may differ from one viewer to another of the same state
+(a seat's own cards, declaration, turn, match quotes, rebuy, show button); every other
+field is the table's public facts, the same for every viewer."""
+
+
+def _my_turn(seat: int, facts: TableFacts) -> bool:
+    """Whether the table waits for ``seat`` (a spectator's seat is -1: never)."""
+    return seat >= 0 and seat in facts.to_act
 
 
 def table_fields(state: GameState, view: SeatView, time_left: float | None,
@@ -369,7 +391,7 @@ def table_fields(state: GameState, view: SeatView, time_left: float | None,
         "game": view.game_number, "hand": _names(view.hand),
         "declarations": [None if d is None else d.value for d in view.declarations],
         "declared": list(view.declared), "dealt_in": list(view.dealt_in),
-        "owed": view.owed, "my_turn": seat >= 0 and seat in facts.to_act,
+        "owed": view.owed, "my_turn": _my_turn(seat, facts),
         "last_result": None if result is None else _result_dict(result),
         "time_left": time_left, "legal_declarations": facts.legal_declarations,
         "community": _names(community) or None, "ghost": _names(ghost) or None,
@@ -479,6 +501,17 @@ class Room:
         """Seats whose chat the host muted (:class:`~gutskit.server.protocol.Mute`)."""
         self._payloads: tuple[list[Event], list[dict[str, Any]]] | None = None
         """The last change's events and their JSON objects (:meth:`_payloads_of`)."""
+        self._tables: dict[int | None, dict[str, Any]] = {}
+        """The table fields of each viewer (seat; ``None``: the spectator) last sent, all
+        of the state :attr:`_tables_state` (:meth:`_broadcast_state`)."""
+        self._tables_state: GameState | None = None
+        self._sealed: tuple[GameState, int, list[Any]] | None = None
+        """Set by :meth:`_persist_and_send` for the broadcasts when the change was one
+        sealed declaration: the state before it, the declaring seat and everyone else's
+        copy of the change (a ``DeclarationSealed``)."""
+        self._sent: dict[Client, tuple[dict[str, Any], float | None]] = {}
+        """Protocol 3: the table fields each connection holds (and the deadline its
+        ``time_left`` counts to), what its next :class:`TablePatch` is worked out from."""
         self._secrets: dict[str, tuple[fairness.DeckSecret, list[str]]] = {}
         """Worked-out secret orders and leaves by seed (:meth:`_secret`)."""
         for row in self.seats:  # rooms stored before chairs: the chair is the seat number
@@ -535,6 +568,17 @@ class Room:
         if not self.settings.companion:
             return shown
         return shown.model_copy(update={"companion": companion.view(self, self.state, seat)})
+
+    def _welcome_table(self, client: Client) -> TableView | None:
+        """The table of ``client``'s :class:`Welcome` (its viewer's, :meth:`view_of`);
+        under protocol 3 remembered as the view the connection holds."""
+        self._sent.pop(client, None)
+        if self.state is None or self.settings.companion or client.protocol < 3:
+            return self.view_of(client.seat)
+        fields = table_fields(self.state, views.view(self.state, self.viewer(client.seat)),
+                              self._time_left())
+        self._sent[client] = (fields, self._clock())
+        return TableView.model_validate(fields)
 
     def visible(self, events: Sequence[Event], seat: int | None) -> list[dict[str, Any]]:
         """``events`` (the last ones of the session) as ``seat`` may see them (JSON
@@ -609,7 +653,7 @@ class Room:
             self.last_active = time.monotonic()
             client.send(Welcome(protocol=client.protocol, seat=client.seat,
                                 host=seat is not None and seat.host, room=self.info(),
-                                table=self.view_of(client.seat), chat=list(self.chat)))
+                                table=self._welcome_table(client), chat=list(self.chat)))
             session = self._session_commitment()
             if session is not None:
                 client.send(session)
@@ -624,6 +668,7 @@ class Room:
         async with self.lock:
             if client in self.clients:
                 self.clients.discard(client)
+                self._sent.pop(client, None)
                 self.last_active = time.monotonic()
                 self._presence_changed()
                 gone = [n for n, ask in self.asks.items() if ask.client is client]
@@ -792,6 +837,7 @@ class Room:
                 client.send(Kicked(seat=number))
             elif renumber[client.seat] != client.seat:
                 client.seat = renumber[client.seat]
+                self._sent.pop(client, None)  # the lobby: no table yet
                 client.send(Welcome(protocol=client.protocol, seat=client.seat,
                                     host=self.seats[client.seat].host, room=self.info(),
                                     table=None))
@@ -1544,6 +1590,8 @@ class Room:
                                       payloads=self._payloads_of(events))
         if state.phase is Phase.OVER and not end_events:
             await self.store.run(self.store.set_status, self.room_id, "over")
+        previous = self.state
+        self._sealed = None if previous is None else self._sealed_by(previous, state, events)
         self._commit(state, events)
         for deal in opened:
             self.deals[deal.round] = deal
@@ -1563,6 +1611,25 @@ class Room:
             await self.store.run(self.store.set_status, self.room_id, "playing")
             self._broadcast_room()
         self._after_change()
+
+    def _sealed_by(self, before: GameState, after: GameState, events: Sequence[Event]
+                   ) -> tuple[GameState, int, list[Any]] | None:
+        """When ``events`` (from ``before`` to ``after``) are one declaration nobody but
+        its seat sees yet (a spectator's copy is a ``DeclarationSealed``,
+        :func:`gutskit.core.views.redacted_history`: so is every other seat's, the
+        declaration's audience being its declarer) and the round is still being declared:
+        ``before``, the seat and the spectator's copy; else ``None``."""
+        if (self.settings.companion or len(events) != 1
+                or before.phase is not Phase.DECLARE or after.phase is not Phase.DECLARE
+                or before.round_number != after.round_number):
+            return None
+        event = events[0]
+        if not isinstance(event, Declared):
+            return None
+        shown = views.redacted_history(events, SPECTATOR, rules=self.settings.rules)
+        if len(shown) == 1 and isinstance(shown[0], DeclarationSealed):
+            return before, event.seat, list(shown)
+        return None
 
     def _commit(self, state: GameState, events: Sequence[Event]) -> None:
         self.state = state
@@ -1776,12 +1843,15 @@ class Room:
         cache: dict[int | None, list[str]] = {}
         encoded: list[list[tuple[Any, str]]] = [[] for _ in events]
         payloads = self._payloads_of(events)
+        sealed = self._sealed
         for client in self.clients:
             seat = client.seat
             texts = cache.get(seat)
             if texts is None:
                 if isinstance(events[0], SessionStarted):
                     shown: list[Any] = self.history_for(seat)[first:first + len(events)]
+                elif sealed is not None and seat != sealed[1]:
+                    shown = sealed[2]  # a sealed declaration: theirs is the spectator's
                 else:
                     shown = self._visible_records(events, seat)
                 texts = []
@@ -1800,30 +1870,119 @@ class Room:
             for text in texts:
                 client.send(text)
 
+    def _clock(self) -> float | None:
+        """The deadline a ``time_left`` sent now counts to (``None``: no clock runs)."""
+        return None if self.paused else self.deadline
+
     def _broadcast_state(self) -> None:
         """Each client gets the table as its seat may see it: one view per distinct
         viewer (every spectator shares one), encoded once; the public facts worked out
-        once (:func:`table_facts`)."""
+        once (:func:`table_facts`). Protocol 1 and 2: the whole view (:class:`TableState`);
+        protocol 3: what changed since the view the connection holds (:class:`TablePatch`,
+        one per distinct viewer and view held; nothing when nothing changed).
+
+        After one sealed declaration (:attr:`_sealed`) only the declarer's own view and the
+        public facts change (what another viewer sees of it is public: nothing else of
+        theirs may depend on it): every other viewer's view is the one last built for it
+        with the public fields that changed in the declarer's (all but
+        :data:`PER_VIEWER`) and its ``my_turn``; only the declarer's is built
+        (``tests/test_server_patch.py`` checks every view so derived against one built
+        afresh)."""
         state = self.state
+        sealed, self._sealed = self._sealed, None
         if state is None:
+            return
+        if self.settings.companion:
+            self._broadcast_companion_state()
             return
         facts = table_facts(state)
         time_left = self._time_left()
+        clock = self._clock()
+        old = self._tables
+        if sealed is not None and (self._tables_state is not sealed[0] or not old):
+            sealed = None
+        tables: dict[int | None, dict[str, Any]] = {}
+        derived: dict[int | None, dict[str, Any]] = {}
+        """Seat -> its patch, for the views derived from the last ones (a sealed
+        declaration of another seat)."""
+        memo: list[dict[str, Any]] = []
+
+        def public_change() -> dict[str, Any]:
+            """What changed in the public fields, ``time_left`` aside (worked out on the
+            declarer's view, built afresh: the public fields are every viewer's)."""
+            if not memo:
+                assert sealed is not None
+                after = fields_of(sealed[1])
+                base = next(iter(old.values()))  # of the state before: public fields alike
+                memo.append({k: v for k, v in after.items()
+                             if k not in PER_VIEWER and k != "time_left" and base[k] != v})
+            return memo[0]
+
+        def fields_of(seat: int | None) -> dict[str, Any]:
+            fields = tables.get(seat)
+            if fields is not None:
+                return fields
+            before = old.get(seat) if sealed is not None and seat != sealed[1] else None
+            if before is not None:
+                public = public_change()
+                turn = seat is not None and _my_turn(seat, facts)
+                fields = {**before, **public, "time_left": time_left, "my_turn": turn}
+                derived[seat] = ({**public, "my_turn": turn} if turn != before["my_turn"]
+                                 else public)
+            else:
+                fields = table_fields(state, views.view(state, self.viewer(seat)),
+                                      time_left, facts)
+            tables[seat] = fields
+            return fields
+
+        whole: dict[int | None, str] = {}
+        patches: dict[tuple[int | None, int, float | None], str | None] = {}
+        for client in self.clients:
+            seat = self.viewer(client.seat).seat
+            fields = fields_of(seat)
+            if client.protocol < 3 or client not in self._sent:
+                text = whole.get(seat)
+                if text is None:
+                    text = whole[seat] = encode({"type": "state", "table": fields})
+                client.send(text)
+            else:
+                held, held_clock = self._sent[client]
+                key = (seat, id(held), held_clock)
+                if key in patches:
+                    patch = patches[key]
+                else:
+                    if seat in derived and held is old.get(seat) and held_clock == clock:
+                        change = derived[seat]
+                    else:
+                        change = {k: v for k, v in fields.items()
+                                  if k != "time_left" and held[k] != v}
+                        if held_clock != clock:
+                            change["time_left"] = time_left
+                    patch = patches[key] = (encode({"type": "patch", "table": change})
+                                            if change else None)
+                if patch is not None:
+                    client.send(patch)
+            if client.protocol >= 3:
+                self._sent[client] = (fields, clock)
+        self._tables = tables
+        self._tables_state = state
+
+    def _broadcast_companion_state(self) -> None:
+        """Companion mode: each client gets its whole view (the companion view is built
+        per viewer, :func:`gutskit.server.companion.view`), under every protocol."""
         cache: dict[int | None, str] = {}
         for client in self.clients:
             seat = client.seat
             text = cache.get(seat)
             if text is None:
-                companion_view = self.view_of(seat) if self.settings.companion else None
-                if companion_view is not None:
-                    text = TableState.model_construct(
-                        type="state", table=companion_view).model_dump_json()
-                else:
-                    fields = table_fields(state, views.view(state, self.viewer(seat)),
-                                          time_left, facts)
-                    text = encode({"type": "state", "table": fields})
-                cache[seat] = text
+                companion_view = self.view_of(seat)
+                assert companion_view is not None  # a state: not the lobby
+                text = cache[seat] = TableState.model_construct(
+                    type="state", table=companion_view).model_dump_json()
             client.send(text)
+        self._sent.clear()
+        self._tables = {}
+        self._tables_state = None
 
     # -- restore -------------------------------------------------------------------------
 

@@ -7,7 +7,9 @@ import { Connection } from "./net.js";
 import { play, played, setSound, soundOn, unlock } from "./sound.js";
 import * as companion from "./companion.js";
 
-const PROTOCOL = 2; // docs/protocol.md: one frame (a JSON array of messages) per change
+// docs/protocol.md: one frame (a JSON array of messages) per change; after the first
+// table view, only what changed in it ("patch")
+const PROTOCOL = 3;
 // The bots a host may seat, by style and strength (protocol.BotStyle).
 const BOT_STYLES = ["equilibrium", "standard", "exploitative", "cautious", "loose"];
 const KEYS = { in: "i", out: "o", high: "h", low: "l", both: "b" };
@@ -438,6 +440,9 @@ function onMessage(m) {
     case "state":
       setTable(m.table);
       break;
+    case "patch": // protocol 3: the fields of our table that changed (a merge patch)
+      if (S.table) setTable({ ...S.table, ...m.table }, !("time_left" in m.table));
+      break;
     case "event":
       addEvent(m.seq, m.event);
       break;
@@ -540,12 +545,16 @@ function onError(m) {
   toast(errorText(m.code, m.message));
 }
 
-function setTable(table) {
+/** Take `table` as ours; `keepClock`: a patch that did not set the clock again (the
+ * countdown goes on to the deadline we have). */
+function setTable(table, keepClock = false) {
   const previous = S.table;
   if (table?.my_turn && !(previous?.my_turn && previous.round === table.round)) play("turn");
   S.table = table;
-  S.deadline = table && table.time_left != null ? performance.now() + table.time_left * 1000 : null;
-  S.frozenLeft = null;
+  if (!keepClock) {
+    S.deadline = table && table.time_left != null ? performance.now() + table.time_left * 1000 : null;
+    S.frozenLeft = null;
+  }
   if (!table) return;
   if (previous && previous.round !== table.round) S.revealRound = null;
   if (S.room?.companion) companion.onTable(previous, table);
