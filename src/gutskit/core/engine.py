@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import enum
 import functools
+import operator
 import random
 import secrets
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -139,6 +140,15 @@ class Phase(enum.Enum):
     """The session has ended."""
 
 
+# The enum members of the hot path, read once: in Python 3.11 reading a member off its
+# class (``Phase.DEAL``) goes through ``EnumType.__getattr__``'s slot, several times the
+# cost of reading a global.
+_DEAL, _PASS, _DECLARE, _SHOWDOWN, _OVER = (
+    Phase.DEAL, Phase.PASS, Phase.DECLARE, Phase.SHOWDOWN, Phase.OVER)
+_IN, _OUT = Declaration.IN, Declaration.OUT
+_VOID, _UNCONTESTED, _COMPARED = Outcome.VOID, Outcome.UNCONTESTED, Outcome.SHOWDOWN
+
+
 @dataclass(frozen=True)
 class GameState:
     """A session of Guts at one moment. Per-seat tuples are indexed by seat (clockwise).
@@ -245,7 +255,10 @@ class GameState:
     @property
     def dealt(self) -> tuple[int, ...]:
         """Seats dealt in this round, in seat order."""
-        return tuple([s for s, h in enumerate(self.hands) if h is not None])
+        hands = self.hands
+        if None not in hands:
+            return tuple(range(len(hands)))  # every seat (the usual case)
+        return tuple([s for s, h in enumerate(hands) if h is not None])
 
     @property
     def antes_due(self) -> bool:
@@ -356,7 +369,7 @@ def evolve(state: GameState | None, event: Event) -> GameState:
         raise IllegalActionError(f"unknown event {event!r}")
     new = handler(state, event)
     if new.undo_point is not None and type(event) in _BETWEEN_ROUNDS and not (
-            type(event) is SessionEnded and state.phase is Phase.OVER):
+            type(event) is SessionEnded and state.phase is _OVER):
         new = _with(new, undo_point=None)  # only the last round, right after it, is undone
     if sum(new.stacks) + new.pot + new.reserve != new.total:
         raise ConservationError(
@@ -379,7 +392,7 @@ def _on_dealt(state: GameState, event: CardsDealt) -> GameState:
         if point is None or point.round_number != state.round_number:  # no antes before
             state = _with(state, undo_point=_undo_point(state))
     return _with(state, hands=event.hands, declarations=(None,) * n,
-                 phase=Phase.PASS if passing else Phase.DECLARE,
+                 phase=_PASS if passing else _DECLARE,
                  round_number=state.round_number + 1, ghost=event.ghost,
                  community=event.community, misdeal_redeal=False,
                  passes=(None,) * n if passing else None, volunteered=())
@@ -392,7 +405,7 @@ def _undo_point(state: GameState) -> GameState:
 
 
 def _on_antes(state: GameState, event: AntesPosted) -> GameState:
-    stacks = tuple([s - a for s, a in zip(state.stacks, event.amounts, strict=True)])
+    stacks = tuple(map(_sub, state.stacks, _per_seat(state, event.amounts, "antes")))
     point = _undo_point(state) if state.companion else None
     return _with(
         state, stacks=stacks, pot=state.pot + event.refill + sum(event.amounts),
@@ -412,7 +425,7 @@ def _in_seats(declarations: Sequence[Declaration | None]) -> list[int]:
 def _on_revealed(state: GameState, event: DeclarationsRevealed) -> GameState:
     if state.companion and state.variants.compares_hands(_in_seats(event.declarations)):
         # companion mode: the hands compared are at the real table; wait for them
-        return _with(state, declarations=event.declarations, phase=Phase.SHOWDOWN)
+        return _with(state, declarations=event.declarations, phase=_SHOWDOWN)
     return _with(state, declarations=event.declarations)
 
 
@@ -447,17 +460,17 @@ def _on_undone(state: GameState, event: RoundUndone) -> GameState:
 
 
 def _on_resolved(state: GameState, event: RoundResolved) -> GameState:
-    stacks = tuple([s + w - m for s, w, m in zip(state.stacks, event.won, event.matched,
-                                                 strict=True)])
+    stacks = tuple(map(_sub, map(_add, state.stacks, _per_seat(state, event.won, "won")),
+                       _per_seat(state, event.matched, "matched")))
     eliminated = state.eliminated
     if event.eliminated:
         eliminated = tuple(e or s in event.eliminated for s, e in enumerate(eliminated))
-    matched = event.outcome is Outcome.SHOWDOWN and any(event.matched)
+    matched = event.outcome is _COMPARED and any(event.matched)
     return _with(
         state, stacks=stacks, eliminated=eliminated, pot=event.pot_after,
         reserve=state.reserve + event.to_reserve, dealer=event.next_dealer,
-        phase=Phase.OVER if event.session_over else Phase.DEAL,
-        reante_due=event.outcome is Outcome.VOID and state.rules.all_out != "carry",
+        phase=_OVER if event.session_over else _DEAL,
+        reante_due=event.outcome is _VOID and state.rules.all_out != "carry",
         game_matched=(state.game_matched or matched) and event.pot_after > 0,
         last_result=event,
         end_reason=_end_reason(state, event) if event.session_over else None,
@@ -594,6 +607,18 @@ def _handler_of(event: object) -> Callable[[GameState, Any], GameState] | None:
     return None
 
 
+def _per_seat(state: GameState, values: tuple[int, ...], what: str) -> tuple[int, ...]:
+    """``values``, checked to have one entry per seat (a corrupt history has not)."""
+    if len(values) != len(state.stacks):
+        raise IllegalActionError(f"{what} {list(values)} do not have one entry for each of "
+                                 f"the {len(state.stacks)} seats")
+    return values
+
+
+_add = operator.add
+_sub = operator.sub
+
+
 def _bump(values: tuple[int, ...], seat: int, amount: int) -> tuple[int, ...]:
     return tuple(v + amount if s == seat else v for s, v in enumerate(values))
 
@@ -603,7 +628,7 @@ def _set(values: tuple[bool, ...], seat: int, value: bool) -> tuple[bool, ...]:
 
 
 def _end_reason(state: GameState, event: RoundResolved) -> str:
-    if event.outcome is Outcome.UNCONTESTED and state.rules.end_on_uncontested:
+    if event.outcome is _UNCONTESTED and state.rules.end_on_uncontested:
         return "uncontested win after matched rounds (end_on_uncontested)"
     return "fewer than two players left with chips"
 
@@ -747,10 +772,12 @@ def hands_from_deck(state: GameState, deck: Sequence[Card]) -> tuple[Hand | None
     return _hands(state, _deal_order(state), deck)
 
 
-def _deal_order(state: GameState) -> list[int]:
+def _deal_order(state: GameState) -> Sequence[int]:
     """The seats in play, clockwise from the dealer's left (the order of the deal)."""
     stacks = state.stacks
     eliminated = state.eliminated
+    if not state.away and min(stacks) > 0 and True not in eliminated:
+        return _clockwise(state.dealer, len(stacks))  # the usual case: every seat plays
     order = [s for s in _clockwise(state.dealer, len(stacks))
              if stacks[s] > 0 and not eliminated[s]]
     if state.away:
@@ -765,7 +792,7 @@ def _clockwise(dealer: int, n_seats: int) -> tuple[int, ...]:
     return tuple(settlement.clockwise_from(dealer, n_seats))
 
 
-def _hands(state: GameState, order: list[int], deck: Sequence[Card]
+def _hands(state: GameState, order: Sequence[int], deck: Sequence[Card]
            ) -> tuple[Hand | None, ...]:
     """:func:`hands_from_deck` for the deal order ``order`` (:func:`_deal_order`)."""
     n = len(order)
@@ -773,11 +800,11 @@ def _hands(state: GameState, order: list[int], deck: Sequence[Card]
     if len(deck) < end:
         raise IllegalActionError(f"a deck of {len(deck)} cards cannot deal {end}")
     hands: list[Hand | None] = [None] * len(state.names)
-    # one card at a time around the table: the deck falls into rows of one card per seat,
-    # and a seat's hand is its column
-    rows = zip(*[iter(deck[:end])] * n, strict=True)
-    for seat, hand in zip(order, zip(*rows, strict=True), strict=True):
-        hands[seat] = hand
+    # one card at a time around the table: the i-th seat of the order gets the cards
+    # i, i + n, i + 2n, ... of the deck
+    cards = tuple(deck[:end])
+    for i, seat in enumerate(order):
+        hands[seat] = cards[i:end:n]
     return tuple(hands)
 
 
@@ -929,11 +956,16 @@ def next_antes(state: GameState) -> AntesPosted | None:
     if not state.antes_due:
         return None
     rules = state.rules
+    stacks = state.stacks
     eliminated = state.eliminated
-    in_play = [stack > 0 and not eliminated[s] for s, stack in enumerate(state.stacks)]
-    if state.away:
-        in_play = [p and not away for p, away in zip(in_play, state.away, strict=True)]
-    amounts = settlement.ante_amounts(state.stacks, in_play, rules)
+    in_play: Sequence[bool]
+    if not state.away and min(stacks) > 0 and True not in eliminated:
+        in_play = (True,) * len(stacks)  # the usual case: every seat plays
+    else:
+        in_play = [stack > 0 and not eliminated[s] for s, stack in enumerate(stacks)]
+        if state.away:
+            in_play = [p and not away for p, away in zip(in_play, state.away, strict=True)]
+    amounts = settlement.ante_amounts(stacks, in_play, rules)
     game = state.variants
     if not game.plain:
         amounts = game.antes(state, amounts)
@@ -1497,16 +1529,16 @@ def can_declare(state: GameState, seat: int, declaration: Declaration) -> str | 
 def _declaration_problem(state: GameState, seat: int, declaration: Declaration) -> str | None:
     """The checks on the declaration itself (in/out or, under ``hi_lo``, high/low/both/out;
     hand known, ``require_cover``)."""
-    if declaration is Declaration.OUT:
+    if declaration is _OUT:
         return None
     name = state.names[seat]
     legal = state.variants.declarations
-    if Declaration.IN not in legal:  # hi-lo: high, low, both or out
+    if _IN not in legal:  # hi-lo: high, low, both or out
         if declaration not in legal or not isinstance(declaration, Declaration):
             words = ", ".join(d.value for d in legal[:-1])
             return (f"declaration of {name!r} must be {words} or out in hi-lo Guts, "
                     f"not {getattr(declaration, 'value', declaration)!r}")
-    elif declaration is not Declaration.IN:
+    elif declaration is not _IN:
         if isinstance(declaration, Declaration):
             return (f"{name!r} declared {declaration.value!r}: high, low and both need "
                     "hi_lo; declare in or out")
@@ -1624,7 +1656,7 @@ def declare_all(state: GameState, declarations: Mapping[int, Declaration]
         IllegalActionError: a dealt-in seat is missing, an extra seat is given, or a
             declaration is illegal (see :func:`can_declare`); nothing is applied then.
     """
-    if state.phase is not Phase.DECLARE:
+    if state.phase is not _DECLARE:
         raise IllegalActionError(
             f"cannot declare now: the session is in the {state.phase.value} phase")
     decls = list(state.declarations)
@@ -1639,7 +1671,7 @@ def declare_all(state: GameState, declarations: Mapping[int, Declaration]
         if choice is None:
             raise IllegalActionError(f"no declaration for {state.names[seat]!r}")
         if decls[seat] is None:
-            if choice is not Declaration.OUT:  # out is always legal
+            if choice is not _OUT:  # out is always legal
                 problem = _declaration_problem(state, seat, choice)
                 if problem is not None:
                     raise IllegalActionError(problem)
@@ -1654,7 +1686,7 @@ def declare_all(state: GameState, declarations: Mapping[int, Declaration]
             raise IllegalActionError(problem)
     reveal = _REVEALED(tuple(decls))
     state = evolve(state, reveal)
-    if state.phase is Phase.SHOWDOWN:  # companion mode: the cards are at the table
+    if state.phase is _SHOWDOWN:  # companion mode: the cards are at the table
         return state, [reveal]
     resolved = _resolve(state)
     state = evolve(state, resolved)
@@ -1764,7 +1796,7 @@ def _resolve(state: GameState, named: WinnersNamed | None = None) -> RoundResolv
     game = state.variants
     plain = game.plain
     n = len(state.names)
-    out = Declaration.OUT
+    out = _OUT
     in_seats = [s for s, d in enumerate(state.declarations) if d is not out and d is not None]
     won = [0] * n
     owed = [0] * n
@@ -1779,19 +1811,19 @@ def _resolve(state: GameState, named: WinnersNamed | None = None) -> RoundResolv
     pot_after = pot
     # 1. contest
     if not in_seats:
-        outcome = Outcome.VOID
+        outcome = _VOID
         if result is not None:  # 2. void round
             if named is not None:  # the table named the best hand(s)
                 result.ante_payers = named.winners
             else:
                 game.on_void(state, game.score(state, game.strength), result)
     elif len(in_seats) == 1 and game.uncontested_win:
-        outcome = Outcome.UNCONTESTED
+        outcome = _UNCONTESTED
         winners = (in_seats[0],)
         won[in_seats[0]] = pot
         pot_after = 0
     else:  # 3. showdown
-        outcome = Outcome.SHOWDOWN
+        outcome = _COMPARED
         winners, carry, owing = _showdown(state, game, in_seats, won, owed, shown, result,
                                           named)
         rules = state.rules
@@ -1805,19 +1837,24 @@ def _resolve(state: GameState, named: WinnersNamed | None = None) -> RoundResolv
     if result is not None:  # 4. turn
         game.turn(state, result)
     # 5. round end
-    stacks_after = [s + w - m for s, w, m in zip(state.stacks, won, matched, strict=True)]
+    stacks_after = list(map(_sub, map(_add, state.stacks, won), matched))
     out_flags: Sequence[bool] = state.eliminated
     if eliminated or state.loss_limits is not None:
         flags = [e or s in eliminated for s, e in enumerate(out_flags)]
         for seat in _over_limit(state, stacks_after, flags):
             flags[seat] = True
         out_flags = flags
-    playing = [s for s, stack in enumerate(stacks_after) if stack > 0 and not out_flags[s]]
+    playing: Sequence[int]
+    if min(stacks_after) > 0 and True not in out_flags:
+        playing = range(n)  # every seat (the usual case)
+    else:
+        playing = [s for s, stack in enumerate(stacks_after) if stack > 0 and not out_flags[s]]
     # the button skips seats away (dealt out), unless every seat in play is away
-    dealers = [s for s in playing if not (state.away and state.away[s])] or playing
-    next_dealer = _next_dealer(state.dealer, dealers, void=outcome is Outcome.VOID)
+    away = state.away
+    dealers = playing if not away else [s for s in playing if not away[s]] or playing
+    next_dealer = _next_dealer(state.dealer, dealers, void=outcome is _VOID)
     session_over = len(playing) < 2 or (
-        outcome is Outcome.UNCONTESTED and state.rules.end_on_uncontested
+        outcome is _UNCONTESTED and state.rules.end_on_uncontested
         and state.game_matched)
     if result is None:
         return _ROUND_RESOLVED(
@@ -1940,7 +1977,7 @@ def deal_from_rng(state: GameState, rng: random.Random | None = None
     shuffle, at a fraction of the cost.
     """
     order = _deal_order(state)
-    if state.phase is not Phase.DEAL or len(order) < 2:
+    if state.phase is not _DEAL or len(order) < 2:
         raise IllegalActionError(can_deal(state))
     source = rng if rng is not None else _SYSTEM_RANDOM
     game = state.variants
@@ -1951,7 +1988,8 @@ def deal_from_rng(state: GameState, rng: random.Random | None = None
     return _deal(state, *deal_from_deck(state, deck))
 
 
-_BIT_LENGTHS = tuple(n.bit_length() for n in range(len(DECK) + 1))
+_DRAWS = tuple((n, n.bit_length()) for n in range(len(DECK), 0, -1))
+"""The pool sizes of the deal's draws, largest first, with the bits each draw takes."""
 
 
 def _sample_deck(rng: random.Random, k: int) -> list[Card]:
@@ -1966,12 +2004,12 @@ def _sample_deck(rng: random.Random, k: int) -> list[Card]:
         return rng.sample(DECK, k)
     getrandbits = rng.getrandbits
     pool = list(DECK)
-    cards = []
-    for n in range(len(pool), len(pool) - k, -1):
-        bits = _BIT_LENGTHS[n]
+    cards: list[Card] = []
+    draw = cards.append
+    for n, bits in _DRAWS[:k]:
         j = getrandbits(bits)
         while j >= n:
             j = getrandbits(bits)
-        cards.append(pool[j])
+        draw(pool[j])
         pool[j] = pool[n - 1]
     return cards

@@ -39,6 +39,8 @@ def ante_amounts(stacks: Sequence[int], antes: Sequence[bool], rules: Rules
     (2, 0, 1)
     """
     ante = rules.ante
+    if stacks and min(stacks) >= ante and False not in antes:
+        return (ante,) * len(stacks)  # the usual case: every seat pays the full ante
     if rules.shortfall == "debt":
         return tuple([ante if due else 0 for due in antes])
     return tuple([(ante if stack >= ante else max(stack, 0)) if due else 0

@@ -291,6 +291,8 @@ if _FIELDS != ("seat", "rules", "names", "stacks", "eliminated", "dealer", "pot"
                "passes_chosen"):  # pragma: no cover - _build lays them out in this order
     raise ImportError("SeatView's fields changed: update views._build")
 _PRIVATE = frozenset({_HAND, _DECLS, _PASSED, _RECEIVED})
+# read once (in Python 3.11 ``Phase.DECLARE`` goes through ``EnumType.__getattr__``'s slot)
+_PASS, _DECLARE, _SHOWDOWN = Phase.PASS, Phase.DECLARE, Phase.SHOWDOWN
 _new_tuple = tuple.__new__
 
 
@@ -375,22 +377,23 @@ def _build(state: GameState, seats: Sequence[int | None], plan: _Plan,
     seat's private fields are added as their audiences allow."""
     rules = state.rules
     phase = state.phase
-    declaring = phase is Phase.DECLARE
-    showing = declaring or phase is Phase.PASS
+    declaring = phase is _DECLARE
+    showing = declaring or phase is _PASS
     n = len(state.names)
     hands = state.hands
     declarations = state.declarations
     passes = state.passes
     table, open_now, own_hand, own_decl = _decisions(plan, rules)
     # the fists are open: as made (sequential), or revealed while a companion showdown waits
-    open_decls = (declaring and open_now) or phase is Phase.SHOWDOWN
+    open_decls = (declaring and open_now) or phase is _SHOWDOWN
     # the public facts (the private fields start hidden)
     rules_, names, stacks, eliminated, dealer, pot, reserve, phase_ = (
         rules, state.names, state.stacks, state.eliminated, state.dealer, state.pot,
         state.reserve, phase)
     decls = declarations if open_decls else (None,) * n
-    declared = tuple([d is not None for d in declarations])
-    dealt_in = tuple([h is not None for h in hands])
+    declared = ((False,) * n if declarations.count(None) == n
+                else tuple([d is not None for d in declarations]))
+    dealt_in = (True,) * n if None not in hands else tuple([h is not None for h in hands])
     round_number, game_number = state.round_number, state.game_number
     owed, last_result = settlement.match_amount(state.pot, rules), state.last_result
     chosen = () if passes is None or not showing else tuple([p is not None for p in passes])
@@ -412,11 +415,12 @@ def _build(state: GameState, seats: Sequence[int | None], plan: _Plan,
     if dealt is not None and not own_decl and transform is None and (
             passes is None or not showing):
         # the usual case: the seats' views differ by the seat and its hand alone
+        public = (rules_, names, stacks, eliminated, dealer, pot, reserve, phase_)
+        rest = (decls, declared, dealt_in, round_number, game_number, owed, last_result,
+                None, None, chosen)
         for s in dealt:
-            out.append(_new_tuple(SeatView, (
-                s, rules_, names, stacks, eliminated, dealer, pot, reserve, phase_,
-                hands[s] if own_hand else None, decls, declared, dealt_in, round_number,
-                game_number, owed, last_result, None, None, chosen)))
+            out.append(_new_tuple(SeatView, (s, *public, hands[s] if own_hand else None,
+                                             *rest)))
         return out
     for seat in seats:
         if seat is None:

@@ -134,6 +134,8 @@ def qualifies_by_rule_of_thumb(cards: Sequence[Card], cards_per_hand: int) -> bo
 
 
 _Bars = tuple[bool, float, "float | None", tuple[float, ...], tuple[bool, ...]]
+# read once (in Python 3.11 ``Declaration.IN`` goes through ``EnumType.__getattr__``'s slot)
+_IN, _OUT = Declaration.IN, Declaration.OUT
 """A rule-of-thumb bot's bars for one pot (:meth:`RuleOfThumbBot._bars`)."""
 
 
@@ -226,22 +228,23 @@ class RuleOfThumbBot:
         :meth:`declare_variant`."""
         hand = view.hand
         if hand is None:
-            return Declaration.OUT
+            return _OUT
         rules = view.rules
         if rules.require_cover and view.stacks[view.seat] < view.owed:
-            return Declaration.OUT
+            return _OUT
         if not hand:  # No Peek: the cards are unseen
             return self.declare_blind(view, rng)
-        game = self._variants.get(id(rules))  # by identity: a Variants holds its rules
-        if game is None:
-            game = self._variants[id(rules)] = variants_for(rules)
-        if not game.plain:
-            return self.declare_variant(view, rng)
         # :meth:`plays`, with the bars of a pot and a table remembered: they depend only on
         # the rules, the pot and who is dealt in, so they are worked out once (by
-        # :meth:`_bars`, with the very expressions of :meth:`plays`) and looked up after
+        # :meth:`_bars`, with the very expressions of :meth:`plays`) and looked up after;
+        # only plain rules have bars
         bars = self._bars_seen.get((id(rules), view.pot, view.dealt_in))
         if bars is None:
+            game = self._variants.get(id(rules))  # by identity: a Variants holds its rules
+            if game is None:
+                game = self._variants[id(rules)] = variants_for(rules)
+            if not game.plain:
+                return self.declare_variant(view, rng)
             bars = self._bars(view)
         coin_flip, bar, loose_bar, pct_table, rule_table = bars
         index = 0
@@ -249,10 +252,10 @@ class RuleOfThumbBot:
             index = index * 52 + card
         pct = pct_table[index]
         if pct >= bar and (coin_flip or rule_table[index]):
-            return Declaration.IN
+            return _IN
         if loose_bar is not None and pct >= loose_bar:  # a loose bot, above a coin flip
-            return Declaration.IN
-        return Declaration.OUT
+            return _IN
+        return _OUT
 
     def _bars(self, view: SeatView) -> _Bars:
         """For :meth:`declare` under plain rules: whether the pot is a coin flip (at most
