@@ -770,6 +770,24 @@ def test_conservation_is_checked_after_every_event() -> None:
     assert chips_on_table(state) == state.total == 60
 
 
+def test_per_seat_amounts_of_the_wrong_length_are_refused() -> None:
+    """A forged round or antes with an amount for a seat too many or too few is refused
+    by name (nothing is cut short to fit the table)."""
+    state = table(3, 20)
+    dealt, _ = deal_cards(state, {0: QUEENS, 1: SEVEN_HIGH, 2: JACK_HIGH})
+    forged = RoundResolved(outcome=Outcome.UNCONTESTED, shown=NONE3, winners=(0,),
+                           won=(3, 0), matched=(0, 0, 0), eliminated=(), to_reserve=0,
+                           pot_after=0, next_dealer=1, session_over=False)
+    with pytest.raises(IllegalActionError, match=r"won \[3, 0\] do not have one entry for "
+                                                 r"each of the 3 seats"):
+        evolve(dealt, forged)
+    forged = dataclasses.replace(forged, won=(3, 0, 0), matched=(0, 0, 0, 0))
+    with pytest.raises(IllegalActionError, match=r"matched \[0, 0, 0, 0\]"):
+        evolve(dealt, forged)
+    with pytest.raises(IllegalActionError, match=r"antes \[1, 1, 1, 1\]"):
+        evolve(state, AntesPosted(amounts=(1, 1, 1, 1), refill=0, new_game=True))
+
+
 def test_states_are_immutable_values() -> None:
     state = table(3, 20)
     snapshot = copy.deepcopy(state)
