@@ -19,12 +19,15 @@ def test_a_pending_lobby_request_is_told_it_waits_for_the_next_session(
         ana.expect("room", lambda m: len(m["room"]["seats"]) == 2)
         ben = Player(server, room_id)
         ben.send({"type": "join", "name": "Ben", "seat": 3})
-        assert ben.expect("seat_pending") == {"type": "seat_pending", "request": 1,
-                                              "chair": 3, "next_game": False}
+        pending = ben.expect("seat_pending")
+        assert pending == {"type": "seat_pending", "request": 1, "chair": 3,
+                           "next_game": False, "token": pending["token"]}
+        assert len(pending["token"]) == 32  # secrets.token_urlsafe(24)
         ana.expect("room", lambda m: m["room"]["seat_requests"])
         ana.send({"type": "start"})
         assert ben.expect("seat_pending") == {"type": "seat_pending", "request": 1,
-                                              "chair": 3, "next_game": True}
+                                              "chair": 3, "next_game": True,
+                                              "token": pending["token"]}  # the same request
         room = ana.expect("room", lambda m: m["room"]["status"] == "playing")["room"]
         assert room["seat_requests"] == [{"request": 1, "name": "Ben", "chair": 3,
                                           "next_game": True, "approved": False}]

@@ -131,8 +131,9 @@ def test_host_approval_of_who_sits_down(tmp_path: Path) -> None:
         assert room_of(ana)["approve_seats"] is True
         ben = Player(server, room_id)
         ben.send({"type": "join", "name": "Ben", "seat": 3})
-        assert ben.expect("seat_pending") == {"type": "seat_pending", "request": 1,
-                                              "chair": 3, "next_game": False}
+        pending = ben.expect("seat_pending")
+        assert pending == {"type": "seat_pending", "request": 1, "chair": 3,
+                           "next_game": False, "token": pending["token"]}
         assert ben.seat is None
         # the host and the table see the request: a name and a chair
         asked = ana.expect("room", lambda m: m["room"]["seat_requests"])["room"]
@@ -153,6 +154,7 @@ def test_host_approval_of_who_sits_down(tmp_path: Path) -> None:
         ana.send({"type": "approve_seat", "request": 1})
         seated = ben.expect("seated")
         assert seated["seat"] == 1
+        assert seated["token"] == pending["token"]  # the request's token holds the seat
         room = ana.expect("room", lambda m: len(m["room"]["seats"]) == 2)["room"]
         assert room["seat_requests"] == []
         assert chairs(room) == [(0, "Ana", 0), (1, "Ben", 3)]
@@ -197,8 +199,9 @@ def test_a_spectator_asks_to_sit_and_the_rematch_carries_the_ledger(tmp_path: Pa
         cleo.send({"type": "leave"})  # Cleo leaves for good: her chair is free next time
         ana.expect("event", lambda m: m["event"]["type"] == "SeatLeft")
         dee.send({"type": "join", "name": "Dee", "seat": 1})
-        assert dee.expect("seat_pending") == {"type": "seat_pending", "request": 1,
-                                              "chair": 1, "next_game": True}
+        pending = dee.expect("seat_pending")
+        assert pending == {"type": "seat_pending", "request": 1, "chair": 1,
+                           "next_game": True, "token": pending["token"]}
         room = ana.expect("room", lambda m: m["room"]["seat_requests"])["room"]
         # no approval in this room: granted, it takes effect at the next session
         assert room["seat_requests"] == [{"request": 1, "name": "Dee", "chair": 1,

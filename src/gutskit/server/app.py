@@ -90,6 +90,10 @@ __all__ = ["BURST", "MESSAGE_LIMIT", "RATE", "SECURITY_HEADERS", "UVICORN_OPTION
            "create_app"]
 
 STATIC = Path(__file__).parent / "static"
+SERVICE_RESTART = 1012
+"""WebSocket close code of a connection the server closes because it shuts down (uvicorn,
+every implementation): the room keeps that connection's seat request for its requester
+to take back after the restart (:meth:`Room.detach`)."""
 RATE = 10
 """Messages per second a connection may send on average."""
 BURST = 30
@@ -547,7 +551,7 @@ def create_app(db: str | Path | None = None, *, config: ServerConfig | None = No
         room = current().rooms.get(room_id)
         address = _address(websocket)
         close_code: int | None = None
-        counted = waiting = False
+        counted = waiting = restarting = False
         seat_key: str | None = None
         try:
             if room is None:
@@ -600,8 +604,8 @@ def create_app(db: str | Path | None = None, *, config: ServerConfig | None = No
 
             if not await _serve(websocket, client, room, settings.hello_timeout, admit):
                 close_code = 1008
-        except WebSocketDisconnect:
-            pass
+        except WebSocketDisconnect as closed:
+            restarting = closed.code == SERVICE_RESTART
         finally:
             held = [address, f"room {room_id}"] if counted else []
             held += [f"waiting {address}"] if waiting else []
@@ -615,7 +619,7 @@ def create_app(db: str | Path | None = None, *, config: ServerConfig | None = No
                 if connections[key] <= 0:
                     del connections[key]
             if room is not None:
-                await room.detach(client)
+                await room.detach(client, restarting=restarting)
             client.flush()
             client.queue.put_nowait(None)
             with contextlib.suppress(Exception):

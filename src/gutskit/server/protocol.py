@@ -1051,12 +1051,17 @@ class SeatPending(_Message):
         request: the request's number (:class:`SeatRequest`).
         chair: the chair asked for.
         next_game: the seat is for the next session (the rematch).
+        token: the request's secret token: a connection that says it in its
+            :class:`Hello` takes the request back after a server restart (or a failover),
+            and, once the host grants it in the lobby, holds the seat (it becomes the
+            seat's token).
     """
 
     type: Literal["seat_pending"] = "seat_pending"
     request: int
     chair: int
     next_game: bool
+    token: str | None = None
 
 
 class SeatRefused(_Message):

@@ -111,7 +111,9 @@ from gutskit.server.protocol import (
 )
 from gutskit.server.store import (
     ARCHIVED,
+    PENDING_FIELDS,
     SET_ASIDE,
+    AskRow,
     DealRow,
     LoadedRoom,
     RoomStore,
@@ -264,14 +266,27 @@ class RoomSettings:
 @dataclass
 class SeatAsk:
     """A request to sit down (:class:`~gutskit.server.protocol.Join`) waiting for the
-    host's answer, or for the next session (memory only: it lives with its connection)."""
+    host's answer, or for the next session. Stored (:class:`~gutskit.server.store.AskRow`):
+    after a restart it waits for its requester to come back with its token (``client``
+    ``None`` until then); a connection that closes takes its request with it."""
 
     number: int
-    client: Client
+    client: Client | None
     name: str
     chair: int
     next_game: bool
     approved: bool
+    token_hash: str
+    """SHA-256 of the request's secret token (sent in :class:`SeatPending`; the seat's
+    token once the request is granted in the lobby)."""
+    token: str | None = None
+    """The token itself, known while its requester is connected (never stored)."""
+
+    def row(self) -> AskRow:
+        """The request as stored."""
+        return AskRow(number=self.number, name=self.name, chair=self.chair,
+                      next_game=self.next_game, approved=self.approved,
+                      token_hash=self.token_hash)
 
     def public(self) -> SeatRequest:
         """What everyone sees of it: a name and a chair."""
@@ -458,7 +473,8 @@ class Room:
         self.events: list[Event] = []
         self.state: GameState | None = None
         self.deals: dict[int, DealRow] = {}
-        self.client_seeds: dict[int, str] = {}
+        self.client_seeds: dict[int, str] = {s.seat: s.client_seed for s in seats
+                                             if s.client_seed is not None}
         """Version 2: the client seeds (seat -> hex) received for the next deal."""
         self.actions: dict[str, tuple[int, int]] = {}
         """Applied client actions: ``"seat:deal:action_id"`` -> (seat, round), where
@@ -467,9 +483,11 @@ class Room:
         """``CardsDealt`` events in :attr:`events` (undone rounds counted): the
         instance of the round being played, so an undone round dealt again under the same
         number takes the same action ids afresh."""
-        self.rebuys: dict[int, tuple[int, bool]] = {}
+        self.rebuys: dict[int, tuple[int, bool]] = {
+            s.seat: (s.rebuy_chips, s.rebuy_approved) for s in seats
+            if s.rebuy_chips is not None}
         """Pending rebuys: seat -> (chips, approved by the host); applied between rounds."""
-        self.returning: set[int] = set()
+        self.returning: set[int] = {s.seat for s in seats if s.back_next_game}
         """Seats away whose return was asked for in the middle of a game (made when the
         next game starts: :func:`gutskit.core.table.can_come_back`)."""
         self.desk = companion.Desk()
@@ -497,7 +515,7 @@ class Room:
         self.chat: collections.deque[ChatLine] = collections.deque(maxlen=CHAT_KEPT)
         """The last chat lines (memory only: chat is not game state, :meth:`_chat`)."""
         self.chat_count = 0
-        self.muted: set[int] = set()
+        self.muted: set[int] = {s.seat for s in seats if s.muted}
         """Seats whose chat the host muted (:class:`~gutskit.server.protocol.Mute`)."""
         self._payloads: tuple[list[Event], list[dict[str, Any]]] | None = None
         """The last change's events and their JSON objects (:meth:`_payloads_of`)."""
@@ -520,6 +538,8 @@ class Room:
         self.asks: dict[int, SeatAsk] = {}
         """Requests to sit down, by number (:meth:`_join`)."""
         self.ask_count = 0
+        self._asks_stored: tuple[list[AskRow], int] = ([], 0)
+        """The requests to sit down and their count as stored (:meth:`_save_pending`)."""
 
     # -- public facts --------------------------------------------------------------------
 
@@ -623,6 +643,13 @@ class Room:
                 return seat
         return None
 
+    def _ask_of_token(self, token: str) -> SeatAsk | None:
+        """The request to sit down whose token is ``token`` and whose requester is not
+        connected (a restart cut it off), else ``None``."""
+        digest = hash_token(token)
+        return next((ask for ask in self.asks.values() if ask.client is None
+                     and secrets.compare_digest(ask.token_hash, digest)), None)
+
     def _time_left(self) -> float | None:
         if self.deadline is None or self.paused:
             return None
@@ -643,9 +670,11 @@ class Room:
                         f"this server speaks {versions}")
         async with self.lock:
             seat: SeatRow | None = None
+            ask: SeatAsk | None = None
             if hello.token is not None:
                 seat = self.seat_of_token(hello.token)
-                if seat is None:
+                ask = None if seat is not None else self._ask_of_token(hello.token)
+                if seat is None and ask is None:
                     raise _fail("bad_token", "this seat token is not valid in this room")
             client.seat = None if seat is None else seat.seat
             client.protocol = hello.protocol
@@ -660,21 +689,35 @@ class Room:
             for deal in self.deals.values():
                 for message in self._fairness_messages(deal):
                     client.send(message)
+            if ask is not None:  # its requester is back (after a restart): it waits on
+                ask.client, ask.token = client, hello.token
+                client.send(SeatPending(request=ask.number, chair=ask.chair,
+                                        next_game=ask.next_game, token=ask.token))
             self._presence_changed()
             self._resume_play()  # a table that waited for somebody to connect
 
-    async def detach(self, client: Client) -> None:
-        """Forget a closed connection."""
+    async def detach(self, client: Client, restarting: bool = False) -> None:
+        """Forget a closed connection. Its seat request, if any, goes with it, unless the
+        server closed it because it is shutting down (``restarting``): then the request
+        waits for its requester to come back with its token (:meth:`attach`)."""
         async with self.lock:
             if client in self.clients:
                 self.clients.discard(client)
                 self._sent.pop(client, None)
                 self.last_active = time.monotonic()
                 self._presence_changed()
-                gone = [n for n, ask in self.asks.items() if ask.client is client]
+                mine = [ask for ask in self.asks.values() if ask.client is client]
+                gone = [] if restarting else [ask.number for ask in mine]
+                for ask in mine:
+                    ask.client = None
                 for number in gone:  # a request lives with its connection
                     del self.asks[number]
                 if gone:
+                    try:
+                        await self._save_pending()
+                    except StorageError as error:  # stored, it waits for its token
+                        log.error("room %s: a dropped seat request could not be stored: "
+                                  "%s", self.room_id, error)
                     self._broadcast_room()
 
     def _connected(self) -> list[bool]:
@@ -719,11 +762,13 @@ class Room:
         async with self.lock:
             try:
                 await self._dispatch(client, message)
+                await self._save_pending()
             except engine.IllegalActionError as error:
                 # The checks before each engine call should refuse first; if the engine
                 # still refuses, the client hears why (its connection stays open).
                 raise _fail("illegal_action", str(error)) from None
             except StorageError as error:
+                self._pending_from_rows()  # what is stored is what is pending
                 raise _fail("server_error", f"the action could not be stored, nothing "
                             f"changed: {error}") from None
 
@@ -749,6 +794,54 @@ class Room:
         else:
             await self._host_command(client, message)
 
+    # -- pending requests (kept over a restart) --------------------------------------------
+
+    def _stamped(self, row: SeatRow) -> SeatRow:
+        """``row`` with what its seat has pending now (a copy)."""
+        rebuy = self.rebuys.get(row.seat)
+        return dataclasses.replace(
+            row, back_next_game=row.seat in self.returning, muted=row.seat in self.muted,
+            rebuy_chips=None if rebuy is None else rebuy[0],
+            rebuy_approved=rebuy is not None and rebuy[1],
+            client_seed=self.client_seeds.get(row.seat))
+
+    def _pending_changes(self) -> list[SeatRow]:
+        """The seats whose pending requests (a return, a mute, a rebuy, a client seed)
+        differ from what is stored (:attr:`seats` holds what is stored), stamped."""
+        stamped = [self._stamped(row) for row in self.seats]
+        return [new for new, old in zip(stamped, self.seats, strict=True)
+                if new.pending() != old.pending()]
+
+    def _pending_stored(self, rows: Sequence[SeatRow]) -> None:
+        """``rows`` (:meth:`_pending_changes`) are now stored."""
+        for row in rows:
+            if row.seat < len(self.seats):
+                for name in PENDING_FIELDS:
+                    setattr(self.seats[row.seat], name, getattr(row, name))
+
+    def _pending_from_rows(self) -> None:
+        """Take the pending requests back to what is stored (a write failed)."""
+        self.returning = {s.seat for s in self.seats if s.back_next_game}
+        self.muted = {s.seat for s in self.seats if s.muted}
+        self.rebuys = {s.seat: (s.rebuy_chips, s.rebuy_approved) for s in self.seats
+                       if s.rebuy_chips is not None}
+        self.client_seeds = {s.seat: s.client_seed for s in self.seats
+                             if s.client_seed is not None}
+
+    async def _save_pending(self) -> None:
+        """Store the pending requests that changed (after each client message, on the
+        database thread), so a restarted server or a worker taking the room over has
+        them: a return asked for (:meth:`_away`), a mute, a rebuy, a client seed, the
+        requests to sit down."""
+        changes = self._pending_changes()
+        if changes:
+            await self.store.run(self.store.put_pending, self.room_id, changes)
+            self._pending_stored(changes)
+        asks = ([ask.row() for ask in self.asks.values()], self.ask_count)
+        if asks != self._asks_stored:
+            await self.store.run(self.store.put_asks, self.room_id, *asks)
+            self._asks_stored = asks
+
     # -- lobby ---------------------------------------------------------------------------
 
     async def _join(self, client: Client, message: Join) -> None:
@@ -772,11 +865,20 @@ class Room:
         if lobby and not self.settings.approve_seats:
             await self._seat_in_lobby(client, name, chair)
             return
+        token = secrets.token_urlsafe(24)
+        ask = SeatAsk(number=self.ask_count + 1, client=client, name=name, chair=chair,
+                      next_game=not lobby, approved=not self.settings.approve_seats,
+                      token_hash=hash_token(token), token=token)
         self.ask_count += 1
-        ask = SeatAsk(number=self.ask_count, client=client, name=name, chair=chair,
-                      next_game=not lobby, approved=not self.settings.approve_seats)
         self.asks[ask.number] = ask
-        client.send(SeatPending(request=ask.number, chair=chair, next_game=ask.next_game))
+        try:
+            await self._save_pending()  # stored before the requester hears of it
+        except StorageError:
+            del self.asks[ask.number]
+            self.ask_count -= 1
+            raise
+        client.send(SeatPending(request=ask.number, chair=chair, next_game=ask.next_game,
+                                token=token))
         self._broadcast_room()
 
     def _free_chair(self, wanted: int | None, lobby: bool) -> int:
@@ -799,15 +901,21 @@ class Room:
             raise _fail("room_full", f"all {MAX_SEATS} seats are taken")
         return free[0]
 
-    async def _seat_in_lobby(self, client: Client, name: str, chair: int) -> None:
+    async def _seat_in_lobby(self, client: Client | None, name: str, chair: int,
+                             ask: SeatAsk | None = None) -> None:
         """Seat a new player at ``chair`` in the lobby (the seats after it move up one in
-        the seat order; their connections get a new :class:`Welcome`)."""
-        token = secrets.token_urlsafe(24)
-        row = SeatRow(seat=-1, name=name, token_hash=hash_token(token), bot_style=None,
+        the seat order; their connections get a new :class:`Welcome`). A granted request
+        ``ask`` gives the seat its token (a requester cut off by a restart takes the seat
+        when it comes back with it); else the seat gets a new one."""
+        fresh = secrets.token_urlsafe(24)
+        token, token_hash = ((fresh, hash_token(fresh)) if ask is None
+                             else (ask.token, ask.token_hash))
+        row = SeatRow(seat=-1, name=name, token_hash=token_hash, bot_style=None,
                       host=False, kicked=False, chair=chair)
         await self._reseat([*self.seats, row])
-        client.seat = row.seat
-        client.send(Seated(seat=row.seat, token=token))
+        if client is not None and token is not None:
+            client.seat = row.seat
+            client.send(Seated(seat=row.seat, token=token))
         self._broadcast_room()
 
     async def _reseat(self, rows: list[SeatRow]) -> None:
@@ -817,7 +925,12 @@ class Room:
         client seeds already sent move with their seats (a removed seat's are dropped)."""
         ordered = sorted(rows, key=_chair)
         renumber = {s.seat: i for i, s in enumerate(ordered) if s.seat >= 0}
-        seats = [dataclasses.replace(s, seat=i) for i, s in enumerate(ordered)]
+        muted = {renumber[s] for s in self.muted if s in renumber}
+        # A lobby client seed follows its sender's seat; a removed seat's goes with it.
+        seeds = {renumber[s]: seed for s, seed in self.client_seeds.items() if s in renumber}
+        seats = [dataclasses.replace(s, seat=i, muted=i in muted,
+                                     client_seed=seeds.get(i))  # stored with the seat
+                 for i, s in enumerate(ordered)]
         if len(seats) == len(self.seats) + 1 and ordered[-1].seat < 0:
             await self.store.run(self.store.put_seat, self.room_id, seats[-1])  # at the end
         else:
@@ -825,10 +938,7 @@ class Room:
         for old, new in zip(ordered, seats, strict=True):
             old.seat = new.seat  # the caller's new row learns its number
         self.seats = seats
-        self.muted = {renumber[s] for s in self.muted if s in renumber}
-        # A lobby client seed follows its sender's seat; a removed seat's goes with it.
-        self.client_seeds = {renumber[s]: seed for s, seed in self.client_seeds.items()
-                             if s in renumber}
+        self.muted, self.client_seeds = muted, seeds
         for client in self.clients:
             if client.seat is None:
                 continue
@@ -850,14 +960,16 @@ class Room:
             ask.approved = True
         else:
             del self.asks[number]
-            await self._seat_in_lobby(ask.client, ask.name, ask.chair)
+            await self._seat_in_lobby(ask.client, ask.name, ask.chair, ask)
         self._broadcast_room()
 
     def _deny_seat(self, number: int) -> None:
         """Host: refuse seat request ``number``; the requester watches on."""
         ask = self._ask(number)
         del self.asks[number]
-        ask.client.send(SeatRefused(request=number, reason="the host did not give you a seat"))
+        if ask.client is not None:
+            ask.client.send(SeatRefused(request=number,
+                                        reason="the host did not give you a seat"))
         self._broadcast_room()
 
     def _ask(self, number: int) -> SeatAsk:
@@ -935,7 +1047,7 @@ class Room:
         """Host, once the session is over: open the next session with the same rules in a
         new room (a new hand history, fairness record and ledger; :class:`Rematch`).
 
-        The seats still at the table keep their chairs and tokens (bots too); the seats
+        The seats still at the table keep their chairs, tokens and mutes (bots too); the seats
         that left or were removed are not seated again; the spectators whose request to
         sit was granted take their chairs with new tokens. ``ledger``: ``"carried"`` (the
         new room's ledger carries every player's net so far, :func:`ledgers.carry`) or
@@ -951,7 +1063,12 @@ class Room:
         if self.settings.next_room is not None:
             raise _fail("illegal_action", f"the rematch is already open in room "
                         f"{self.settings.next_room!r}")
-        rows = [dataclasses.replace(s, kicked=False) for s in self.seats if not s.kicked]
+        # A mute goes with its player; a new session deals everyone in (a return asked for
+        # is made), buys in afresh (no rebuy carried) and commits to new deals (no seed).
+        rows = [dataclasses.replace(s, kicked=False, muted=s.seat in self.muted,
+                                    back_next_game=False, rebuy_chips=None, rebuy_approved=False,
+                                    client_seed=None)
+                for s in self.seats if not s.kicked]
         tokens: dict[int, str] = {}
         for ask in self.asks.values():
             if ask.approved and ask.client in self.clients:
@@ -979,7 +1096,8 @@ class Room:
         self._broadcast_room()
 
     def _mute(self, number: int, muted: bool) -> None:
-        """Host: mute or unmute a seat's chat (memory only, like the chat).
+        """Host: mute or unmute a seat's chat (stored with the seat, :meth:`_save_pending`:
+        kept over a restart and carried to the rematch).
 
         Raises:
             ProtocolError: ``illegal_action``, no such seat or the host's own.
@@ -1221,7 +1339,9 @@ class Room:
         self.status = "playing"
         for ask in self.asks.values():  # still waiting for the host: the next session,
             ask.next_game = True          # and the requester is told so
-            ask.client.send(SeatPending(request=ask.number, chair=ask.chair, next_game=True))
+            if ask.client is not None:
+                ask.client.send(SeatPending(request=ask.number, chair=ask.chair,
+                                            next_game=True, token=ask.token))
         self._broadcast_room()
         self._broadcast_events([start])
         session = self._session_commitment()
@@ -1261,8 +1381,10 @@ class Room:
         deal = DealRow(round=new.round_number, commitment=commitment, seed=seed.hex(),
                        revealed=False)
         payloads = self._payloads_of(events)
+        pending = self._pending_changes()
         await self.store.append_async(self.room_id, self.session_id, len(self.events), events,
-                                      deal=deal, payloads=payloads)
+                                      deal=deal, payloads=payloads, pending=pending)
+        self._pending_stored(pending)
         self.deals[deal.round] = deal
         self._commit(new, events)
         self._send_all(FairnessCommitment(round=deal.round, commitment=commitment))
@@ -1289,13 +1411,19 @@ class Room:
             inserted.client_seeds = seeds
             await self.store.append_async(self.room_id, self.session_id, len(self.events),
                                           [], deal=inserted)
-        await self.store.append_async(self.room_id, self.session_id, len(self.events), events,
-                                      deal=upcoming,
-                                      deal_updates=[] if inserted is not None else [dealt],
-                                      payloads=self._payloads_of(events))
+        kept, self.client_seeds = self.client_seeds, {}  # used: cleared in the same commit
+        pending = self._pending_changes()
+        try:
+            await self.store.append_async(
+                self.room_id, self.session_id, len(self.events), events, deal=upcoming,
+                deal_updates=[] if inserted is not None else [dealt],
+                payloads=self._payloads_of(events), pending=pending)
+        except StorageError:
+            self.client_seeds = kept
+            raise
+        self._pending_stored(pending)
         self.deals[number] = dealt
         self.deals[upcoming.round] = upcoming
-        self.client_seeds = {}
         self._commit(new, events)
         self._send_all(FairnessDealt(round=number, commitment=dealt.commitment,
                                      client_seeds=seeds))
@@ -1585,9 +1713,11 @@ class Room:
         if state.phase is Phase.OVER and v1:
             reveal = [r for r, d in self.deals.items() if not d.revealed]
         opened = self._open_shown(state, resolved[-1] if resolved else None, events)
+        pending = self._pending_changes()  # a rebuy applied, a return made: the same commit
         await self.store.append_async(self.room_id, self.session_id, len(self.events), events,
                                       action=action, reveal=reveal, deal_updates=opened,
-                                      payloads=self._payloads_of(events))
+                                      payloads=self._payloads_of(events), pending=pending)
+        self._pending_stored(pending)
         if state.phase is Phase.OVER and not end_events:
             await self.store.run(self.store.set_status, self.room_id, "over")
         previous = self.state
@@ -1996,6 +2126,12 @@ class Room:
         self.state = engine.replay(self.events) if self.events else None
         self.deals = {d.round: d for d in loaded.deals}
         self.actions = {key: value for key, value in loaded.actions.items()}
+        self.asks = {row.number: SeatAsk(number=row.number, client=None, name=row.name,
+                                         chair=row.chair, next_game=row.next_game,
+                                         approved=row.approved, token_hash=row.token_hash)
+                     for row in loaded.asks}  # each waits for its requester's token
+        self.ask_count = max(loaded.ask_count, *self.asks, 0)
+        self._asks_stored = ([ask.row() for ask in self.asks.values()], self.ask_count)
         if self.state is not None and self.state.phase is Phase.OVER:
             self.status = "over"
 

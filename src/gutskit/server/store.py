@@ -2,7 +2,7 @@
 
 A room's game is a session of :mod:`gutskit.io.storage` (``sessions`` / ``events``, source
 ``"server"``): the hand history *is* the room's state, and :func:`gutskit.core.engine.replay`
-rebuilds it after a restart. Four more tables hold what is not a game event:
+rebuilds it after a restart. Five more tables hold what is not a game event:
 
 * ``rooms``: id, settings (JSON: rules, buy-in, timers), status, paused, session id;
 * ``room_seats``: name, bot style, host flag, kicked flag and the SHA-256 of the secret seat
@@ -11,7 +11,14 @@ rebuilds it after a restart. Four more tables hold what is not a game event:
   secret until ``revealed``; version 2: never published), the client seeds mixed into the
   deal (``null`` until dealt) and the positions opened (``null`` until opened);
 * ``room_actions``: client action ids already applied (duplicates are acknowledged, not
-  applied again, also after a restart).
+  applied again, also after a restart);
+* ``room_asks``: requests to sit down waiting for the host or the next session (the
+  SHA-256 of each request's token, with which its requester takes it back).
+
+What a seat has pending is kept on its ``room_seats`` row (:data:`PENDING_FIELDS`: a return
+asked for during a game, the host's mute, a rebuy asked for / approved, the fairness client
+seed sent for the next deal), so a restarted server or a worker taking a room over has it
+all (migration 0004).
 
 Every write is one transaction; the room authority (:mod:`gutskit.server.rooms`) writes the
 events of an action *before* it sends anything about them. The schema is created and
@@ -41,6 +48,7 @@ from sqlalchemy import (
     String,
     bindparam,
     create_engine,
+    delete,
     event,
     func,
     insert,
@@ -58,7 +66,9 @@ from gutskit.io.storage import Base, EventRecord, SessionRecord, StorageError, d
 
 __all__ = [
     "ARCHIVED",
+    "PENDING_FIELDS",
     "SET_ASIDE",
+    "AskRow",
     "DealRow",
     "LoadedRoom",
     "RoomStore",
@@ -83,6 +93,8 @@ class RoomRecord(Base):
     paused: Mapped[bool] = mapped_column(Boolean, default=False)
     session_id: Mapped[int | None] = mapped_column(
         ForeignKey("sessions.id", ondelete="SET NULL"), default=None)
+    ask_count: Mapped[int] = mapped_column(Integer, default=0)
+    """Requests to sit down made so far (the last one's number)."""
 
 
 class SeatRecord(Base):
@@ -99,6 +111,11 @@ class SeatRecord(Base):
     host: Mapped[bool] = mapped_column(Boolean, default=False)
     kicked: Mapped[bool] = mapped_column(Boolean, default=False)
     chair: Mapped[int | None] = mapped_column(Integer, default=None)
+    back_next_game: Mapped[bool] = mapped_column(Boolean, default=False)
+    muted: Mapped[bool] = mapped_column(Boolean, default=False)
+    rebuy_chips: Mapped[int | None] = mapped_column(Integer, default=None)
+    rebuy_approved: Mapped[bool] = mapped_column(Boolean, default=False)
+    client_seed: Mapped[str | None] = mapped_column(String(128), default=None)
 
 
 class DealRecord(Base):
@@ -114,6 +131,21 @@ class DealRecord(Base):
     revealed: Mapped[bool] = mapped_column(Boolean, default=False)
     client_seeds: Mapped[list[str | None] | None] = mapped_column(JSON, default=None)
     opened: Mapped[list[int] | None] = mapped_column(JSON, default=None)
+
+
+class AskRecord(Base):
+    """A request to sit down waiting for the host or for the next session."""
+
+    __tablename__ = "room_asks"
+
+    room_id: Mapped[str] = mapped_column(ForeignKey("rooms.id", ondelete="CASCADE"),
+                                         primary_key=True)
+    number: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(64))
+    chair: Mapped[int] = mapped_column(Integer)
+    next_game: Mapped[bool] = mapped_column(Boolean, default=False)
+    approved: Mapped[bool] = mapped_column(Boolean, default=False)
+    token_hash: Mapped[str] = mapped_column(String(64))
 
 
 class ActionRecord(Base):
@@ -146,6 +178,42 @@ class SeatRow:
     chair: int | None = None
     """The chair around the table (0-9 clockwise; ``None`` in rooms stored before chairs:
     the seat number)."""
+    back_next_game: bool = False
+    """Away, and its return asked for during a game: dealt in again when the next game
+    starts (:func:`gutskit.core.table.can_come_back`)."""
+    muted: bool = False
+    """The host muted this seat's chat."""
+    rebuy_chips: int | None = None
+    """A rebuy asked for and not yet applied (chips), else ``None``."""
+    rebuy_approved: bool = False
+    """The host approved :attr:`rebuy_chips` (applied at the next break the rules allow)."""
+    client_seed: str | None = None
+    """Fairness version 2: the client seed (hex) this seat sent for the next deal."""
+
+    def pending(self) -> tuple[bool, bool, int | None, bool, str | None]:
+        """What the seat has pending, in the order of :data:`PENDING_FIELDS`."""
+        return (self.back_next_game, self.muted, self.rebuy_chips, self.rebuy_approved,
+                self.client_seed)
+
+
+PENDING_FIELDS = ("back_next_game", "muted", "rebuy_chips", "rebuy_approved", "client_seed")
+"""The fields of :class:`SeatRow` that hold what a seat has pending (rewritten by
+:meth:`RoomStore.put_pending` and :meth:`RoomStore.append` ``pending``)."""
+
+
+@dataclass
+class AskRow:
+    """A request to sit down as stored: its number, the name and chair asked for, whether
+    it is for the next session and approved, and the SHA-256 of the request's secret token
+    (with which the requester takes it back after reconnecting; once granted, the seat's
+    token)."""
+
+    number: int
+    name: str
+    chair: int
+    next_game: bool
+    approved: bool
+    token_hash: str
 
 
 @dataclass
@@ -175,6 +243,8 @@ class LoadedRoom:
     events: list[Event] = field(default_factory=list)
     deals: list[DealRow] = field(default_factory=list)
     actions: dict[str, tuple[int, int]] = field(default_factory=dict)
+    asks: list[AskRow] = field(default_factory=list)
+    ask_count: int = 0
 
 
 def upgrade(engine: Engine) -> None:
@@ -231,12 +301,20 @@ class _Rows:
     reveals: list[dict[str, Any]] = field(default_factory=list)
     ended: list[tuple[str, int, str]] = field(default_factory=list)
     deal_updates: list[dict[str, Any]] = field(default_factory=list)
+    pending: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _pending_rows(room_id: str, seats: Sequence[SeatRow]) -> list[dict[str, Any]]:
+    """The parameters of :data:`_PENDING` for ``seats``."""
+    return [{"p_room": room_id, "p_seat": seat.seat,
+             **{name: getattr(seat, name) for name in PENDING_FIELDS}} for seat in seats]
 
 
 def _append_rows(room_id: str, session_id: int, first_seq: int, events: Sequence[Event],
                  deal: DealRow | None, action: tuple[str, int, int] | None,
                  reveal: Sequence[int], deal_updates: Sequence[DealRow] = (),
-                 payloads: Sequence[dict[str, Any]] | None = None) -> _Rows:
+                 payloads: Sequence[dict[str, Any]] | None = None,
+                 pending: Sequence[SeatRow] = ()) -> _Rows:
     """The rows of :meth:`RoomStore.append` (``payloads``: the events'
     :func:`~gutskit.core.history.event_to_dict`, when the caller has them)."""
     rows = _Rows()
@@ -255,6 +333,7 @@ def _append_rows(room_id: str, session_id: int, first_seq: int, events: Sequence
     rows.deal_updates.extend({"u_room": room_id, "u_round": d.round,
                               "u_seeds": d.client_seeds, "u_opened": d.opened}
                              for d in deal_updates)
+    rows.pending.extend(_pending_rows(room_id, pending))
     return rows
 
 
@@ -280,6 +359,11 @@ _UPDATE_DEAL = (update(_DEALS)
 _END_SESSION = (update(_SESSIONS).where(_SESSIONS.c.id == bindparam("e_session"))
                 .values(status="finished", end_reason=bindparam("e_reason")))
 _ROOM_OVER = update(_ROOMS).where(_ROOMS.c.id == bindparam("e_room")).values(status="over")
+_SEATS = Base.metadata.tables[SeatRecord.__tablename__]
+_PENDING = (update(_SEATS)
+            .where(_SEATS.c.room_id == bindparam("p_room"),
+                   _SEATS.c.seat == bindparam("p_seat"))
+            .values({name: bindparam(name) for name in PENDING_FIELDS}))
 
 
 def _write(connection: Connection, batch: Sequence[_Rows]) -> None:
@@ -306,6 +390,9 @@ def _write(connection: Connection, batch: Sequence[_Rows]) -> None:
     updates = [row for rows in batch for row in rows.deal_updates]
     if updates:
         connection.execute(_UPDATE_DEAL, updates)
+    pending = [row for rows in batch for row in rows.pending]
+    if pending:
+        connection.execute(_PENDING, pending)
 
 
 class GroupWriter:
@@ -507,6 +594,31 @@ class RoomStore:
         except SQLAlchemyError as error:
             raise self._fail(error) from None
 
+    def put_pending(self, room_id: str, seats: Sequence[SeatRow]) -> None:
+        """Record what ``seats`` have pending (:data:`PENDING_FIELDS`: a return asked for,
+        a mute, a rebuy, a client seed)."""
+        if not seats:
+            return
+        try:
+            with self.engine.begin() as connection:
+                connection.execute(_PENDING, _pending_rows(room_id, seats))
+        except SQLAlchemyError as error:
+            raise self._fail(error) from None
+
+    def put_asks(self, room_id: str, asks: Sequence[AskRow], ask_count: int) -> None:
+        """Replace the room's requests to sit down by ``asks`` (and the count of requests
+        made so far)."""
+        try:
+            with self.engine.begin() as connection:
+                connection.execute(delete(AskRecord).where(AskRecord.room_id == room_id))
+                if asks:
+                    connection.execute(insert(AskRecord),
+                                       [{"room_id": room_id, **vars(ask)} for ask in asks])
+                connection.execute(update(RoomRecord).where(RoomRecord.id == room_id)
+                                   .values(ask_count=ask_count))
+        except SQLAlchemyError as error:
+            raise self._fail(error) from None
+
     def start_session(self, room_id: str, start: SessionStarted) -> int:
         """Create the room's session with its ``SessionStarted`` event (seq 0); the room
         becomes ``"playing"``. Returns the session id."""
@@ -529,7 +641,8 @@ class RoomStore:
 
     def append(self, room_id: str, session_id: int, first_seq: int, events: Sequence[Event],
                *, deal: DealRow | None = None, action: tuple[str, int, int] | None = None,
-               reveal: Sequence[int] = (), deal_updates: Sequence[DealRow] = ()) -> None:
+               reveal: Sequence[int] = (), deal_updates: Sequence[DealRow] = (),
+               pending: Sequence[SeatRow] = ()) -> None:
         """Append events ``first_seq, first_seq + 1, ...`` and the records that go with
         them, all in one transaction.
 
@@ -538,9 +651,11 @@ class RoomStore:
             action: ``(action_id, seat, round)`` of the client action that caused them.
             reveal: rounds whose seeds are now revealed.
             deal_updates: fairness records whose client seeds or openings changed.
+            pending: seats whose pending requests changed with these events
+                (:data:`PENDING_FIELDS`; a rebuy applied, a return made).
         """
         rows = _append_rows(room_id, session_id, first_seq, events, deal, action, reveal,
-                            deal_updates)
+                            deal_updates, pending=pending)
         try:
             with self.engine.begin() as connection:
                 _write(connection, [rows])
@@ -552,14 +667,15 @@ class RoomStore:
                            action: tuple[str, int, int] | None = None,
                            reveal: Sequence[int] = (),
                            deal_updates: Sequence[DealRow] = (),
-                           payloads: Sequence[dict[str, Any]] | None = None) -> None:
+                           payloads: Sequence[dict[str, Any]] | None = None,
+                           pending: Sequence[SeatRow] = ()) -> None:
         """:meth:`append`, committed together with the appends of the other rooms in the
         same turn of the event loop (group commit, :class:`GroupWriter`); the caller
         resumes once its rows are committed. ``payloads``: the events'
         :func:`~gutskit.core.history.event_to_dict` when the caller has them (not copied:
         neither side may change them)."""
         rows = _append_rows(room_id, session_id, first_seq, events, deal, action, reveal,
-                            deal_updates, payloads)
+                            deal_updates, payloads, pending)
         try:
             await self.writer.submit(rows)
         except SQLAlchemyError as error:
@@ -667,11 +783,20 @@ class RoomStore:
     def _load(self, db: Session, room: RoomRecord) -> LoadedRoom:
         seats = [SeatRow(seat=s.seat, name=s.name, token_hash=s.token_hash,
                          bot_style=s.bot_style, host=s.host, kicked=s.kicked,
-                         chair=s.seat if s.chair is None else s.chair)
+                         chair=s.seat if s.chair is None else s.chair,
+                         back_next_game=bool(s.back_next_game), muted=bool(s.muted),
+                         rebuy_chips=s.rebuy_chips, rebuy_approved=bool(s.rebuy_approved),
+                         client_seed=s.client_seed)
                  for s in db.scalars(select(SeatRecord).where(SeatRecord.room_id == room.id)
                                      .order_by(SeatRecord.seat))]
         loaded = LoadedRoom(room_id=room.id, settings=dict(room.settings), status=room.status,
-                            paused=room.paused, session_id=room.session_id, seats=seats)
+                            paused=room.paused, session_id=room.session_id, seats=seats,
+                            ask_count=room.ask_count or 0)
+        loaded.asks = [AskRow(number=a.number, name=a.name, chair=a.chair,
+                              next_game=a.next_game, approved=a.approved,
+                              token_hash=a.token_hash)
+                       for a in db.scalars(select(AskRecord).where(AskRecord.room_id == room.id)
+                                           .order_by(AskRecord.number))]
         if room.session_id is not None:
             payloads = db.scalars(select(EventRecord.payload)
                                   .where(EventRecord.session_id == room.session_id)

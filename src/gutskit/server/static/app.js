@@ -51,6 +51,7 @@ const S = {
   chat: [], // chat lines and reactions ("chat" messages), oldest first
   reactions: {}, // seat -> { emoji, at } (shown beside the seat for REACTION_MS)
   request: null, // our seat request waiting for the host or the next session ("seat_pending")
+  askToken: null, // its token: after a server restart our hello takes the request back
   chair: null, // the free chair picked in the seat picker (0-9; null: the lowest free)
 };
 const CHAIRS = 10; // chairs around a table, 0-9 clockwise (protocol.SEATS)
@@ -345,10 +346,18 @@ async function createRoom() {
 // Room: connection and messages.
 
 const tokenKey = (roomId) => `gutskit.seat.${roomId}`;
+const askKey = (roomId) => `gutskit.ask.${roomId}`;
+
+/** Our seat request is answered (seated, refused, gone): forget its token. */
+function forgetAsk() {
+  S.askToken = null;
+  localStorage.removeItem(askKey(S.roomId));
+}
 
 function startRoom(roomId) {
   S.roomId = roomId;
   S.token = localStorage.getItem(tokenKey(roomId));
+  S.askToken = localStorage.getItem(askKey(roomId));
   translateStatic();
   $("#main").innerHTML = `
   <section class="room" id="room">
@@ -377,7 +386,7 @@ function startRoom(roomId) {
     </section>
   </section>`;
   S.conn = new Connection(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws/${roomId}`, {
-    hello: () => ({ type: "hello", protocol: PROTOCOL, token: S.token }),
+    hello: () => ({ type: "hello", protocol: PROTOCOL, token: S.token || S.askToken }),
     onMessage,
     onFrame: () => { // once per frame, after all of its messages
       if (S.ledgerDue) { S.ledgerDue = false; loadLedger(); } // stacks moved: the ledger too
@@ -408,7 +417,14 @@ function onMessage(m) {
       setTable(m.table);
       S.chat = m.chat || [];
       S.chatShown = null;
-      S.request = null; // a request lives with its connection (a reconnect asks again)
+      S.request = null; // a request lives with its connection (a reconnect asks again);
+      // after a server restart our hello took it back ("seat_pending" follows), or the
+      // host granted it meanwhile: its token is our seat's now
+      if (m.seat != null && S.askToken && !S.token) {
+        S.token = S.askToken;
+        localStorage.setItem(tokenKey(S.roomId), S.token);
+      }
+      if (m.seat != null) forgetAsk();
       loadHistory();
       loadLedger();
       break;
@@ -417,6 +433,7 @@ function onMessage(m) {
       S.token = m.token;
       S.request = null;
       localStorage.setItem(tokenKey(S.roomId), m.token);
+      forgetAsk();
       sendClientSeed();
       break;
     case "room": {
@@ -476,9 +493,14 @@ function onMessage(m) {
       break;
     case "seat_pending": // our request waits for the host, or for the next session
       S.request = m;
+      if (m.token) {
+        S.askToken = m.token;
+        localStorage.setItem(askKey(S.roomId), m.token);
+      }
       break;
     case "seat_refused":
       S.request = null;
+      forgetAsk();
       toast(t("seat_refused"), "info");
       break;
     case "rematch": // the host opened the next session in a new room: everyone goes there
@@ -517,6 +539,7 @@ function sendClientSeed() {
 function followRematch(m) {
   const token = m.token || (S.seat != null ? S.token : null);
   if (token) localStorage.setItem(tokenKey(m.room_id), token);
+  forgetAsk();
   S.conn.stop();
   location.href = `/r/${m.room_id}`;
 }
@@ -525,11 +548,14 @@ function onError(m) {
   // A client seed that came too late or twice (another tab): the deal goes on without it.
   if (m.code === "already_seeded" || (m.code === "stale_round" && !m.action_id)) return;
   if (m.code === "bad_token") {
-    // The seat was revoked or belongs to another room: watch instead.
+    // The seat was revoked or belongs to another room: watch instead. (A seat request's
+    // token after our connection closed: the request went with it, as it always did.)
+    const seatLost = S.token != null;
     S.token = null;
     localStorage.removeItem(tokenKey(S.roomId));
+    forgetAsk();
     S.conn.send({ type: "hello", protocol: PROTOCOL, token: null });
-    toast(t("seat_lost"), "info");
+    if (seatLost) toast(t("seat_lost"), "info");
     return;
   }
   if (m.code === "no_room" || m.code === "room_closed" || m.code === "room_set_aside") {
