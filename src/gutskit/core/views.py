@@ -71,9 +71,8 @@ from gutskit.variants.pass_the_trash import givers as _givers
 
 __all__ = ["RECORD_FIELDS", "SPECTATOR", "SPECTATOR_SEAT", "VIEW_FIELDS", "Audience",
            "DeclarationSealed", "PassSealed", "PassSeen", "SeatView", "Viewer",
-           "joint_views", "known_events", "redacted_history", "seat_viewer", "view", "view_for",
-           "views",
-           "visible_events"]
+           "joint_views", "known_events", "public_event", "redacted_history", "seat_viewer",
+           "view", "view_for", "views", "visible_events"]
 
 
 class Viewer(NamedTuple):
@@ -600,6 +599,18 @@ def redacted_history(events: Iterable[Event], viewer: Viewer, *, rules: Rules | 
             assert isinstance(event, CardsDealt)
             hands = event.hands
     return out
+
+
+def public_event(event: Event) -> bool:
+    """Whether every viewer may read ``event`` in full (every field of its type is
+    :attr:`Audience.EVERYONE`'s in :data:`RECORD_FIELDS`): every viewer's copy of it in
+    :func:`redacted_history` is the event itself.
+
+    >>> from gutskit.core.events import Declared, Rebought
+    >>> public_event(Rebought(seat=1, chips=20)), public_event(Declared(1, Declaration.IN))
+    (True, False)
+    """
+    return type(event) in _PUBLIC_TYPES
 
 
 def visible_events(events: Iterable[Event], seat: int | Viewer, *, rules: Rules | None = None

@@ -1974,12 +1974,15 @@ class Room:
         encoded: list[list[tuple[Any, str]]] = [[] for _ in events]
         payloads = self._payloads_of(events)
         sealed = self._sealed
+        public = all(views.public_event(e) for e in events)
         for client in self.clients:
             seat = client.seat
             texts = cache.get(seat)
             if texts is None:
                 if isinstance(events[0], SessionStarted):
                     shown: list[Any] = self.history_for(seat)[first:first + len(events)]
+                elif public:  # everyone reads them in full: the events themselves
+                    shown = list(events)
                 elif sealed is not None and seat != sealed[1]:
                     shown = sealed[2]  # a sealed declaration: theirs is the spectator's
                 else:
@@ -2065,6 +2068,10 @@ class Room:
             tables[seat] = fields
             return fields
 
+        if sealed is None:  # every viewer's view built at once (the work they share once)
+            wanted = list({self.viewer(client.seat) for client in self.clients})
+            for viewer, seen in zip(wanted, views.views(state, wanted), strict=True):
+                tables[viewer.seat] = table_fields(state, seen, time_left, facts)
         whole: dict[int | None, str] = {}
         patches: dict[tuple[int | None, int, float | None], str | None] = {}
         for client in self.clients:
