@@ -715,6 +715,27 @@ def test_declare_all_refusals_change_nothing() -> None:
     assert state.stacks == (22, 19, 16)
 
 
+def test_declare_all_refusals_when_every_seat_is_dealt_in() -> None:
+    """Every seat dealt in and one entry per seat (declare_all's usual case): the same
+    refusals, in seat order, and nothing applied."""
+    state = table(3, 20)
+    state, _ = deal(state, [c(QUEENS), c(NINES), c(JACK_HIGH)])
+    snapshot = copy.deepcopy(state)
+    bad: Any = "in"
+    with pytest.raises(IllegalActionError, match="declaration of 'Ben' must be in or out, "
+                                                 "not 'in'"):
+        declare_all(state, {0: IN, 1: bad, 2: OUT})
+    with pytest.raises(IllegalActionError, match="no declaration for 'Ben'"):
+        declare_all(state, {0: IN, 1: None, 2: OUT})  # type: ignore[dict-item]
+    with pytest.raises(IllegalActionError, match="no declaration for 'Cleo'"):
+        declare_all(state, {0: OUT, 1: OUT, 7: IN})
+    with pytest.raises(IllegalActionError, match="declaration of 'Ana' must be in or out"):
+        declare_all(state, {0: bad, 1: IN, 2: None})  # type: ignore[dict-item]
+    assert state == snapshot
+    state, _ = declare_all(state, {0: IN, 1: IN, 2: OUT})
+    assert state.stacks == (22, 16, 19)
+
+
 def test_declare_all_with_a_seat_not_dealt_in() -> None:
     state = table(3, [20, 0, 20])
     state, _ = deal(state, [c(QUEENS), None, c(JACK_HIGH)])
