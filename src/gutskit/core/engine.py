@@ -34,7 +34,7 @@ import random
 import secrets
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any
 
 from gutskit.core import settlement
 from gutskit.core.cards import DECK, Card, format_cards, shuffled_deck
@@ -1659,34 +1659,23 @@ def declare_all(state: GameState, declarations: Mapping[int, Declaration]
     if state.phase is not _DECLARE:
         raise IllegalActionError(
             f"cannot declare now: the session is in the {state.phase.value} phase")
-    decls: list[Declaration | None]
-    usual = _usual_choices(state, declarations)
-    if usual is not None:
-        decls = list(usual)
-        dealt = len(usual)
-        for seat, made in enumerate(usual):
-            if made is not _OUT:  # out is always legal
-                problem = _declaration_problem(state, seat, made)
+    decls = list(state.declarations)
+    dealt = 0
+    for seat, hand in enumerate(state.hands):
+        if hand is None:
+            if seat in declarations:
+                raise IllegalActionError(f"seat {seat!r} was not dealt in")
+            continue
+        dealt += 1
+        choice = declarations.get(seat)
+        if choice is None:
+            raise IllegalActionError(f"no declaration for {state.names[seat]!r}")
+        if decls[seat] is None:
+            if choice is not _OUT:  # out is always legal
+                problem = _declaration_problem(state, seat, choice)
                 if problem is not None:
                     raise IllegalActionError(problem)
-    else:
-        decls = list(state.declarations)
-        dealt = 0
-        for seat, hand in enumerate(state.hands):
-            if hand is None:
-                if seat in declarations:
-                    raise IllegalActionError(f"seat {seat!r} was not dealt in")
-                continue
-            dealt += 1
-            choice = declarations.get(seat)
-            if choice is None:
-                raise IllegalActionError(f"no declaration for {state.names[seat]!r}")
-            if decls[seat] is None:
-                if choice is not _OUT:
-                    problem = _declaration_problem(state, seat, choice)
-                    if problem is not None:
-                        raise IllegalActionError(problem)
-                decls[seat] = choice
+            decls[seat] = choice
     if len(declarations) > dealt:
         extra = next(s for s in declarations
                      if not (isinstance(s, int) and 0 <= s < state.n_seats))
@@ -1705,17 +1694,6 @@ def declare_all(state: GameState, declarations: Mapping[int, Declaration]
         return state, [reveal, resolved]
     state, more = _sit_out(state)
     return state, [reveal, resolved, *more]
-
-
-def _usual_choices(state: GameState, declarations: Mapping[int, Declaration]
-                   ) -> list[Declaration] | None:
-    """:func:`declare_all`'s usual case: every seat dealt in, none declared yet and a
-    choice for each: the choices in seat order (not yet checked); ``None`` otherwise."""
-    n = len(state.hands)
-    if len(declarations) != n or None in state.hands or state.declarations.count(None) != n:
-        return None
-    choices = list(map(declarations.get, range(n)))
-    return None if None in choices else cast("list[Declaration]", choices)
 
 
 def _round_end(state: GameState, named: WinnersNamed | None = None
