@@ -125,9 +125,9 @@ def _rejection(k: Any) -> Any:
 @numba.njit(inline="always", cache=True)
 def _deal3(x: Any, spare: Any, has: Any, deck: Any, top: Any, reject: Any) -> Any:
     """Deal 3 cards from ``deck[top:]``: three steps of a partial Fisher-Yates shuffle from
-    one 32-bit draw (``reject``: :func:`_rejection`). Returns ``(x, spare, has, code)``,
-    ``code`` the cards in base 52 (first card most significant, as
-    :mod:`gutskit.strategy.tables` codes)."""
+    one 32-bit draw (``reject``: :func:`_rejection`; ``top`` uint64). Returns ``(x, spare,
+    has, c0, c1, c2)``, the cards (:mod:`gutskit.core.cards` codes, uint64) in the order
+    dealt."""
     m = _U64(52) - top
     threshold = reject[m]
     while True:  # Lemire's rejection for the product of the bounds: exact
@@ -140,14 +140,14 @@ def _deal3(x: Any, spare: Any, has: Any, deck: Any, top: Any, reject: Any) -> An
         j2 = v >> _S32
         if (v & _LOW32) >= threshold:
             break
-    code = _swap(deck, top, j0)
-    code = code * _U64(52) + _swap(deck, top + _U64(1), j1)
-    return x, spare, has, code * _U64(52) + _swap(deck, top + _U64(2), j2)
+    c0 = _swap(deck, top, j0)
+    c1 = _swap(deck, top + _U64(1), j1)
+    return x, spare, has, c0, c1, _swap(deck, top + _U64(2), j2)
 
 
 @numba.njit(inline="always", cache=True)
 def _deal2(x: Any, spare: Any, has: Any, deck: Any, top: Any, reject: Any) -> Any:
-    """:func:`_deal3` for 2 cards."""
+    """:func:`_deal3` for 2 cards: ``(x, spare, has, c0, c1)``."""
     m = _U64(52) - top
     threshold = reject[m]
     while True:
@@ -158,8 +158,33 @@ def _deal2(x: Any, spare: Any, has: Any, deck: Any, top: Any, reject: Any) -> An
         j1 = v >> _S32
         if (v & _LOW32) >= threshold:
             break
-    code = _swap(deck, top, j0)
-    return x, spare, has, code * _U64(52) + _swap(deck, top + _U64(1), j1)
+    c0 = _swap(deck, top, j0)
+    return x, spare, has, c0, _swap(deck, top + _U64(1), j1)
+
+
+@numba.njit(inline="always", cache=True)
+def _comb3(a: Any, b: Any, c: Any) -> Any:
+    """The index of the 3-card combination ``{a, b, c}`` (distinct uint64 card codes, in
+    any order) in the combinatorial number system, ``C(lo, 1) + C(mid, 2) + C(hi, 3)`` for
+    ``lo < mid < hi``: 0 to 22,099, the same for the six orders of one hand."""
+    lo = min(min(a, b), c)
+    hi = max(max(a, b), c)
+    mid = a + b + c - lo - hi
+    return lo + ((mid * (mid - _U64(1))) >> _U64(1)) + (
+        hi * (hi - _U64(1)) * (hi - _U64(2))) // _U64(6)
+
+
+@numba.njit(cache=True)
+def _comb_ranks(code_to_rank: Any) -> Any:
+    """``(22100,)`` uint16: the dense rank of each 3-card combination by :func:`_comb3`
+    index, from ``code_to_rank`` (base-52 codes of the cards in order). 44 KB instead of
+    the 281 KB of ``code_to_rank``: the deal's rank look-up stays in the fastest caches."""
+    out = np.zeros(22100, np.uint16)
+    for a in range(52):
+        for b in range(a + 1, 52):
+            for c in range(b + 1, 52):
+                out[_comb3(_U64(a), _U64(b), _U64(c))] = code_to_rank[(a * 52 + b) * 52 + c]
+    return out
 
 
 @numba.njit(cache=True)
@@ -175,12 +200,12 @@ def deal_cards(keys: Any, first_table: Any, n_tables: Any, hands: Any, k: Any) -
             deck[c] = c
         for h in range(hands):
             if k == 3:
-                x, spare, has, code = _deal3(x, spare, has, deck, _U64(h * 3), reject)
+                x, spare, has, c0, c1, c2 = _deal3(x, spare, has, deck, _U64(h * 3), reject)
+                out[t, h * 3 + 2] = c2
             else:
-                x, spare, has, code = _deal2(x, spare, has, deck, _U64(h * 2), reject)
-            for c in range(k - 1, -1, -1):
-                out[t, h * k + c] = code % _U64(52)
-                code //= _U64(52)
+                x, spare, has, c0, c1 = _deal2(x, spare, has, deck, _U64(h * 2), reject)
+            out[t, h * k] = c0
+            out[t, h * k + 1] = c1
     return out
 
 
@@ -255,6 +280,8 @@ def run(first_table: Any, n_tables: Any, rounds: Any, buy: Any, dealer: Any,
     chunk_code = np.zeros((_CHUNK, n), np.uint64)
     deck = np.arange(52).astype(np.uint8)
     reject = _rejection(k)
+    # 3 cards: ranks by combination (44 KB) rather than by ordered code (281 KB)
+    comb_rank = _comb_ranks(code_to_rank) if k == 3 else np.zeros(1, np.uint16)
     bucketed = n_edges.max() > 0
     # pot_row[p, pot]: where policy p's row for ``pot`` starts in ``flat``, pot < table_top
     table_top = min(_ROW_TABLE, edges.max() + 1) if bucketed else 1
@@ -299,12 +326,15 @@ def run(first_table: Any, n_tables: Any, rounds: Any, buy: Any, dealer: Any,
                         continue
                     if k == 3:
                         for s in range(n):
-                            x, spare, has, code = _deal3(x, spare, has, deck, _U64(s * 3), reject)
-                            chunk_code[ahead, s] = code
-                            chunk_rank[ahead, s] = code_to_rank[code]
+                            x, spare, has, c0, c1, c2 = _deal3(x, spare, has, deck,
+                                                               _U64(s * 3), reject)
+                            chunk_code[ahead, s] = (c0 * _U64(52) + c1) * _U64(52) + c2
+                            chunk_rank[ahead, s] = comb_rank[_comb3(c0, c1, c2)]
                     else:
                         for s in range(n):
-                            x, spare, has, code = _deal2(x, spare, has, deck, _U64(s * 2), reject)
+                            x, spare, has, c0, c1 = _deal2(x, spare, has, deck, _U64(s * 2),
+                                                           reject)
+                            code = c0 * _U64(52) + c1
                             chunk_code[ahead, s] = code
                             chunk_rank[ahead, s] = code_to_rank[code]
             # antes (engine.deal): new game, ante_every_round, re-ante after a void
