@@ -123,14 +123,15 @@ def _rejection(k: Any) -> Any:
 
 
 @numba.njit(inline="always", cache=True)
-def _deal3(x: Any, spare: Any, has: Any, deck: Any, top: Any, reject: Any) -> Any:
-    """Deal 3 cards from ``deck[top:]``: three steps of a partial Fisher-Yates shuffle from
-    one 32-bit draw (``reject``: :func:`_rejection`; ``top`` uint64). Returns ``(x, spare,
-    has, c0, c1, c2)``, the cards (:mod:`gutskit.core.cards` codes, uint64) in the order
-    dealt."""
+def _draw3(x: Any, spare: Any, has: Any, top: Any, reject: Any) -> Any:
+    """The three Fisher-Yates offsets of a 3-card hand dealt from ``deck[top:]`` (``top``
+    uint64), from one 32-bit draw (``reject``: :func:`_rejection`): Lemire's rejection for
+    the product of the bounds, exact. They do not depend on the deck's order, so a round's
+    draws can all be made before its swaps (the swaps' addresses are then known early and
+    the processor overlaps them). Returns ``(x, spare, has, j0, j1, j2)``."""
     m = _U64(52) - top
     threshold = reject[m]
-    while True:  # Lemire's rejection for the product of the bounds: exact
+    while True:
         x, spare, has, v = _next32(x, spare, has)
         v = v * m
         j0 = v >> _S32
@@ -140,6 +141,15 @@ def _deal3(x: Any, spare: Any, has: Any, deck: Any, top: Any, reject: Any) -> An
         j2 = v >> _S32
         if (v & _LOW32) >= threshold:
             break
+    return x, spare, has, j0, j1, j2
+
+
+@numba.njit(inline="always", cache=True)
+def _deal3(x: Any, spare: Any, has: Any, deck: Any, top: Any, reject: Any) -> Any:
+    """Deal 3 cards from ``deck[top:]``: three steps of a partial Fisher-Yates shuffle by
+    the offsets of :func:`_draw3`. Returns ``(x, spare, has, c0, c1, c2)``, the cards
+    (:mod:`gutskit.core.cards` codes, uint64) in the order dealt."""
+    x, spare, has, j0, j1, j2 = _draw3(x, spare, has, top, reject)
     c0 = _swap(deck, top, j0)
     c1 = _swap(deck, top + _U64(1), j1)
     return x, spare, has, c0, c1, _swap(deck, top + _U64(2), j2)
@@ -279,6 +289,7 @@ def run(first_table: Any, n_tables: Any, rounds: Any, buy: Any, dealer: Any,
     chunk_rank = np.zeros((_CHUNK, n), np.uint16)
     chunk_code = np.zeros((_CHUNK, n), np.uint64)
     deck = np.arange(52).astype(np.uint8)
+    offsets = np.zeros((n, 3), np.uint64)  # a round's Fisher-Yates offsets (3 cards)
     reject = _rejection(k)
     # 3 cards: ranks by combination (44 KB) rather than by ordered code (281 KB)
     comb_rank = _comb_ranks(code_to_rank) if k == 3 else np.zeros(1, np.uint16)
@@ -324,10 +335,18 @@ def run(first_table: Any, n_tables: Any, rounds: Any, buy: Any, dealer: Any,
                         for s in range(n):
                             chunk_rank[ahead, s] = ranks_given[step + ahead, table, s]
                         continue
-                    if k == 3:
+                    if k == 3:  # a round's draws first, then its swaps (see _draw3)
                         for s in range(n):
-                            x, spare, has, c0, c1, c2 = _deal3(x, spare, has, deck,
-                                                               _U64(s * 3), reject)
+                            x, spare, has, j0, j1, j2 = _draw3(x, spare, has, _U64(s * 3),
+                                                               reject)
+                            offsets[s, 0] = j0
+                            offsets[s, 1] = j1
+                            offsets[s, 2] = j2
+                        for s in range(n):
+                            top = _U64(s * 3)
+                            c0 = _swap(deck, top, offsets[s, 0])
+                            c1 = _swap(deck, top + _U64(1), offsets[s, 1])
+                            c2 = _swap(deck, top + _U64(2), offsets[s, 2])
                             chunk_code[ahead, s] = (c0 * _U64(52) + c1) * _U64(52) + c2
                             chunk_rank[ahead, s] = comb_rank[_comb3(c0, c1, c2)]
                     else:
@@ -380,9 +399,12 @@ def run(first_table: Any, n_tables: Any, rounds: Any, buy: Any, dealer: Any,
             owed = min(pot, cap) if match_cap else pot
             inn: Any = 0
             best: Any = -1
-            for s in range(n):
+            todo = inplay & ~mixed_seats  # (a scalar loop: for 2 to 10 seats, faster than
+            while todo:                    # the vector code LLVM makes of a loop over all)
+                s = _tz(todo)
+                todo &= todo - 1
                 hand = chunk_rank[i, s]  # uint16: an index without wraparound
-                call = np.int64(flat[seat_at[s] + hand]) & (inplay >> s)
+                call = np.int64(flat[seat_at[s] + hand])
                 r = np.int64(hand)
                 if require_cover:
                     call &= np.int64(st[s] >= owed)
