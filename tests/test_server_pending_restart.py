@@ -90,6 +90,50 @@ def test_a_return_asked_for_during_a_game_is_made_after_a_restart(db_url: str) -
         assert not server.manager.rooms[room_id].seats[1].back_next_game
 
 
+def test_a_return_asked_for_in_a_companion_room_is_made_after_a_restart(
+        db_url: str) -> None:
+    """The same at a real table (companion mode: the host's phone says when a round is
+    dealt). Round 1: antes 19, 19, 19, pot 3; Ben goes away; Ana alone in wins 3 (22,
+    19, 19). Round 2 is dealt without Ben (21, 19, 18, pot 2); Ben asks to come back.
+    Restart. Ana alone in wins 2 (23, 19, 18); round 3 is dealt with Ben back: 22, 18,
+    17, pot 3."""
+    with running_server(db_url) as server:
+        room_id, (ana, ben, cleo) = seat_three(server, companion=True)
+        ana.send({"type": "start"})
+        ana.state(lambda t: t["phase"] == "deal" and t["round"] == 0)
+        ana.send({"type": "deal", "round": 1})
+        table = ana.state(lambda t: t["phase"] == "declare" and t["round"] == 1)
+        assert (table["stacks"], table["pot"]) == ([19, 19, 19], 3)
+        ben.send({"type": "sit_out"})
+        ana.expect("room", lambda m: m["room"]["seats"][1]["away"])
+        for player, call in ((ana, "in"), (ben, "out"), (cleo, "out")):
+            assert player.declare(1, call)["type"] == "ack"
+        table = ana.state(lambda t: t["phase"] == "deal" and t["round"] == 1)
+        assert (table["stacks"], table["pot"]) == ([22, 19, 19], 0)
+        ana.send({"type": "deal", "round": 2})
+        table = ana.state(lambda t: t["phase"] == "declare" and t["round"] == 2)
+        assert table["dealt_in"] == [True, False, True]
+        assert (table["stacks"], table["pot"]) == ([21, 19, 18], 2)
+        ben.send({"type": "come_back"})
+        room = ana.expect("room", lambda m: m["room"]["seats"][1]["back_next_game"])["room"]
+        assert seat_facts(room, 1) == (True, True, False)
+        for player in (ana, ben, cleo):
+            player.close()
+    with running_server(db_url) as server:
+        ana, ben, cleo = back(server, room_id, ana, ben, cleo)
+        assert seat_facts(welcome_room(ana), 1) == (True, True, False)
+        assert ana.declare(2, "in")["type"] == "ack"
+        assert cleo.declare(2, "out")["type"] == "ack"
+        table = ana.state(lambda t: t["phase"] == "deal" and t["round"] == 2)
+        assert (table["stacks"], table["pot"]) == ([23, 19, 18], 0)
+        ana.send({"type": "deal", "round": 3})
+        table = ana.state(lambda t: t["phase"] == "declare" and t["round"] == 3)
+        assert table["dealt_in"] == [True, True, True]
+        assert (table["stacks"], table["pot"]) == ([22, 18, 17], 3)
+        assert seat_facts(server.manager.rooms[room_id].info().model_dump(), 1) == (
+            False, False, False)
+
+
 def test_a_mute_survives_a_restart_and_goes_with_its_player_to_the_rematch(
         db_url: str) -> None:
     with running_server(db_url) as server:

@@ -292,7 +292,9 @@ class Hello(_Message):
         protocol: the client's protocol version (one of :data:`PROTOCOL_VERSIONS`; it
             sets the framing of what the server sends on this connection).
         token: a seat token (from :class:`CreatedRoom` or :class:`Seated`) to take (or take
-            back, after a reconnect) that seat; ``None`` to watch as a spectator.
+            back, after a reconnect) that seat, or a seat request's token
+            (:class:`SeatPending`) to take the request back after a server restart;
+            ``None`` to watch as a spectator.
     """
 
     type: Literal["hello"] = "hello"
