@@ -312,6 +312,9 @@ def run(first_table: Any, n_tables: Any, rounds: Any, buy: Any, dealer: Any,
                 while lo < n_edges[p] and edges[p, lo] <= pot:
                     lo += 1
                 pot_row[p, pot] = p * width + lo * n_ranks
+    # one pure pot-dependent policy for every seat: its row start, shared by the seats
+    one_pure = bucketed and n_pol == 1 and not mixed[0]
+    shared_at = np.uint64(0)
     n_void = n_unc = games = pot_sum = max_pot = total_rounds = 0
     for t in range(n_tables):
         table = first_table + t
@@ -401,8 +404,11 @@ def run(first_table: Any, n_tables: Any, rounds: Any, buy: Any, dealer: Any,
                         if span:
                             lo += edges[p, lo] <= pot
                         row_base[p] = p * width + lo * n_ranks
-                for s in range(n):
-                    seat_at[s] = row_base[seat_policy[s]]
+                    if one_pure:  # every seat plays this row: no per-seat copy
+                        shared_at = np.uint64(row_base[0])
+                if not one_pure:
+                    for s in range(n):
+                        seat_at[s] = row_base[seat_policy[s]]
             # declare: pure policies by their table, then mixed ones seat after seat
             owed = min(pot, cap) if match_cap else pot
             inn: Any = 0
@@ -412,7 +418,8 @@ def run(first_table: Any, n_tables: Any, rounds: Any, buy: Any, dealer: Any,
                 s = _tz(todo)
                 todo &= todo - 1
                 hand = chunk_rank[i, s]  # uint16: an index without wraparound
-                call = np.int64(flat[seat_at[s] + hand])
+                at = shared_at if one_pure else seat_at[s]
+                call = np.int64(flat[at + hand])
                 r = np.int64(hand)
                 if require_cover:
                     call &= np.int64(st[s] >= owed)
