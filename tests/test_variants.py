@@ -483,7 +483,7 @@ def base_file(**rules: Any) -> dict[str, Any]:
      "must be \"in\" or \"out\""),
     ({"hi_lo": True}, {"hands": {"Ana": "As Kd 2c"}, "declarations": {"Ana": "in", "Ben": "out"}},
      "must be \"high\", \"low\", \"both\" or \"out\""),
-    ({}, {"misdeal": "yes"}, "misdeal must be true or false, not 'yes'"),
+    ({}, {"misdeal": "yes"}, 'misdeal must be true or false, not "yes"'),
     ({}, {"misdeal": True, "dealt": {}}, "unknown key 'dealt' in round 1"),
     ({"rebuys": True}, {"rebuys": {"Ana": 5}, "hands": {}, "declarations": {"Ana": "out",
                                                                            "Ben": "out"}},
