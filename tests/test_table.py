@@ -20,6 +20,7 @@ from gutskit.core.events import (
     Declaration,
     Declared,
     Event,
+    RoundResolved,
     SeatLeft,
     SeatRemoved,
     SessionEnded,
@@ -152,6 +153,46 @@ def test_status_wait_for_a_rebuy_or_end() -> None:
     plain = new_session(["Ana", "Ben"], [10, 0])
     assert table.status(plain) == table.Status(
         Step.END, (), "fewer than two players left with chips")
+
+
+def test_a_round_that_busts_every_loser_waits_for_a_rebuy() -> None:
+    """Attack 5: under table stakes with rebuys, a round that leaves one player with chips
+    waits between rounds for a rebuy (docs/protocol.md, Rebuys) instead of ending the
+    session; with no rebuy left it ends as before."""
+    rules = Rules(rebuys=True, max_rebuys=1, shortfall="table_stakes")
+    deck = _deck("Ah 2c 3d Ad 4c 5d Ac 7s 9h")  # Ben: Ad Ac Ah, three aces
+    calls = {0: IN, 1: IN, 2: IN}
+    state = new_session(["Ana", "Ben", "Cleo"], 3, dealer=0, rules=rules)
+    state, _ = table.deal(state, deck=deck)
+    assert state.stacks == (2, 2, 2) and state.pot == 3  # antes of 1
+    state, events = table.declare_all(state, calls)
+    resolved = events[-1]
+    assert isinstance(resolved, RoundResolved) and resolved.winners == (1,)
+    # Ben takes the pot of 3; Ana and Cleo owe a match of 3 but have 2 (table stakes)
+    assert state.stacks == (0, 5, 0) and state.pot == 4 and not resolved.session_over
+    assert table.status(state) == table.Status(
+        Step.WAIT, (0, 2), "fewer than two players have chips to play")
+    state, _ = table.rebuy(state, 0, 3)
+    assert table.status(state).step is Step.DEAL
+    # the same round when Ana and Cleo have used their one rebuy: only Ben, bust too,
+    # has one left, so the table waits for him alone
+    spent = new_session(["Ana", "Ben", "Cleo"], [0, 3, 0], dealer=0, rules=rules)
+    assert spent.dealer == 1  # the button starts at the first seat with chips: Ben
+    spent, _ = table.rebuy(spent, 0, 3)
+    spent, _ = table.rebuy(spent, 2, 3)
+    spent, _ = table.deal(spent, deck=deck)  # dealt from Cleo: Cleo has the three aces
+    spent, _ = table.declare_all(spent, calls)
+    assert spent.stacks == (0, 0, 5) and spent.rebuys_used == (1, 0, 1)
+    assert table.status(spent).seats == (1,) and spent.phase is Phase.DEAL
+    # without rebuys the round ends the session, as before
+    plain = new_session(["Ana", "Ben", "Cleo"], 3, dealer=0,
+                        rules=Rules(shortfall="table_stakes"))
+    plain, _ = table.deal(plain, deck=deck)
+    plain, events = table.declare_all(plain, calls)
+    # the pot of 4 left at the end is shared: 1 each, the odd chip to Cleo, left of the
+    # button (Ben holds it after the round)
+    assert plain.stacks == (1, 6, 2) and plain.pot == 0 and plain.phase is Phase.OVER
+    assert plain.end_reason == "fewer than two players left with chips"
 
 
 def test_time_out_passes_the_lowest_card() -> None:

@@ -1168,7 +1168,7 @@ def can_rebuy(state: GameState, seat: int, chips: int) -> str | None:
         why = ("gone from the table" if state.left and state.left[seat]
                else "sat out" if state.sat_out[seat] else "eliminated")
         return f"{name!r} is {why} for the rest of the session"
-    if rules.max_rebuys is not None and state.rebuys_used[seat] >= rules.max_rebuys:
+    if not _rebuys_left(state, seat):
         used = ("the one rebuy" if rules.max_rebuys == 1
                 else f"all {rules.max_rebuys} rebuys")
         return f"{name!r} has used {used} allowed (max_rebuys = {rules.max_rebuys})"
@@ -1181,6 +1181,16 @@ def can_rebuy(state: GameState, seat: int, chips: int) -> str | None:
     if isinstance(chips, bool) or not isinstance(chips, int) or chips < least:
         return f"a rebuy must be a whole number of chips >= {least}, not {chips!r}"
     return None
+
+
+def _rebuys_left(state: GameState, seat: int) -> bool:
+    """``seat`` has a rebuy left under ``rebuys`` and ``max_rebuys`` (the rebuy rule's
+    count; :func:`can_rebuy` checks the rest). A round that leaves fewer than two players
+    with chips ends the session only when no bust seat has one: otherwise the table waits
+    between rounds for a rebuy (docs/protocol.md, Rebuys; docs/rules.md)."""
+    rules = state.rules
+    return rules.rebuys and (rules.max_rebuys is None
+                             or state.rebuys_used[seat] < rules.max_rebuys)
 
 
 def rebuy(state: GameState, seat: int, chips: int) -> tuple[GameState, list[Event]]:
@@ -1853,7 +1863,9 @@ def _resolve(state: GameState, named: WinnersNamed | None = None) -> RoundResolv
     away = state.away
     dealers = playing if not away else [s for s in playing if not away[s]] or playing
     next_dealer = _next_dealer(state.dealer, dealers, void=outcome is _VOID)
-    session_over = len(playing) < 2 or (
+    session_over = (len(playing) < 2 and not any(
+        _rebuys_left(state, s) for s, stack in enumerate(stacks_after)
+        if stack <= 0 and not out_flags[s])) or (
         outcome is _UNCONTESTED and state.rules.end_on_uncontested
         and state.game_matched)
     if result is None:

@@ -208,7 +208,7 @@ class RoundResolved:
         pot_after: the pot after the round (carry-over + matches, capped).
         next_dealer: the dealer of the next round.
         session_over: the session ends with this round (``end_on_uncontested``, or fewer
-            than two players left in play).
+            than two players left in play and no bust seat with a rebuy left).
         community: the community card turned after the declarations (``community_card``),
             as a one-card hand.
         ghost: the ghost hand, shown at a showdown (``ghost_hand``).
