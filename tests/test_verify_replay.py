@@ -363,3 +363,49 @@ def test_several_sessions_and_pass_the_trash_replay(tmp_path: Path) -> None:
     code, _, err = run(tmp_path, None, everything)
     assert code == 1 and err.startswith("FAILED: session 2, round 1: the recorded "
                                         "RoundResolved differs"), err
+
+
+def test_a_companion_history_replays(tmp_path: Path) -> None:
+    """Fresh user, session 5: `guts verify` on a companion history (cards entered at the
+    showdown, winners named, a round undone) replays every operation through the engine
+    (it said FAILED: "a CardsShown that no recorded action causes"); a changed payout in a
+    named-winner round still fails, naming the round."""
+    start = engine.start_event(["Ana", "Ben", "Cleo"], 20, dealer=2, rules=Rules(),
+                               companion=True)
+    state = engine.evolve(None, start)
+    events: list[Event] = [start]
+
+    def play(calls: dict[int, Declaration]) -> None:
+        nonlocal state
+        state, more = engine.deal_unseen(state)
+        events.extend(more)
+        for seat, call in calls.items():
+            state, more = engine.declare(state, seat, call)
+            events.extend(more)
+
+    both_in = {0: Declaration.IN, 1: Declaration.IN, 2: Declaration.OUT}
+    play(both_in)  # antes 1 each: pot 3; Ana's aces beat Ben's kings
+    state, more = engine.show_cards(state, {0: parse_cards("Ah Ad Ac"),
+                                            1: parse_cards("Kh Kd Kc")})
+    events.extend(more)
+    assert state.stacks == (22, 16, 19) and state.pot == 3  # Ben matched the pot of 3
+    play(both_in)  # no new ante: the pot is Ben's match, 3
+    state, more = engine.name_winners(state, (1,))
+    events.extend(more)
+    assert state.stacks == (19, 19, 19) and state.pot == 3  # Ana matched 3
+    play(both_in)
+    state, more = engine.undo_round(state, "wrong entry")
+    events.extend(more)
+    assert state.stacks == (19, 19, 19) and state.pot == 3
+    state, more = engine.end_session(state)
+    events.extend(more)
+    everything = [event_to_dict(e) for e in events]
+    code, out, err = run(tmp_path, None, everything)
+    assert (code, err) == (0, ""), err
+    assert "round 2: replays through the engine" in out
+    resolved = of_type(everything, "RoundResolved")
+    assert resolved[1]["won"] == [0, 3, 0]
+    resolved[1]["won"] = [0, 4, 0]
+    code, _, err = run(tmp_path, None, everything)
+    assert code == 1 and err.startswith("FAILED: round 2: the recorded RoundResolved "
+                                        "differs"), err

@@ -62,6 +62,7 @@ from gutskit.core.events import (
     AntesPosted,
     CardsDealt,
     CardsPassed,
+    CardsShown,
     Declaration,
     DeclarationsRevealed,
     Declared,
@@ -72,12 +73,14 @@ from gutskit.core.events import (
     PassChosen,
     Rebought,
     RoundResolved,
+    RoundUndone,
     SeatAway,
     SeatBack,
     SeatLeft,
     SeatRemoved,
     SessionEnded,
     SessionStarted,
+    WinnersNamed,
 )
 from gutskit.core.history import HistoryError, Record, parse_lines, record_from_dict
 from gutskit.core.views import DeclarationSealed, PassSealed, PassSeen
@@ -318,6 +321,8 @@ class _Replay:
                 self.before_declare = engine.evolve(self.before_declare, record)
         elif isinstance(record, HandShown):
             self.hand_shown(record)
+        elif isinstance(record, CardsShown | WinnersNamed | RoundUndone):
+            self.companion(record)
         elif isinstance(record, SessionEnded):
             self.state, produced = engine.end_session(self.state, record.reason)
             self.take_produced(record, produced)
@@ -343,6 +348,24 @@ class _Replay:
             raise self.fail(f"a HandShown the rules do not allow: {error}") from None
         if self.current is not None:
             self.current.shown_after[seat] = tuple(record.hand)
+
+    def companion(self, record: CardsShown | WinnersNamed | RoundUndone) -> None:
+        """Companion mode (docs/companion.md): the cards entered at the real table's
+        showdown, the winners the table named, or the host's undo of the last round, each
+        replayed through the engine's own operation; what it produces (the settlement, the
+        chips given back) must be what is recorded next."""
+        state = self.state
+        assert state is not None
+        if isinstance(record, CardsShown):
+            hands = {seat: hand for seat, hand in enumerate(record.hands) if hand is not None}
+            self.state, produced = engine.show_cards(state, hands, ghost=record.ghost,
+                                                     community=record.community)
+        elif isinstance(record, WinnersNamed):
+            self.state, produced = engine.name_winners(
+                state, record.winners, low_winners=record.low_winners, losers=record.losers)
+        else:
+            self.state, produced = engine.undo_round(state, record.reason)
+        self.take_produced(record, produced)
 
     def take_produced(self, record: Event, produced: list[Event]) -> None:
         self.expected.extend(produced)
