@@ -119,6 +119,11 @@ def test_a_real_pipe_and_a_bad_command_line(tmp_path: Path) -> None:
     bad = guts("companion", "-n", "Ana,Ben", "--dealer", "Zed", "--db", str(tmp_path / "g.db"))
     assert bad.exit_code == 2 and "error: --dealer 'Zed' is not one of the players" in (
         " ".join(bad.output.split()))
+    # fresh user, session 5: "ANA" typed at the table silently meant 'ana'
+    bad = guts("companion", "-n", "Ana,Ben,ana", "--db", str(tmp_path / "g.db"))
+    assert bad.exit_code == 2 and ("error: --players 'Ana,Ben,ana': 'ana' looks like 'Ana'"
+                                   in " ".join(bad.output.split()))
+    assert not (tmp_path / "g.db").exists()  # refused before anything is stored
     done = subprocess.run(
         [sys.executable, "-m", "gutskit.cli.app", "companion", "-n", "Ana,Ben", "--chips",
          "5", "--db", str(tmp_path / "p.db")],

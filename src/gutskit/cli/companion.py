@@ -55,11 +55,17 @@ def companion(
 
     from gutskit.cli.play import BackgroundStore
     from gutskit.io.location import check_location, default_db_path, is_url
+    from gutskit.server.names import confusable_with
 
     rules = resolve_rules(preset_name, rules_file, rule)
     names = comma_list("--players", players, "name")
     if len(names) < 2:
         raise UsageProblem(f"--players {players!r}: name 2 to 10 players separated by commas")
+    for position, name in enumerate(names):
+        other = confusable_with(name, names[:position])
+        if other is not None:  # "ANA" typed at the table could not tell them apart
+            raise UsageProblem(f"--players {players!r}: {name!r} looks like {other!r}; give "
+                               "each player a name the table can tell apart")
     seat = 0
     if dealer is not None:
         lower = [n.lower() for n in names]
