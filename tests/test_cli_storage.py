@@ -77,6 +77,14 @@ def test_storage_errors(tmp_path: Path) -> None:
         open_store(junk)
     with pytest.raises(StorageError, match="bad database URL"):
         open_store("nosuchdialect://x")
+    # fresh user, session 5: the error quoted the URL's password
+    with pytest.raises(StorageError) as refused:
+        open_store("postgresql+psycopg://ana:hunter2@127.0.0.1:1/guts")
+    assert "cannot open database 'postgresql+psycopg://ana:***@127.0.0.1:1/guts'" in str(
+        refused.value) and "hunter2" not in str(refused.value)
+    with pytest.raises(StorageError) as refused:
+        open_store("nosuchdialect://ana:hunter2@host/x")
+    assert "bad database URL 'nosuchdialect://ana:***@host/x'" in str(refused.value)
 
 
 def test_a_corrupt_stored_event_is_reported(tmp_path: Path) -> None:

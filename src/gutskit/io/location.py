@@ -41,6 +41,21 @@ def is_url(location: str | Path) -> bool:
     return "://" in str(location)
 
 
+def shown(location: str | Path) -> str:
+    """``location`` as an error message may quote it: a URL with its password hidden
+    (``postgresql+psycopg://u:***@host/db``), a path as it is."""
+    text = str(location)
+    if not is_url(text):
+        return text
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
+    try:
+        return make_url(text).render_as_string(hide_password=True)
+    except ArgumentError:
+        return re.sub(r"(://[^:/@]*:)[^@/]*@", r"\1***@", text)
+
+
 def check_location(location: str | Path | None, *, must_exist: bool = False) -> None:
     """Check a database location without opening it.
 

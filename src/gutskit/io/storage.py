@@ -45,7 +45,7 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sess
 
 from gutskit.core.events import CardsDealt, Event, SessionEnded, SessionStarted
 from gutskit.core.history import event_from_dict, event_to_dict
-from gutskit.io.location import StorageError, default_db_path, sqlite_url
+from gutskit.io.location import StorageError, default_db_path, shown, sqlite_url
 
 __all__ = [
     "Base",
@@ -131,12 +131,12 @@ def open_store(url_or_path: str | Path | None = None) -> Store:
         engine = create_engine(make_url(url))
         Base.metadata.create_all(engine)
     except ArgumentError as error:
-        raise StorageError(f"bad database URL {str(target)!r}: {error}") from None
+        raise StorageError(f"bad database URL {shown(target)!r}: {error}") from None
     except ImportError as error:  # a URL whose driver is not installed
-        raise StorageError(f"cannot open database {str(target)!r}: its driver is not "
+        raise StorageError(f"cannot open database {shown(target)!r}: its driver is not "
                            f"installed ({error.name or error})") from None
     except SQLAlchemyError as error:
-        raise StorageError(f"cannot open database {str(target)!r}: "
+        raise StorageError(f"cannot open database {shown(target)!r}: "
                            f"{_reason(error)}") from None
     return Store(engine, str(target))
 

@@ -61,7 +61,7 @@ from sqlalchemy.orm import Mapped, Session, mapped_column, sessionmaker
 
 from gutskit.core.events import Event, SessionEnded, SessionStarted
 from gutskit.core.history import event_from_dict, event_to_dict
-from gutskit.io.location import sqlite_url
+from gutskit.io.location import shown, sqlite_url
 from gutskit.io.storage import Base, EventRecord, SessionRecord, StorageError, default_db_path
 
 __all__ = [
@@ -274,10 +274,10 @@ def open_room_store(target: str | Path | None = None) -> RoomStore:
             event.listen(engine, "connect", _sqlite_pragmas)
         upgrade(engine)
     except ArgumentError as error:
-        raise StorageError(f"bad database URL {str(location)!r}: {error}") from None
+        raise StorageError(f"bad database URL {shown(location)!r}: {error}") from None
     except (SQLAlchemyError, OSError) as error:
         reason = getattr(error, "orig", None) or error
-        raise StorageError(f"cannot open database {str(location)!r}: {reason}") from None
+        raise StorageError(f"cannot open database {shown(location)!r}: {reason}") from None
     return RoomStore(engine, str(location))
 
 
