@@ -91,13 +91,14 @@ class Split(Server):
 @contextmanager
 def in_process_worker(db_url: str, redis_url: str, *, seed_numbers: tuple[int, ...] = (),
                       room_limit: str = "10000/minute", lease_seconds: float = LEASE_SECONDS,
-                      renew_seconds: float = RENEW_SECONDS
+                      renew_seconds: float = RENEW_SECONDS, **knobs: Any
                       ) -> Iterator[tuple[int, ClusterApp]]:
     """One worker of a cluster: the cluster application on a uvicorn server in a thread
-    (random port); the tests' fast timers, fixed seeds, dealer seat 0."""
+    (random port); the tests' fast timers, fixed seeds, dealer seat 0; ``knobs``: more
+    :class:`ServerConfig` fields."""
     store = open_room_store(db_url)
     config = ServerConfig(bot_delay=(0.0, 0.0), min_decision_seconds=0.1,
-                          min_reveal_seconds=0.0, room_limit=room_limit)
+                          min_reveal_seconds=0.0, room_limit=room_limit, **knobs)
     app = cluster_app(store, redis_url, config=config, lease_seconds=lease_seconds,
                       renew_seconds=renew_seconds)
     app.node.manager.new_seed = seeds(*seed_numbers)

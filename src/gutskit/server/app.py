@@ -33,7 +33,8 @@ Every limit of :class:`~gutskit.server.rooms.ServerConfig` answers with a clear 
 creation rate per client address (:mod:`limits`; with ``redis_url``, in the shared Redis:
 one count per address across every worker of ``guts serve --workers N`` / ``--redis``) and
 the open rooms of the server
-(:meth:`RoomManager.create`), connections per room and per address and
+(:meth:`RoomManager.create`), connections per room and per address (the latter counted by
+:class:`~gutskit.server.quotas.ConnectionQuota`: in the shared Redis under a cluster) and
 the hello timeout (the WebSocket handler), the JSON nesting depth
 (:func:`~gutskit.server.protocol.check_json_depth`).
 """
@@ -76,6 +77,7 @@ from gutskit.server.protocol import (
     describe_body_error,
     parse_client_message,
 )
+from gutskit.server.quotas import CONNECTIONS, WAITING, ConnectionQuota, Held
 from gutskit.server.rooms import MAX_SEATS, Room, RoomManager, ServerConfig
 from gutskit.server.store import SET_ASIDE, RoomStore, open_room_store
 from gutskit.server.web import (
@@ -330,7 +332,8 @@ def _seat_of(room: Room, token: str | None) -> int | None:
 def create_app(db: str | Path | None = None, *, config: ServerConfig | None = None,
                allowed_origins: Sequence[str] = (), store: RoomStore | None = None,
                manager: RoomManager | None = None, redis_url: str | None = None,
-               redis_prefix: str = "gutskit") -> FastAPI:
+               redis_prefix: str = "gutskit", quota: ConnectionQuota | None = None
+               ) -> FastAPI:
     """The server application.
 
     Args:
@@ -346,6 +349,9 @@ def create_app(db: str | Path | None = None, *, config: ServerConfig | None = No
             there (the :mod:`limits` library's Redis storage, keys under ``redis_prefix``),
             so it holds across workers; ``None``: in this process's memory.
         redis_prefix: the cluster's Redis key prefix.
+        quota: where the connections per address are counted (default: this process,
+            :class:`~gutskit.server.quotas.ConnectionQuota`; a cluster's workers: the
+            shared Redis, :class:`~gutskit.server.cluster.ClusterQuota`).
 
     Raises:
         StorageError: the database cannot be opened (when the app starts).
@@ -381,7 +387,8 @@ def create_app(db: str | Path | None = None, *, config: ServerConfig | None = No
     room_rates = limits.parse_many(settings.room_limit)
     room_limiter = limits.aio.strategies.MovingWindowRateLimiter(_limits_storage(
         redis_url, redis_prefix))
-    connections: Counter[str] = Counter()
+    connections: Counter[str] = Counter()  # "room <id>" -> its connections (exact here)
+    places = quota or ConnectionQuota()  # connections per address
     over_limits: dict[str, list[WsClient]] = {}  # seat -> its connections beyond the limits
 
     def current() -> RoomManager:
@@ -551,7 +558,9 @@ def create_app(db: str | Path | None = None, *, config: ServerConfig | None = No
         room = current().rooms.get(room_id)
         address = _address(websocket)
         close_code: int | None = None
-        counted = waiting = restarting = False
+        counted = restarting = False
+        held: Held | None = None  # the connection's place in its address's count
+        waiting: Held | None = None  # over the limits: a place among the waiting ones
         seat_key: str | None = None
         try:
             if room is None:
@@ -566,26 +575,29 @@ def create_app(db: str | Path | None = None, *, config: ServerConfig | None = No
                     client.send(Error(code="no_room", message=f"no room {room_id!r}"))
                 close_code = 4404
                 return
-            refusal = _connection_refusal(settings, connections, room_id, address)
+            held = await places.take(CONNECTIONS, address,
+                                     settings.max_connections_per_address)
+            refusal = _connection_refusal(settings, connections, room_id, held is not None)
             if refusal is None:
-                connections[address] += 1
                 connections[f"room {room_id}"] += 1
                 counted = True
-            elif connections[f"waiting {address}"] >= SEAT_OVERFLOW * MAX_SEATS:
-                client.send(Error(code="too_many_connections", message=refusal))
-                close_code = 1008
-                return
             else:  # over the limits: only a seat's token gets in (decided at its hello)
-                connections[f"waiting {address}"] += 1
-                waiting = True
+                if held is not None:
+                    places.give_back(held)
+                    held = None
+                waiting = await places.take(WAITING, address, SEAT_OVERFLOW * MAX_SEATS)
+                if waiting is None:
+                    client.send(Error(code="too_many_connections", message=refusal))
+                    close_code = 1008
+                    return
 
             def admit(hello: Hello) -> str | None:
                 nonlocal waiting, seat_key
                 if refusal is None:
                     return None
-                if waiting:
-                    connections[f"waiting {address}"] -= 1
-                    waiting = False
+                if waiting is not None:
+                    places.give_back(waiting)
+                    waiting = None
                 row = None if hello.token is None else room.seat_of_token(hello.token)
                 if row is None:
                     return refusal
@@ -607,10 +619,11 @@ def create_app(db: str | Path | None = None, *, config: ServerConfig | None = No
         except WebSocketDisconnect as closed:
             restarting = closed.code == SERVICE_RESTART
         finally:
-            held = [address, f"room {room_id}"] if counted else []
-            held += [f"waiting {address}"] if waiting else []
-            for key in held:
-                connections[key] -= 1
+            for place in (held, waiting):
+                if place is not None:
+                    places.give_back(place)
+            if counted:
+                connections[f"room {room_id}"] -= 1
             if seat_key is not None and client in over_limits.get(seat_key, []):
                 over_limits[seat_key].remove(client)
                 if not over_limits[seat_key]:
@@ -681,14 +694,15 @@ may wait for their hello beyond the limits."""
 
 
 def _connection_refusal(config: ServerConfig, connections: Counter[str], room_id: str,
-                        address: str) -> str | None:
-    """Why one more connection from ``address`` to ``room_id`` is refused (``None``: it
-    is not): :attr:`ServerConfig.max_connections_per_room`,
-    :attr:`ServerConfig.max_connections_per_address`."""
+                        address_has_room: bool) -> str | None:
+    """Why one more connection to ``room_id`` is refused (``None``: it is not):
+    :attr:`ServerConfig.max_connections_per_room`, then
+    :attr:`ServerConfig.max_connections_per_address` (``address_has_room``: the address
+    got a place, :class:`~gutskit.server.quotas.ConnectionQuota`)."""
     if connections[f"room {room_id}"] >= config.max_connections_per_room:
         return (f"this room already has {config.max_connections_per_room} connections, "
                 "the most it takes")
-    if connections[address] >= config.max_connections_per_address:
+    if not address_has_room:
         return (f"your address already has {config.max_connections_per_address} "
                 "connections open, the most one address may hold")
     return None

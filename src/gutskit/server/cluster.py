@@ -40,6 +40,12 @@ table does so by itself: ``static/net.js``), and the first worker asked takes th
 and rebuilds the room from the stored events: the same deal, the same sealed declarations,
 every chip (the round's timer restarts in full). An owner drops the bridged connections of
 a relay whose heartbeat key (``gutskit:worker:<id>``, same lease time) expired.
+
+**Limits.** The per-address limits are the cluster's: the room-creation rate is counted in
+Redis by the :mod:`limits` library (:func:`gutskit.server.app.create_app`'s ``redis_url``),
+the connections per address by :class:`ClusterQuota` (a sorted set of places per address,
+renewed with the leases, so a killed worker's lapse within :data:`LEASE_SECONDS`). The
+per-room, per-seat and per-connection limits are exact at the room's owner.
 """
 
 from __future__ import annotations
@@ -61,6 +67,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gutskit.server.protocol import CreateRoom
+from gutskit.server.quotas import ConnectionQuota, Held
 from gutskit.server.rooms import Room, RoomManager, RoomSettings, ServerConfig
 from gutskit.server.store import ARCHIVED, SET_ASIDE, RoomStore, SeatRow
 
@@ -70,6 +77,7 @@ __all__ = [
     "LEASE_SECONDS",
     "RENEW_SECONDS",
     "ClusterApp",
+    "ClusterQuota",
     "ClusterRoomManager",
     "Node",
     "WorkerSettings",
@@ -104,6 +112,22 @@ _RENEW = ("local holder = redis.call('get', KEYS[1]) "
 nobody else ran the room, it stays here); 0 when another worker holds it."""
 _RELEASE = ("if redis.call('get', KEYS[1]) == ARGV[1] then "
             "return redis.call('del', KEYS[1]) else return 0 end")
+_NOW = ("local t = redis.call('time') "
+        "local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) ")
+_TAKE = (_NOW + "redis.call('zremrangebyscore', KEYS[1], '-inf', now - tonumber(ARGV[3])) "
+         "if redis.call('zcard', KEYS[1]) >= tonumber(ARGV[2]) then return 0 end "
+         "redis.call('zadd', KEYS[1], now, ARGV[1]) "
+         "redis.call('pexpire', KEYS[1], ARGV[3]) return 1")
+"""Take a place (:class:`ClusterQuota`): KEYS[1] the address's sorted set of places, each
+scored by its holder's last renewal (Redis's clock, milliseconds); ARGV: the place's id,
+the limit, the lease (ms). Places not renewed for a lease are dropped first (their worker
+died); 1 if the place was taken, 0 if the address holds the limit."""
+_REFRESH = (_NOW + "local i = 2 for k = 1, #KEYS do local n = tonumber(ARGV[i]) i = i + 1 "
+            "for j = 1, n do redis.call('zadd', KEYS[k], now, ARGV[i]) i = i + 1 end "
+            "redis.call('pexpire', KEYS[k], ARGV[1]) end return #KEYS")
+"""Renew the places a worker holds (on its lease thread, with its room leases): KEYS the
+addresses' sets; ARGV: the lease (ms), then for each key the number of its places held
+here and their ids. A place that lapsed while the thread was late is added again."""
 
 Scope = dict[str, Any]
 Message = dict[str, Any]
@@ -235,6 +259,92 @@ class ClusterRoomManager(RoomManager):
         return room
 
 
+class ClusterQuota(ConnectionQuota):
+    """Places per client address (:class:`~gutskit.server.quotas.ConnectionQuota`) counted
+    across the cluster, in the shared Redis: one sorted set per kind and address
+    (``<prefix>:conns:<address>``, ``<prefix>:waiting:<address>``) whose members are the
+    places (``<worker id> <random>``), each scored with the Redis clock's time of its last
+    renewal. The worker's lease thread renews every place it holds with its room leases
+    (:meth:`Node._renew`, every :data:`RENEW_SECONDS`); a place not renewed for
+    :data:`LEASE_SECONDS` is dropped by the next :meth:`take` of that address, so the places
+    of a worker killed with ``kill -9`` (or whose event loop is stuck,
+    :data:`STALL_SECONDS`) are free again within :data:`LEASE_SECONDS`. When Redis cannot be
+    reached, a place is counted in this worker only (logged).
+
+    Args:
+        node: the worker (its Redis connection, key prefix and lease time).
+    """
+
+    def __init__(self, node: Node) -> None:
+        super().__init__()
+        self.node = node
+        self.places: dict[tuple[str, str], set[str]] = {}
+        """Places held here in Redis: (kind, address) -> their ids."""
+        self._lock = threading.Lock()  # the lease thread copies :attr:`places`
+
+    def key(self, kind: str, address: str) -> str:
+        return f"{self.node.prefix}:{kind}:{address}"
+
+    async def take(self, kind: str, address: str, limit: int) -> Held | None:
+        """Take a place of ``kind`` for ``address`` if it holds fewer than ``limit`` over
+        the whole cluster (one round trip to Redis; :data:`_TAKE`); ``None`` if not."""
+        member = f"{self.node.worker_id} {secrets.token_hex(6)}"
+        try:
+            taken = await self.node.redis.eval(_TAKE, 1, self.key(kind, address), member,
+                                               limit, self.node.lease_ms)
+        except Exception as error:  # Redis away: this worker's own count meanwhile
+            log.warning("worker %s could not count a connection in Redis (%s); counted "
+                        "in this worker only", self.node.worker_id, error)
+            return await super().take(kind, address, limit)
+        if not taken:
+            return None
+        with self._lock:
+            self.places.setdefault((kind, address), set()).add(member)
+        return Held(kind, address, member)
+
+    def give_back(self, held: Held) -> None:
+        """Give back a place: forgotten here at once (no longer renewed) and removed from
+        Redis in the background (if that fails, it lapses within :data:`LEASE_SECONDS`)."""
+        if not held.member:
+            super().give_back(held)
+            return
+        key = (held.kind, held.address)
+        with self._lock:
+            members = self.places.get(key)
+            if members is None or held.member not in members:
+                return
+            members.discard(held.member)
+            if not members:
+                del self.places[key]
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:  # no event loop (the worker stopped): it lapses
+            return
+        self.node._spawn(self._remove(self.key(*key), held.member))
+
+    async def _remove(self, key: str, member: str) -> None:
+        try:
+            await self.node.redis.zrem(key, member)
+        except Exception as error:
+            log.warning("worker %s could not give back a connection's place (%s); it "
+                        "lapses in %.0f s", self.node.worker_id, error,
+                        self.node.lease_ms / 1000)
+
+    def snapshot(self) -> list[tuple[str, list[str]]]:
+        """The places held here, for a renewal: (Redis key, place ids) per address."""
+        with self._lock:
+            return [(self.key(*key), sorted(members)) for key, members in self.places.items()]
+
+    async def give_back_all(self) -> None:
+        """Remove every place held here from Redis (the worker stops)."""
+        with self._lock:
+            held, self.places = self.places, {}
+        async with self.node.redis.pipeline(transaction=False) as pipe:
+            for key, members in held.items():
+                pipe.zrem(self.key(*key), *members)
+            await pipe.execute()
+
+
 class Node:
     """This worker in the cluster: its Redis connection, its leases, its channel.
 
@@ -282,6 +392,8 @@ class Node:
         self._sync_redis: Any = None
         self.loop: asyncio.AbstractEventLoop | None = None
         """The event loop this node runs on (set by :meth:`start`)."""
+        self.quota = ClusterQuota(self)
+        """The connections per address, counted in Redis and renewed with the leases."""
 
     # -- keys ----------------------------------------------------------------------------
 
@@ -341,6 +453,7 @@ class Node:
         with contextlib.suppress(Exception):
             for room_id in list(self.owned):
                 await self.redis.eval(_RELEASE, 1, self.lease_key(room_id), self.worker_id)
+            await self.quota.give_back_all()
             await self.redis.delete(self.heartbeat_key(self.worker_id))
         self.owned.clear()
         await self.redis.aclose()
@@ -449,10 +562,12 @@ class Node:
                 return
 
     def _renew(self) -> tuple[list[str], list[Any], dict[str, Any], dict[str, Any]]:
-        """Renew the heartbeat and the leases of the rooms held here (on the lease thread,
-        one round trip); returns the rooms and what renewing each gave (:data:`_RENEW`),
-        the holders of the rooms relayed from here and whether the workers at the other end
-        of this worker's relayed and bridged connections are alive."""
+        """Renew the heartbeat, the leases of the rooms held here and the connections'
+        places (:class:`ClusterQuota`, :data:`_REFRESH`) (on the lease thread, one round
+        trip); returns the rooms and what renewing each gave (:data:`_RENEW`), the holders
+        of the rooms relayed from here and whether the workers at the other end of this
+        worker's relayed and bridged connections are alive."""
+        places = self.quota.snapshot()
         owned = sorted(self.owned)  # copies made at once (the loop changes these)
         proxies = list(self.proxies.values())
         relayed = sorted({p.room_id for p in proxies})
@@ -466,11 +581,16 @@ class Node:
                 pipe.get(self.lease_key(room_id))
             for origin in origins:
                 pipe.exists(self.heartbeat_key(origin))
+            if places:
+                pipe.eval(_REFRESH, len(places), *(key for key, _ in places), self.lease_ms,
+                          *(item for _, members in places for item in (len(members),
+                                                                       *members)))
             results = pipe.execute()
         renewed = results[1:1 + len(owned)]
         holders = dict(zip(relayed, results[1 + len(owned):1 + len(owned) + len(relayed)],
                            strict=True))
-        alive = dict(zip(origins, results[1 + len(owned) + len(relayed):], strict=True))
+        start = 1 + len(owned) + len(relayed)
+        alive = dict(zip(origins, results[start:start + len(origins)], strict=True))
         return owned, renewed, holders, alive
 
     def _renewed(self, owned: list[str], renewed: list[Any], holders: dict[str, Any],
@@ -807,7 +927,7 @@ def cluster_app(store: RoomStore, redis_url: str, *, config: ServerConfig | None
     node = Node(manager, redis_url, prefix=prefix, lease_seconds=lease_seconds,
                 renew_seconds=renew_seconds, stall_seconds=stall_seconds)
     app = create_app(manager=manager, allowed_origins=allowed_origins, redis_url=redis_url,
-                     redis_prefix=prefix)
+                     redis_prefix=prefix, quota=node.quota)
     return ClusterApp(app, node)  # type: ignore[arg-type]
 
 

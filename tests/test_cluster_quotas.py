@@ -1,0 +1,188 @@
+"""The connections per client address across a cluster (:class:`gutskit.server.cluster.
+ClusterQuota`): counted in the shared Redis, so the limit is the cluster's, not each
+worker's; a real ``redis-server`` per test (``test_cluster.redis_url``).
+
+* Two ``guts serve --redis URL`` processes on two ports (two machines' worth of workers,
+  one Redis, one database), limit 3: three connections of one address spread over both
+  workers (one relayed) are welcomed, the fourth is refused on either, a closed one frees
+  its place, and ``kill -9`` of a worker holding two of them frees those two within
+  :data:`~gutskit.server.cluster.LEASE_SECONDS`.
+* One worker in this process: a place is renewed with the worker's leases (taken again if
+  it lapsed), and a place nobody renews (a dead worker's) does not count.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from pathlib import Path
+from typing import Any, cast
+
+import pytest
+import redis
+from server_support import Player, Server
+from test_cluster import free_port, in_process_worker, redis_url
+from websockets.exceptions import ConnectionClosed
+
+from gutskit.server.cluster import LEASE_SECONDS
+
+__all__ = ["redis_url"]  # the fixture, imported for the tests below
+
+REFUSED = "your address already has 3 connections open, the most one address may hold"
+PLACES = "gutskit:conns:127.0.0.1"
+
+
+@contextmanager
+def guts_serve(port: int, redis_url: str, db_url: str) -> Iterator[subprocess.Popen[bytes]]:
+    """``guts serve --redis URL`` on ``port`` (one worker process), 3 connections per
+    address; killed with its process group on exit."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "gutskit.cli.app", "serve", "--redis", redis_url, "--db",
+         db_url, "--port", str(port), "--max-connections-per-address", "3",
+         "--room-limit", "1000/minute", "--min-reveal-seconds", "0"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        yield process
+    finally:
+        with suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(30)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait(10)
+
+
+def answer(server: Server, room_id: str) -> tuple[Player, dict[str, Any]]:
+    """Connect a spectator and say hello; the connection and the server's first answer
+    (``welcome``, or an ``error`` and then the connection closed)."""
+    player = Player(server, room_id, hello=False, protocol=2)
+    player.send({"type": "hello", "protocol": 2, "token": None})
+    return player, player.recv()
+
+
+def refused(server: Server, room_id: str) -> int | None:
+    """Connect a spectator that must be refused for the address limit; the close code."""
+    player, first = answer(server, room_id)
+    assert (first["type"], first["code"], first["message"]) == (
+        "error", "too_many_connections", REFUSED)
+    with pytest.raises(ConnectionClosed):
+        while True:
+            player.ws.recv(timeout=15)
+    return player.ws.close_code
+
+
+def welcomed_soon(server: Server, room_id: str) -> Player:
+    """Connect spectators until one is welcomed (a place given back is free once the
+    worker has removed it: a moment later, or a lease time after a kill)."""
+    deadline = time.monotonic() + 60
+    while True:
+        player, first = answer(server, room_id)
+        if first["type"] == "welcome":
+            return player
+        assert first["message"] == REFUSED, first
+        player.close()
+        assert time.monotonic() < deadline, "no place came free"
+        time.sleep(0.1)
+
+
+def holders(keys: redis.Redis) -> list[str]:
+    """The worker pids holding the address's places (sorted)."""
+    return sorted(member.split(" ")[0].split(":")[-2]
+                  for member in cast(list[str], keys.zrange(PLACES, 0, -1)))
+
+
+def test_connections_per_address_are_the_clusters(tmp_path: Path, redis_url: str) -> None:
+    db_url = f"sqlite:///{tmp_path / 'cluster.db'}"
+    keys = redis.Redis.from_url(redis_url, decode_responses=True)
+    ports = free_port(), free_port()
+    with guts_serve(ports[0], redis_url, db_url) as first, \
+            guts_serve(ports[1], redis_url, db_url) as second:
+        deadline = time.monotonic() + 120
+        while len(keys.keys("gutskit:worker:*")) < 2:  # both workers are up
+            for process in (first, second):
+                assert process.poll() is None, process.stderr.read() if process.stderr else ""
+            assert time.monotonic() < deadline, "the workers did not start"
+            time.sleep(0.2)
+        a, b = (Server(port=port, manager=cast(Any, None), store=cast(Any, None))
+                for port in ports)
+        room_a = a.create_room("Ana")["room_id"]  # owned by the first worker
+        room_b = b.create_room("Ben")["room_id"]  # owned by the second
+        assert str(first.pid) in cast(str, keys.get(f"gutskit:room:{room_a}"))
+        assert str(second.pid) in cast(str, keys.get(f"gutskit:room:{room_b}"))
+
+        # Three connections of 127.0.0.1: two run on the first worker (one accepted there,
+        # one relayed by the second), one on the second.
+        on_a = Player(a, room_a, protocol=2)
+        relayed = Player(b, room_a, protocol=2)
+        on_b = Player(b, room_b, protocol=2)
+        assert holders(keys) == sorted([str(first.pid)] * 2 + [str(second.pid)])
+        # Each worker alone holds fewer than 3; the fourth is refused on either, and
+        # through the relay, with the documented error, closed 1008.
+        assert refused(a, room_a) == 1008
+        assert refused(b, room_b) == 1008
+        assert refused(b, room_a) == 1008
+        assert keys.zcard(PLACES) == 3
+
+        # A closed connection gives its place back: a new one gets in (on the other worker).
+        on_b.close()
+        again = welcomed_soon(a, room_a)
+        assert holders(keys) == [str(first.pid)] * 3
+        assert refused(b, room_b) == 1008
+
+        # kill -9 of the first worker, holding all three places: they lapse within a lease
+        # time (3 s), with nobody to give them back.
+        os.kill(first.pid, signal.SIGKILL)
+        killed_at = time.monotonic()
+        first.wait(10)
+        for player in (on_a, relayed, again):
+            player.close()
+        back = [welcomed_soon(b, room_b) for _ in range(3)]
+        took = time.monotonic() - killed_at
+        assert holders(keys) == [str(second.pid)] * 3
+        assert refused(b, room_b) == 1008
+        print(f"places of the killed worker free {took:.1f} s after kill -9 "
+              f"(lease {LEASE_SECONDS:g} s)")
+        for player in back:
+            player.close()
+    keys.close()
+
+
+def test_places_are_renewed_with_the_leases(tmp_path: Path, redis_url: str) -> None:
+    db_url = f"sqlite:///{tmp_path / 'cluster.db'}"
+    keys = redis.Redis.from_url(redis_url, decode_responses=True)
+    with in_process_worker(db_url, redis_url, lease_seconds=1.0, renew_seconds=0.2,
+                           max_connections_per_address=2) as (port, app):
+        node = app.node
+        server = Server(port=port, manager=node.manager, store=node.manager.store)
+        room_id = server.create_room("Ana")["room_id"]
+        # A place nobody renews (a worker that died long ago) does not count.
+        keys.zadd(PLACES, {"gone:1:0 x": 0})
+        players = [Player(server, room_id, protocol=2) for _ in range(2)]
+        members = cast(list[str], keys.zrange(PLACES, 0, -1))
+        assert len(members) == 2
+        assert all(m.startswith(node.worker_id + " ") for m in members)
+        # Renewed with the leases: after several lease times the places still count.
+        first = cast(float, keys.zscore(PLACES, members[0]))
+        deadline = time.monotonic() + 30
+        while cast(float, keys.zscore(PLACES, members[0])) <= first + 2000:
+            assert time.monotonic() < deadline, "the places were not renewed"
+            time.sleep(0.1)
+        assert keys.zcard(PLACES) == 2
+        # Lapsed all the same (the lease thread late beyond the lease): taken again.
+        keys.delete(PLACES)
+        while keys.zcard(PLACES) < 2:
+            assert time.monotonic() < deadline, "the lapsed places were not taken again"
+            time.sleep(0.05)
+        assert sorted(cast(list[str], keys.zrange(PLACES, 0, -1))) == sorted(members)
+        for player in players:
+            player.close()
+        while keys.zcard(PLACES) > 0:  # given back when the connections end
+            assert time.monotonic() < deadline, "the places were not given back"
+            time.sleep(0.05)
+    keys.close()
