@@ -27,6 +27,9 @@ def test_referee_pathological_json(tmp_path: Path, content: str, message: str) -
 
 def test_history_session_id_beyond_any_row(tmp_path: Path) -> None:
     db = tmp_path / "g.db"
+    from gutskit.io.storage import open_store
+
+    open_store(str(db))  # an empty database: 'guts history' refuses a missing one
     result = CliRunner().invoke(app, ["history", "99999999999999999999999", "--db", str(db)])
     assert result.exit_code == 2
     assert "no session 99999999999999999999999" in result.stderr

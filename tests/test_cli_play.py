@@ -264,14 +264,14 @@ def test_history_errors(tmp_path: Path) -> None:
     result = guts("history", "9", "--db", str(db))
     assert result.exit_code == 2 and result.stdout == ""
     assert result.stderr.strip() == f"error: no session 9 in '{db}'"
-    empty = guts("history", "--db", str(tmp_path / "empty.db"))
-    assert empty.exit_code == 0
-    assert "No saved sessions" in empty.stdout
-    assert not (tmp_path / "empty.db").exists()  # listing creates nothing
-    assert guts("history", "--db", str(tmp_path / "empty.db"), "--json").stdout == ""
-    missing = guts("history", "2", "--db", str(tmp_path / "empty.db"))
-    assert missing.exit_code == 2
-    assert missing.stderr.strip() == f"error: no session 2 in '{tmp_path / 'empty.db'}'"
+    # A database that does not exist: exit 2 naming it (as 'guts analyze'), none created.
+    missing = str(tmp_path / "missing.db")
+    for args in ((), ("--json",), ("2",)):
+        result = guts("history", *args, "--db", missing)
+        assert (result.exit_code, result.stdout) == (2, "")
+        assert result.stderr == f"error: database {missing!r} does not exist\n"
+        assert guts("analyze", "--db", missing).stderr == result.stderr
+    assert not (tmp_path / "missing.db").exists()
 
 
 def test_guts_play_in_a_real_pipe(tmp_path: Path) -> None:

@@ -49,6 +49,34 @@ def back(server: Server, room_id: str, *players: Player) -> list[Player]:
     return [Player(server, room_id, p.token, protocol=2) for p in players]
 
 
+def ben_asks_to_come_back(table: dict[str, Any], ana: Player, ben: Player,
+                          cleo: Player) -> None:
+    """Round 2 is being declared without Ben (``table``: stacks 21, 19, 18, pot 2). Ben asks
+    to come back: a game is in progress, so he stays away, back when the next game starts.
+    Every connection is then closed (the caller stops the server)."""
+    assert table["dealt_in"] == [True, False, True]
+    assert (table["stacks"], table["pot"]) == ([21, 19, 18], 2)
+    ben.send({"type": "come_back"})
+    room = ana.expect("room", lambda m: m["room"]["seats"][1]["back_next_game"])["room"]
+    assert seat_facts(room, 1) == (True, True, False)
+    for player in (ana, ben, cleo):
+        player.close()
+
+
+def round_2_after_the_restart(server: Server, room_id: str, *players: Player
+                              ) -> list[Player]:
+    """After the restart: Ana, Ben and Cleo connect again, each is told that Ben is still
+    away and back for the next game, and round 2 is declared without him (Ana in, Cleo
+    out: Ana alone in wins the pot of 2). The players, connected again."""
+    ana, ben, cleo = back(server, room_id, *players)
+    for player in (ana, ben, cleo):
+        assert seat_facts(welcome_room(player), 1) == (True, True, False)
+        assert player.log[0]["table"]["dealt_in"] == [True, False, True]
+    assert ana.declare(2, "in")["type"] == "ack"
+    assert cleo.declare(2, "out")["type"] == "ack"
+    return [ana, ben, cleo]
+
+
 def test_a_return_asked_for_during_a_game_is_made_after_a_restart(db_url: str) -> None:
     """Round 1: Ben goes away; Ana alone in wins the pot of 3 (21, 19, 18 after the
     antes of round 2, which Ben sits out: pot 2). In round 2 Ben asks to come back: the
@@ -65,19 +93,9 @@ def test_a_return_asked_for_during_a_game_is_made_after_a_restart(db_url: str) -
         for player, call in ((ana, "in"), (ben, "out"), (cleo, "out")):
             assert player.declare(1, call)["type"] == "ack"
         table = ana.state(lambda t: t["round"] == 2 and t["phase"] == "declare")
-        assert table["dealt_in"] == [True, False, True]
-        assert (table["stacks"], table["pot"]) == ([21, 19, 18], 2)
-        ben.send({"type": "come_back"})
-        room = ana.expect("room", lambda m: m["room"]["seats"][1]["back_next_game"])["room"]
-        assert seat_facts(room, 1) == (True, True, False)
-        for player in (ana, ben, cleo):
-            player.close()
+        ben_asks_to_come_back(table, ana, ben, cleo)
     with running_server(db_url) as server:
-        ana, ben, cleo = back(server, room_id, ana, ben, cleo)
-        assert seat_facts(welcome_room(ben), 1) == (True, True, False)
-        assert ana.log[0]["table"]["dealt_in"] == [True, False, True]
-        assert ana.declare(2, "in")["type"] == "ack"
-        assert cleo.declare(2, "out")["type"] == "ack"
+        ana, ben, cleo = round_2_after_the_restart(server, room_id, ana, ben, cleo)
         table = ben.state(lambda t: t["round"] == 3 and t["phase"] == "declare")
         assert table["dealt_in"] == [True, True, True]
         assert (table["stacks"], table["pot"]) == ([22, 18, 17], 3)
@@ -112,18 +130,9 @@ def test_a_return_asked_for_in_a_companion_room_is_made_after_a_restart(
         assert (table["stacks"], table["pot"]) == ([22, 19, 19], 0)
         ana.send({"type": "deal", "round": 2})
         table = ana.state(lambda t: t["phase"] == "declare" and t["round"] == 2)
-        assert table["dealt_in"] == [True, False, True]
-        assert (table["stacks"], table["pot"]) == ([21, 19, 18], 2)
-        ben.send({"type": "come_back"})
-        room = ana.expect("room", lambda m: m["room"]["seats"][1]["back_next_game"])["room"]
-        assert seat_facts(room, 1) == (True, True, False)
-        for player in (ana, ben, cleo):
-            player.close()
+        ben_asks_to_come_back(table, ana, ben, cleo)
     with running_server(db_url) as server:
-        ana, ben, cleo = back(server, room_id, ana, ben, cleo)
-        assert seat_facts(welcome_room(ana), 1) == (True, True, False)
-        assert ana.declare(2, "in")["type"] == "ack"
-        assert cleo.declare(2, "out")["type"] == "ack"
+        ana, ben, cleo = round_2_after_the_restart(server, room_id, ana, ben, cleo)
         table = ana.state(lambda t: t["phase"] == "deal" and t["round"] == 2)
         assert (table["stacks"], table["pot"]) == ([23, 19, 18], 0)
         ana.send({"type": "deal", "round": 3})

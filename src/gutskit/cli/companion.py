@@ -21,9 +21,11 @@ from gutskit.cli.options import (
     PresetOpt,
     RuleOpt,
     RulesFileOpt,
+    check_name,
     comma_list,
     resolve_rules,
 )
+from gutskit.core.limits import MAX_NAME
 
 __all__ = ["companion", "register"]
 
@@ -31,7 +33,8 @@ __all__ = ["companion", "register"]
 def companion(
     players: Annotated[str, typer.Option(
         "--players", "-n", metavar="NAME,NAME,...",
-        help="The players at the table, clockwise, separated by commas.")],
+        help="The players at the table, clockwise, separated by commas (each name 1 to "
+             f"{MAX_NAME} printable characters).")],
     dealer: Annotated[str | None, typer.Option(
         "--dealer", metavar="NAME", help="Who deals first [default: the first player].")
     ] = None,
@@ -58,7 +61,8 @@ def companion(
     from gutskit.server.names import confusable_with
 
     rules = resolve_rules(preset_name, rules_file, rule)
-    names = comma_list("--players", players, "name")
+    names = [check_name("--players", name, players)
+             for name in comma_list("--players", players, "name")]
     if len(names) < 2:
         raise UsageProblem(f"--players {players!r}: name 2 to 10 players separated by commas")
     for position, name in enumerate(names):

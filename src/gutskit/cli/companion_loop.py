@@ -50,6 +50,7 @@ from gutskit.core.events import (
     RoundUndone,
     SessionStarted,
 )
+from gutskit.core.limits import MAX_CHIPS, chips_problem
 from gutskit.core.rules import Rules
 from gutskit.core.table import Step
 
@@ -220,9 +221,16 @@ class _Session:
             if len(parts) != 2:
                 raise ValueError(f"type rebuy NAME CHIPS, not {_shown('rebuy ' + text)!r}")
             (seat,) = parse_names(self.state, parts[0])
-            if not parts[1].isdigit():
+            if not (parts[1].isascii() and parts[1].isdigit()):
                 raise ValueError(f"{_shown(parts[1])!r} is not a number of chips")
-            self.apply(driver.rebuy(self.state, seat, int(parts[1])))
+            digits = parts[1].lstrip("0") or "0"
+            # More digits than the largest amount: too many chips (and int() refuses more
+            # than 4300 digits with a message that would not say so).
+            chips = int(digits) if len(digits) <= len(str(MAX_CHIPS)) else MAX_CHIPS + 1
+            problem = chips_problem(chips)
+            if problem is not None:
+                raise ValueError(f"{_shown(parts[1])!r} chips: a rebuy {problem}")
+            self.apply(driver.rebuy(self.state, seat, chips))
         except (ValueError, IllegalActionError) as error:
             self.warn(str(error))
 

@@ -71,6 +71,10 @@ _BOUNDS = {"greater_than_equal": ("ge", "at least"), "less_than_equal": ("le", "
 -> the bound's key in the error's ``ctx`` and its words."""
 
 
+_SHOWN = 40
+"""The most characters of a bad option value quoted in a message."""
+
+
 def _bad_value(error: BaseException) -> str | None:
     """A bad option value in gutskit's words, naming the option and the value typed
     (``--players 99 is out of range: it must be at most 10``, ``--rounds 'x' is not a whole
@@ -88,9 +92,14 @@ def _bad_value(error: BaseException) -> str | None:
         return None
     opts = [o for o in getattr(param, "opts", ()) if o.startswith("--")]
     name = max(opts, key=len) if opts else str(getattr(param, "human_readable_name", "value"))
+    text = str(value)
+    if len(text) > _SHOWN:  # a 5000-digit number is quoted by its start and its length
+        value = text = f"{text[:_SHOWN]}… ({len(text)} characters)"
     if kind in _BOUNDS and _BOUNDS[kind][0] in bounds:
         key, words = _BOUNDS[kind]
-        return f"{name} {value} is out of range: it must be {words} {bounds[key]}"
+        return f"{name} {text} is out of range: it must be {words} {bounds[key]}"
+    if kind == "int_parsing_size":  # more digits than int() reads (4300)
+        return f"{name} {text} is out of range: it has too many digits"
     if kind == "int_parsing":
         return f"{name} {value!r} is not a whole number"
     if kind == "float_parsing":

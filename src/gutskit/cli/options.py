@@ -16,12 +16,14 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from gutskit.cli.errors import UsageProblem
+from gutskit.core.limits import MAX_CHIPS, MAX_NAME, name_problem
 
 if TYPE_CHECKING:
     from gutskit.core.rules import Rules
 
 __all__ = ["SEED_MIN", "ChipsOpt", "DbOpt", "JsonOpt", "PresetOpt", "RuleOpt", "RulesFileOpt",
-           "SeedOpt", "TournamentSeedOpt", "check_output_path", "comma_list", "resolve_rules"]
+           "SeedOpt", "TournamentSeedOpt", "check_name", "check_output_path", "comma_list",
+           "resolve_rules"]
 
 PresetOpt = Annotated[str | None, typer.Option(
     "--preset", "-p", metavar="NAME",
@@ -44,7 +46,9 @@ SeedOpt = Annotated[int | None, typer.Option(
          "(default: OS randomness).")]
 TournamentSeedOpt = Annotated[int, typer.Option(
     "--seed", min=SEED_MIN, help="The tournament's seed: a whole number, 0 or more.")]
-ChipsOpt = Annotated[int, typer.Option("--chips", min=1, help="Everyone's buy-in, in chips.")]
+ChipsOpt = Annotated[int, typer.Option(
+    "--chips", min=1, max=MAX_CHIPS,
+    help=f"Everyone's buy-in, in chips (1..{MAX_CHIPS}, gutskit's largest chip amount).")]
 DbOpt = Annotated[str | None, typer.Option(
     "--db", metavar="PATH|URL", envvar="GUTSKIT_DB", show_envvar=True,
     help="Database file (SQLite) or SQLAlchemy URL "
@@ -62,6 +66,7 @@ def resolve_rules(preset_name: str | None = None, rules_file: Path | None = None
     """
     from gutskit.core.rules import (
         Rules,
+        RulesError,
         load_rules,
         parse_rule_assignment,
         preset,
@@ -77,8 +82,19 @@ def resolve_rules(preset_name: str | None = None, rules_file: Path | None = None
     else:
         rules = Rules()
     if assignments:
-        overrides = dict(parse_rule_assignment(text) for text in assignments)
-        rules = rules_from_mapping(overrides, base=rules)
+        overrides = {}
+        for text in assignments:
+            try:
+                key, value = parse_rule_assignment(text)
+            except RulesError as error:
+                raise RulesError(f"--rule: {error}") from None
+            overrides[key] = value
+        try:
+            rules = rules_from_mapping(overrides, base=rules)
+        except RulesError as error:
+            given = " ".join(f"--rule {text if len(text) <= 40 else text[:39] + '…'}"
+                             for text in assignments)
+            raise RulesError(f"{given}: {error}") from None
     return rules
 
 
@@ -133,3 +149,25 @@ def comma_list(option: str, text: str, what: str) -> list[str]:
             raise UsageProblem(f"{option} {text!r}: {what} {position} of {len(items)} is "
                                f"empty (separate them by single commas)")
     return items
+
+
+def check_name(option: str, name: str, shown: str | None = None) -> str:
+    """``name`` stripped, once it may be a player's name (the rule:
+    :func:`gutskit.core.limits.name_problem`: 1 to ``MAX_NAME`` characters, no control
+    character such as an ANSI escape).
+
+    Args:
+        option: the option as the user typed it, e.g. ``"--name"``.
+        name: the name.
+        shown: the option's whole value when the name is one item of it (``--players``).
+
+    Raises:
+        UsageProblem: the name breaks the rule; the message quotes it with ``repr`` (a
+            control character shows escaped, ``'\\x1b[2J'``) and says why.
+    """
+    problem = name_problem(name)
+    if problem is None:
+        return name.strip()
+    where = f"{option} {name!r}" if shown is None else f"{option} {shown!r}: name {name!r}"
+    raise UsageProblem(f"{where} {problem} (a player's name is 1 to {MAX_NAME} printable "
+                       "characters)")

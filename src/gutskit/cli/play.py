@@ -15,7 +15,6 @@ import random
 import sys
 import threading
 from collections.abc import Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -29,10 +28,12 @@ from gutskit.cli.options import (
     RuleOpt,
     RulesFileOpt,
     SeedOpt,
+    check_name,
     comma_list,
     resolve_rules,
 )
 from gutskit.cli.tournament import BOT_KIND_NAMES
+from gutskit.core.limits import MAX_NAME
 
 if TYPE_CHECKING:
     from gutskit.core.events import Event, SessionStarted
@@ -106,7 +107,8 @@ def play(
     rule: RuleOpt = None,
     seed: SeedOpt = None,
     chips: ChipsOpt = 100,
-    name: Annotated[str, typer.Option("--name", help="Your name at the table.")] = "You",
+    name: Annotated[str, typer.Option(
+        "--name", help=f"Your name at the table (1 to {MAX_NAME} printable characters).")] = "You",
     db: DbOpt = None,
     bots: Annotated[str | None, typer.Option(
         "--bots", "-b", metavar="KIND[,KIND...]",
@@ -138,6 +140,7 @@ def play(
         name.encode("utf-8")
     except UnicodeEncodeError:
         raise UsageProblem(f"--name {name!r} is not valid UTF-8 text") from None
+    name = check_name("--name", name)
     if bots is not None:
         comma_list("--bots", bots, "bot kind")  # an empty kind is named, not dropped
     kinds = parse_bot_kinds(bots) if bots is not None else None
@@ -184,19 +187,11 @@ def history(
     from rich.markup import escape
     from rich.table import Table
 
-    from gutskit.io.location import StorageError, check_location, default_db_path, is_url
+    from gutskit.io.location import check_location, default_db_path
 
     location = str(default_db_path()) if db is None else db
     out = Console(highlight=False)
-    if not is_url(location) and not Path(location).expanduser().exists():
-        # Nothing saved there yet: say so without creating an empty database.
-        if session_id is not None:
-            raise StorageError(f"no session {session_id} in {location!r}")
-        if not as_json:
-            out.print(f"No saved sessions in {escape(location)} yet; "
-                      "play one with 'guts play'.")
-        return
-    check_location(db)
+    check_location(db, must_exist=True)  # only read (as 'guts analyze'): never create one
     from gutskit.io.storage import open_store
 
     store = open_store(db)

@@ -274,8 +274,9 @@ def verify(
 
     try:
         if commitment is not None or seed is not None:
-            if commitment is None or seed is None or file is not None:
-                raise user_error("give --commitment and --seed together, without a file")
+            if commitment is None or seed is None or file is not None or history is not None:
+                raise user_error("give --commitment and --seed together, without a file "
+                                 "or --history")
             try:
                 bytes.fromhex(seed)
             except ValueError:
@@ -285,6 +286,11 @@ def verify(
             typer.echo("ok: the commitment matches; deck (top first): "
                        + " ".join(deck_names(deck)))
             return
+        if file is None and history is not None:
+            raise user_error(f"FILE is missing: --history {str(history)!r} is checked "
+                             "against a room's fairness.json (guts verify fairness.json "
+                             f"--history {history}; a hand history alone: guts verify "
+                             f"{history})")
         if file is None:
             raise user_error("give a fairness.json file or a hand history, or --commitment "
                              "and --seed")

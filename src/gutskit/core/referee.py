@@ -182,9 +182,11 @@ def _start(data: Mapping[str, Any]) -> GameState:
     for i, player in enumerate(players, 1):
         player = _mapping(player, f"player {i}")
         _unknown_keys(player, {"name", "stack", "loss_limit"}, f"player {i}")
-        name = player.get("name")
+        if "name" not in player:
+            raise RefereeError(f"player {i} has no \"name\"")
+        name = player["name"]
         if not isinstance(name, str) or not name.strip():
-            raise RefereeError(f"player {i} needs a non-empty \"name\", got {name!r}")
+            raise RefereeError(f"player {i} needs a non-empty \"name\", got {found(name)}")
         if _unencodable(name):
             raise RefereeError(f"player {i}: name {name!r} is not valid Unicode text (it "
                                f"holds a lone surrogate)")
@@ -196,10 +198,6 @@ def _start(data: Mapping[str, Any]) -> GameState:
         stacks.append(_chips(player["stack"], f"stack of {name!r}"))
         limit = player.get("loss_limit")
         limits.append(None if limit is None else _chips(limit, f"loss_limit of {name!r}"))
-    dealer = data.get("dealer")
-    if dealer not in names:
-        raise RefereeError(f"dealer {dealer!r} is not one of the players "
-                           f"({', '.join(names)})")
     pot = _chips(data.get("pot", 0), "pot")
     reserve = _chips(data.get("reserve", 0), "reserve")
     if reserve and (rules.pot_cap is None or rules.pot_cap_mode != "reserve"):
@@ -208,13 +206,22 @@ def _start(data: Mapping[str, Any]) -> GameState:
     companion = data.get("companion", False)
     if not isinstance(companion, bool):
         raise RefereeError(f"companion must be true or false, not {found(companion)}")
-    try:
-        return new_session(names, stacks, dealer=names.index(dealer), rules=rules, pot=pot,
-                           reserve=reserve,
-                           loss_limits=limits if any(x is not None for x in limits) else None,
-                           companion=companion)
+    dealer = data.get("dealer")
+    seat = names.index(dealer) if isinstance(dealer, str) and dealer in names else None
+    try:  # the table's own problems (e.g. how many players) first, then the dealer
+        state = new_session(names, stacks, dealer=seat or 0, rules=rules, pot=pot,
+                            reserve=reserve,
+                            loss_limits=limits if any(x is not None for x in limits) else None,
+                            companion=companion)
     except IllegalActionError as error:
         raise RefereeError(str(error)) from None
+    if seat is None:
+        if "dealer" not in data:
+            raise RefereeError(f"no \"dealer\": name the first round's dealer, one of the "
+                               f"players ({', '.join(names)})")
+        raise RefereeError(f"dealer must be one of the players ({', '.join(names)}), not "
+                           f"{found(dealer)}")
+    return state
 
 
 def _round_hands(state: GameState, rnd: Mapping[str, Any], where: str,

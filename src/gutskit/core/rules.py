@@ -15,12 +15,14 @@ gutskit.core.rules.RulesError: ante: must be at least 1 (got 0)
 >>> rules_from_mapping({"antes": 1})  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-gutskit.core.rules.RulesError: unknown house rule 'antes' (known: ace_low_straight, ...)
+gutskit.core.rules.RulesError: unknown house rule 'antes' (did you mean 'ante'?); the house ...
 """
 
 from __future__ import annotations
 
+import difflib
 import json
+import sys
 import tomllib
 from collections.abc import Mapping
 from functools import cached_property
@@ -285,19 +287,27 @@ PRESETS: dict[str, tuple[str, dict[str, Any]]] = {
 
 
 def _format_validation_error(error: ValidationError) -> str:
+    """One message for every problem found, the unknown rules together with the whole list
+    of known rules (once) and the nearest known name for each (``antes``: ``ante``)."""
     messages = []
+    unknown = [".".join(str(part) for part in item["loc"]) for item in error.errors()
+               if item["type"] == "extra_forbidden"]
+    if unknown:
+        known = sorted(Rules.model_fields)
+        hints = [f"{name!r}" + "".join(f" (did you mean {near!r}?)" for near in
+                                       difflib.get_close_matches(name, known, n=1))
+                 for name in unknown]
+        messages.append(f"unknown house rule{'s' if len(unknown) > 1 else ''} "
+                        f"{', '.join(hints)}; the house rules are {', '.join(known)}")
     for item in error.errors():
         loc = ".".join(str(part) for part in item["loc"])
         value = item.get("input")
         if item["type"] == "extra_forbidden":
-            known = ", ".join(sorted(Rules.model_fields))
-            if len(known) > 40:
-                known = ", ".join(sorted(Rules.model_fields)[:3]) + ", ..."
-            messages.append(f"unknown house rule {loc!r} (known: {known})")
+            continue
         elif item["type"] == "value_error":
             messages.append(str(item["msg"]).removeprefix("Value error, "))
         else:
-            messages.append(f"{loc}: {item['msg'].lower()} (got {json.dumps(value)})")
+            messages.append(f"{loc}: {item['msg'].lower()} (got {_cut(json.dumps(value))})")
     return "; ".join(messages)
 
 
@@ -347,7 +357,8 @@ def load_rules(path: str | Path) -> Rules:
     """Rules from a TOML file of ``key = value`` house rules (``preset = "..."`` allowed).
 
     Raises:
-        RulesError: the file cannot be read, is not TOML, or holds invalid rules.
+        RulesError: the file cannot be read, is not TOML, or holds invalid rules; the
+            message names the file.
     """
     file = Path(path)
     try:
@@ -356,9 +367,15 @@ def load_rules(path: str | Path) -> Rules:
         raise RulesError(f"cannot read rules file {str(file)!r}: {error.strerror}") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
         raise RulesError(f"rules file {str(file)!r} is not valid TOML: {error}") from None
+    except ValueError:  # tomllib's int() of a number longer than 4300 digits
+        raise RulesError(f"rules file {str(file)!r} holds a number with more than "
+                         f"{sys.get_int_max_str_digits()} digits") from None
     if "rules" in data and isinstance(data["rules"], dict) and len(data) == 1:
         data = data["rules"]
-    return rules_from_mapping(data)
+    try:
+        return rules_from_mapping(data)
+    except RulesError as error:
+        raise RulesError(f"rules file {str(file)!r}: {error}") from None
 
 
 def parse_rule_assignment(text: str) -> tuple[str, Any]:
@@ -374,11 +391,19 @@ def parse_rule_assignment(text: str) -> tuple[str, Any]:
     """
     key, sep, raw = text.partition("=")
     if not sep or not key.strip():
-        raise RulesError(f"expected KEY=VALUE, got {text!r}")
+        raise RulesError(f"expected KEY=VALUE (e.g. pot_cap=50), got {_cut(text)!r}")
     raw = raw.strip()
     value: Any
     try:
         value = tomllib.loads(f"v = {raw}")["v"]
     except tomllib.TOMLDecodeError:
         value = raw
+    except ValueError:  # a number longer than int() reads (4300 digits)
+        raise RulesError(f"{key.strip()}: {_cut(raw)} is not a number a rule can hold "
+                         f"({len(raw)} characters)") from None
     return key.strip(), value
+
+
+def _cut(text: str, limit: int = 40) -> str:
+    """``text`` cut to about ``limit`` characters (``"99999…"``) for a message."""
+    return text if len(text) <= limit else text[:limit - 1] + "…"

@@ -39,6 +39,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError,
 from pydantic_core import PydanticCustomError
 
 from gutskit.core.errors import GutsError
+from gutskit.core.limits import MAX_CHIPS
 
 PROTOCOL_VERSION = 3
 """The newest protocol version (what the browser table states in :class:`Hello`).
@@ -66,11 +67,11 @@ past it."""
 CHAT_KEPT = 50
 """Chat lines a room keeps (in memory) for connections that arrive later (:class:`Welcome`)."""
 
-MAX_CHIPS = 1_000_000
-"""Largest chip amount a client may send (a buy-in, a rebuy, a chip-valued house rule such
-as the ante, ``pot_cap`` or ``min_buy_in``; also any other whole number in the house rules):
-stacks, pots and ledgers stay far inside the integers a browser holds exactly
-(JavaScript: ``2**53``). A larger one is refused with ``bad_message`` naming the field."""
+# MAX_CHIPS (gutskit.core.limits, the one bound of every front end): the largest chip
+# amount a client may send (a buy-in, a rebuy, a chip-valued house rule such as the ante,
+# pot_cap or min_buy_in; also any other whole number in the house rules): stacks, pots and
+# ledgers stay far inside the integers a browser holds exactly (JavaScript: 2**53). A larger
+# one is refused with bad_message naming the field.
 
 Chips = Annotated[int, Field(ge=1, le=MAX_CHIPS)]
 """A chip amount a client sends: 1 to :data:`MAX_CHIPS`."""

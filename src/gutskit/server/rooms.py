@@ -48,6 +48,7 @@ from gutskit.core.events import (
     SessionStarted,
 )
 from gutskit.core.history import event_to_dict
+from gutskit.core.limits import MAX_NAME, name_problem
 from gutskit.core.rules import Rules, RulesError, rules_from_mapping
 from gutskit.core.views import SPECTATOR, DeclarationSealed, SeatView, Viewer
 from gutskit.io.storage import StorageError
@@ -132,7 +133,6 @@ log = logging.getLogger("gutskit.server")
 MAX_SEATS = SEATS
 PRESENCE_DELAY = 0.25
 """Seconds a room gathers connects and disconnects into one :class:`Presence` message."""
-MAX_NAME = 24
 
 
 class Client(Protocol):
@@ -299,17 +299,18 @@ def _fail(code: str, message: str) -> ProtocolError:
 
 
 def clean_name(name: str) -> str:
-    """A human player's name, stripped; 1 to 24 printable characters, not reading as a
+    """A human player's name, stripped; 1 to 24 printable characters (the rule:
+    :func:`gutskit.core.limits.name_problem`, as for ``guts play --name``), not reading as a
     bot's name (:func:`gutskit.server.names.bot_like`: ``"Zed (bot)"``, ``"Bot 3"``).
 
     Raises:
         ProtocolError: ``bad_name``.
     """
     text = name.strip()
-    if not 1 <= len(text) <= MAX_NAME or any(
-            unicodedata.category(ch).startswith("C") for ch in text):
-        raise _fail("bad_name", f"name {name[:40]!r} must be 1 to {MAX_NAME} printable "
-                    "characters")
+    problem = name_problem(text)
+    if problem is not None:
+        raise _fail("bad_name", f"name {name[:40]!r} {problem}: a name is 1 to {MAX_NAME} "
+                    "printable characters")
     if names.bot_like(text):
         raise _fail("bad_name", f"name {text!r} reads as a bot's name: only the server's "
                     "bots are called \"... (bot)\" or \"Bot N\"")

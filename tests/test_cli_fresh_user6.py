@@ -1,0 +1,173 @@
+"""What a fresh user found in session 5, and the bad inputs tried after it: every one is one
+line ``error: ...`` on stderr quoting the bad value, exit 2, nothing on stdout, nothing
+saved, never a traceback (or, inside the terminal companion, the answer refused and asked
+again, nothing applied)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from test_cli import guts
+from typer.testing import Result
+
+from gutskit.core.limits import MAX_CHIPS, MAX_NAME, chips_problem, name_problem
+from gutskit.core.rules import Rules
+from gutskit.io.storage import open_store
+
+RULE_NAMES = ", ".join(sorted(Rules.model_fields))
+"""Every house rule's name, as a rules error lists them."""
+
+
+def one_error(result: Result) -> str:
+    """The single stderr line of a refused command (exit 2, empty stdout)."""
+    assert result.exit_code == 2, result.stderr
+    assert result.stdout == ""
+    text = result.stderr
+    assert "Traceback" not in text and text.count("\n") == 1, text
+    return text.rstrip("\n")
+
+
+# --- 1. the largest chip amount ---------------------------------------------------------------
+
+def test_the_chip_bound_is_one_million_in_one_place() -> None:
+    assert MAX_CHIPS == 1_000_000
+    assert chips_problem(1) is None and chips_problem(MAX_CHIPS) is None
+    assert chips_problem(0) == "must be at least 1"
+    assert chips_problem(MAX_CHIPS + 1) == "must be at most 1000000"
+
+
+@pytest.mark.parametrize("command", [("play",), ("companion", "-n", "Ana,Ben"), ("sim",)])
+def test_a_buy_in_above_the_bound_is_refused(tmp_path: Path, command: tuple[str, ...]) -> None:
+    db = tmp_path / "g.db"
+    extra = () if command == ("sim",) else ("--db", str(db))
+    result = guts(*command, "--chips", "1000001", *extra, input="in\n")
+    assert one_error(result) == ("error: --chips 1000001 is out of range: it must be at most "
+                                 f"1000000 (see 'guts {command[0]} --help')")
+    assert not db.exists()
+
+
+def test_a_buy_in_of_thousands_of_digits_is_quoted_by_its_start(tmp_path: Path) -> None:
+    result = guts("play", "--chips", "9" * 5000, "--db", str(tmp_path / "g.db"))
+    assert one_error(result) == ("error: --chips " + "9" * 40 + "… (5000 characters) is out "
+                                 "of range: it has too many digits (see 'guts play --help')")
+
+
+def test_the_bound_itself_is_a_buy_in() -> None:
+    result = guts("sim", "--chips", str(MAX_CHIPS), "--rounds", "3", "--seed", "1", "--json")
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout)["chips"] == MAX_CHIPS
+
+
+def test_the_companion_refuses_a_rebuy_above_the_bound(tmp_path: Path) -> None:
+    db = tmp_path / "g.db"
+    too_many = "1000001"
+    digits = "9" * 5000
+    result = guts("companion", "-n", "Ana,Ben", "--rule", "rebuys=true", "--chips", "1",
+                  "--db", str(db),
+                  input=f"rebuy Ana {too_many}\nrebuy Ana {digits}\nrebuy Ana ²\nend\n")
+    assert result.exit_code == 0, result.stderr
+    out = result.stdout
+    assert "'1000001' chips: a rebuy must be at most 1000000\n" in out
+    # a number longer than int() reads is too many chips too (quoted cut, not a traceback)
+    assert "chips: a rebuy must be at most 1000000" in out.split(too_many)[-1]
+    assert "'²' is not a number of chips\n" in out  # a digit to str.isdigit, not to int()
+    events = open_store(str(db)).events(1)
+    assert not any(type(e).__name__ == "RebuyMade" for e in events)
+    assert events[-1].__class__.__name__ == "SessionEnded"
+
+
+# --- 2. player names -------------------------------------------------------------------------
+
+def test_the_name_rule() -> None:
+    assert MAX_NAME == 24
+    assert name_problem(" Ana ") is None and name_problem("A" * 24) is None
+    assert name_problem("A" * 25) == "is longer than 24 characters"
+    assert name_problem("\t") == "is empty"
+    for bad in ("\x1b[31mRed", "Ana\x07", "Ana\u202e", "A\u200db", "An\na"):
+        assert name_problem(bad) == "has a control character", bad
+
+
+def test_an_ansi_escape_in_a_name_is_refused_shown_escaped(tmp_path: Path) -> None:
+    db = tmp_path / "g.db"
+    result = guts("play", "--name", "\x1b[2JRed", "--db", str(db), input="in\n")
+    assert one_error(result) == ("error: --name '\\x1b[2JRed' has a control character (a "
+                                 "player's name is 1 to 24 printable characters)")
+    result = guts("companion", "-n", "Ana,B\x07en", "--db", str(db), input="end\n")
+    assert one_error(result) == ("error: --players 'Ana,B\\x07en': name 'B\\x07en' has a "
+                                 "control character (a player's name is 1 to 24 printable "
+                                 "characters)")
+    result = guts("play", "--name", "N" * 25, "--db", str(db))
+    assert one_error(result) == (f"error: --name '{'N' * 25}' is longer than 24 characters (a "
+                                 "player's name is 1 to 24 printable characters)")
+    assert not db.exists()
+
+
+def test_the_server_names_by_the_same_rule() -> None:
+    from gutskit.server.protocol import ProtocolError
+    from gutskit.server.rooms import clean_name
+
+    assert clean_name("  Ana ") == "Ana"
+    for bad in ("\x1b[31mRed", "N" * 25, " "):
+        with pytest.raises(ProtocolError) as info:
+            clean_name(bad)
+        assert info.value.code == "bad_name"
+        assert str(info.value) == (f"bad_name: name {bad!r} {name_problem(bad)}: a name is "
+                                   "1 to 24 printable characters")
+
+
+# --- 3. guts verify --history without FILE -----------------------------------------------------
+
+def test_verify_history_without_the_fairness_file_says_it_is_missing(tmp_path: Path) -> None:
+    history = tmp_path / "h.jsonl"
+    history.write_text("{}\n")
+    result = guts("verify", "--history", str(history))
+    assert one_error(result) == (f"error: FILE is missing: --history {str(history)!r} is "
+                                 "checked against a room's fairness.json (guts verify "
+                                 f"fairness.json --history {history}; a hand history alone: "
+                                 f"guts verify {history})")
+
+
+# --- 4. referee files: the dealer and the player count ------------------------------------------
+
+@pytest.mark.parametrize(("table", "message"), [
+    ({"players": [{"name": "Ana", "stack": 5}, {"name": "Ben", "stack": 5}], "dealer": None},
+     "dealer must be one of the players (Ana, Ben), not null"),
+    ({"players": [{"name": "Ana", "stack": 5}, {"name": "Ben", "stack": 5}]},
+     "no \"dealer\": name the first round's dealer, one of the players (Ana, Ben)"),
+    ({"players": [{"name": "Ana", "stack": 5}], "dealer": None},
+     "Guts needs 2 to 10 players, got 1"),
+], ids=["null dealer", "no dealer", "one player and a null dealer"])
+def test_referee_dealer_errors(tmp_path: Path, table: dict[str, object], message: str) -> None:
+    file = tmp_path / "night.json"
+    file.write_text(json.dumps({**table, "rounds": []}))
+    assert one_error(guts("referee", str(file))) == f"error: {message}"
+
+
+# --- 5. rules files ------------------------------------------------------------------------
+
+def test_a_rules_file_error_names_the_file_and_every_rule(tmp_path: Path) -> None:
+    file = tmp_path / "house.toml"
+    file.write_text("antes = 2\n")
+    assert one_error(guts("rules", "--rules", str(file))) == (
+        f"error: rules file {str(file)!r}: unknown house rule 'antes' (did you mean "
+        f"'ante'?); the house rules are {RULE_NAMES}")
+    file.write_text("ante = 0\n")
+    assert one_error(guts("play", "--rules", str(file), "--db", str(tmp_path / "g.db"))) == (
+        f"error: rules file {str(file)!r}: ante: must be at least 1 (got 0)")
+    file.write_text("ante = " + "9" * 5000 + "\n")
+    assert one_error(guts("rules", "-r", str(file))) == (
+        f"error: rules file {str(file)!r} holds a number with more than 4300 digits")
+    assert not (tmp_path / "g.db").exists()
+
+
+def test_a_rule_option_error_names_the_option() -> None:
+    assert one_error(guts("rules", "--rule", "antes=2", "--rule", "pot_cap=50")) == (
+        "error: --rule antes=2 --rule pot_cap=50: unknown house rule 'antes' (did you mean "
+        f"'ante'?); the house rules are {RULE_NAMES}")
+    assert one_error(guts("rules", "--rule", "ante")) == (
+        "error: --rule: expected KEY=VALUE (e.g. pot_cap=50), got 'ante'")
+    assert one_error(guts("rules", "--rule", "pot_cap=" + "9" * 5000)) == (
+        "error: --rule: pot_cap: " + "9" * 39 + "… is not a number a rule can hold (5000 "
+        "characters)")
