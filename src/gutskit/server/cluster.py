@@ -123,11 +123,19 @@ scored by its holder's last renewal (Redis's clock, milliseconds); ARGV: the pla
 the limit, the lease (ms). Places not renewed for a lease are dropped first (their worker
 died); 1 if the place was taken, 0 if the address holds the limit."""
 _REFRESH = (_NOW + "local i = 2 for k = 1, #KEYS do local n = tonumber(ARGV[i]) i = i + 1 "
-            "for j = 1, n do redis.call('zadd', KEYS[k], now, ARGV[i]) i = i + 1 end "
+            "local scored = {} for j = 1, n do scored[2 * j - 1] = now "
+            "scored[2 * j] = ARGV[i] i = i + 1 end "
+            "redis.call('zadd', KEYS[k], unpack(scored)) "
             "redis.call('pexpire', KEYS[k], ARGV[1]) end return #KEYS")
 """Renew the places a worker holds (on its lease thread, with its room leases): KEYS the
 addresses' sets; ARGV: the lease (ms), then for each key the number of its places held
-here and their ids. A place that lapsed while the thread was late is added again."""
+here (at least 1) and their ids. A place that lapsed while the thread was late is added
+again."""
+REFRESH_CHUNK = 64
+"""Places renewed by one script (:data:`_REFRESH`; a renewal sends as many as it needs in
+its one round trip): Redis runs one script at a time, so a worker holding thousands of
+connections holds up the others' messages for well under a millisecond at a time (0.1 to
+0.7 ms per script, ``benchmarks/bench_quotas.py``)."""
 
 Scope = dict[str, Any]
 Message = dict[str, Any]
@@ -581,10 +589,8 @@ class Node:
                 pipe.get(self.lease_key(room_id))
             for origin in origins:
                 pipe.exists(self.heartbeat_key(origin))
-            if places:
-                pipe.eval(_REFRESH, len(places), *(key for key, _ in places), self.lease_ms,
-                          *(item for _, members in places for item in (len(members),
-                                                                       *members)))
+            for chunk in _chunks(places, REFRESH_CHUNK):
+                pipe.eval(_REFRESH, len(chunk), *_refresh_args(chunk, self.lease_ms))
             results = pipe.execute()
         renewed = results[1:1 + len(owned)]
         holders = dict(zip(relayed, results[1 + len(owned):1 + len(owned) + len(relayed)],
@@ -844,6 +850,43 @@ class Node:
                                        "in a few seconds")
         for out in messages:
             await send(_unpack(out))
+
+
+def _chunks(places: list[tuple[str, list[str]]], size: int
+            ) -> list[list[tuple[str, list[str]]]]:
+    """``places`` (key, ids) in groups of at most ``size`` ids (a key's ids split if need be).
+
+    >>> _chunks([("a", ["1", "2", "3"]), ("b", ["4"])], 2)
+    [[('a', ['1', '2'])], [('a', ['3']), ('b', ['4'])]]
+    """
+    groups: list[list[tuple[str, list[str]]]] = []
+    group: list[tuple[str, list[str]]] = []
+    room = size
+    for key, members in places:
+        while members:
+            part, members = members[:room], members[room:]
+            group.append((key, part))
+            room -= len(part)
+            if room == 0:
+                groups.append(group)
+                group, room = [], size
+    if group:
+        groups.append(group)
+    return groups
+
+
+def _refresh_args(chunk: list[tuple[str, list[str]]], lease_ms: int) -> list[str | int]:
+    """The keys and arguments of :data:`_REFRESH` for ``chunk`` (key, place ids).
+
+    >>> _refresh_args([("a", ["1", "2"]), ("b", ["3"])], 3000)
+    ['a', 'b', 3000, 2, '1', '2', 1, '3']
+    """
+    args: list[str | int] = [key for key, _ in chunk]
+    args.append(lease_ms)
+    for _, members in chunk:
+        args.append(len(members))
+        args.extend(members)
+    return args
 
 
 def _error_response(status: int, code: str, text: str) -> list[Any]:
