@@ -171,3 +171,59 @@ def test_a_rule_option_error_names_the_option() -> None:
     assert one_error(guts("rules", "--rule", "pot_cap=" + "9" * 5000)) == (
         "error: --rule: pot_cap: " + "9" * 39 + "… is not a number a rule can hold (5000 "
         "characters)")
+
+
+# --- bad inputs tried after the list ----------------------------------------------------------
+
+def test_a_name_with_an_escape_in_a_referee_file_is_refused(tmp_path: Path) -> None:
+    file = tmp_path / "night.json"
+    file.write_text(json.dumps({"players": [{"name": "\x1b[2JAna", "stack": 5},
+                                            {"name": "Ben", "stack": 5}],
+                                "dealer": "Ben", "rounds": []}))
+    assert one_error(guts("referee", str(file))) == (
+        'error: player 1: name "\\u001b[2JAna" has a control character (a player\'s name is '
+        "1 to 24 printable characters)")
+
+
+def test_a_name_with_an_escape_in_a_saved_history_is_refused(tmp_path: Path) -> None:
+    """A JSON Lines history (edited, or from elsewhere) whose SessionStarted names a player
+    with an ANSI escape: every command that reads it refuses it before printing a name."""
+    db = tmp_path / "g.db"
+    assert guts("play", "--players", "2", "--seed", "1", "--db", str(db),
+                input="in\nquit\n").exit_code == 0
+    lines = guts("history", "1", "--db", str(db), "--json").stdout.splitlines()
+    first = json.loads(lines[0])
+    first["names"][0] = "\x1b[2JYou"
+    history = tmp_path / "h.jsonl"
+    history.write_text("\n".join([json.dumps(first), *lines[1:]]) + "\n")
+    expected = (f"error: {history}: event 1 (line 1): the SessionStarted event's field 'names' "
+                'is bad: name "\\u001b[2JYou" has a control character')
+    for args in (("analyze", "--history"), ("referee",), ("verify",)):
+        assert one_error(guts(*args, str(history))) == expected, args
+
+
+def test_an_escape_piped_in_is_echoed_escaped(tmp_path: Path) -> None:
+    db = str(tmp_path / "g.db")
+    out = guts("play", "--players", "2", "--seed", "1", "--db", db,
+               input="\x1b[2Jin\nquit\n").stdout
+    assert "\x1b" not in out
+    assert "[i/o/q] \\x1b[2jin\n" in out  # the answer as typed (lower case), escaped
+    out = guts("companion", "-n", "Ana,Ben", "--db", db, input="\x1b[2J\nend\n").stdout
+    assert "\x1b" not in out and "end? \\x1b[2J\n" in out
+
+
+def test_pass_the_trash_refuses_a_digit_that_is_not_a_position(tmp_path: Path) -> None:
+    """``"²"`` is a digit to ``str.isdigit`` but not to ``int()`` (it was a traceback)."""
+    result = guts("play", "--players", "2", "--seed", "1", "--preset", "pass-the-trash",
+                  "--db", str(tmp_path / "g.db"), input="²\n4\nq\n")
+    assert result.exit_code == 0, result.stderr
+    for typed in ("²", "4"):
+        assert (f"'{typed}' is not one of your cards. Type 1/2/3 or the card, e.g. 7h, or "
+                "quit (q).") in result.stdout
+
+
+def test_a_rules_file_that_is_not_text_says_so(tmp_path: Path) -> None:
+    file = tmp_path / "house.toml"
+    file.write_bytes(b"ante = 1\n\xff\n")
+    assert one_error(guts("sim", "--rules", str(file))) == (
+        f"error: rules file {str(file)!r} is not UTF-8 text (byte 10 is 0xff)")

@@ -198,8 +198,19 @@ def test_no_arguments_and_a_missing_file_are_user_errors(tmp_path: Path) -> None
 def test_a_bad_seed_or_a_broken_fairness_file_are_user_errors(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli_app, ["verify", "--commitment", "1217", "--seed", "zz"])
     assert result.exit_code == 2
-    assert result.stderr == ("error: --seed 'zz' is not hexadecimal (the room's seed, "
-                             "revealed after the round)\n")
+    assert result.stderr == ("error: --seed: seed 'zz' is not hexadecimal (the room's seed: "
+                             "64 hex digits, revealed after the round)\n")
+    # the wrong length, or a commitment that is not a SHA-256 digest, is bad input too
+    # (exit 2), never a FAILED check (exit 1)
+    result = CliRunner().invoke(cli_app, ["verify", "--commitment", "ab" * 32, "--seed", "00"])
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == ("error: --seed: seed '00' has 1 bytes, expected 32 (the room's "
+                             "seed: 64 hex digits, revealed after the round)\n")
+    result = CliRunner().invoke(cli_app, ["verify", "--commitment", "1217", "--seed",
+                                          "ab" * 32])
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == ("error: --commitment '1217' is not a commitment (a SHA-256 "
+                             "digest: 64 hex digits, published before the round)\n")
     bad = tmp_path / "bad.json"
     bad.write_text('{"rounds": [')
     (tmp_path / "h.jsonl").write_text("")

@@ -29,7 +29,14 @@ from rich.console import Console
 from rich.markup import escape
 from rich.rule import Rule
 
-from gutskit.cli.terminal import MAX_ECHO, HistorySink, Narrator, rules_summary, show_ledger
+from gutskit.cli.terminal import (
+    MAX_ECHO,
+    HistorySink,
+    Narrator,
+    echoed,
+    rules_summary,
+    show_ledger,
+)
 from gutskit.cli.words import count
 from gutskit.core import table as driver
 from gutskit.core.cards import CardError, parse_cards
@@ -133,7 +140,7 @@ class _Session:
     def ask(self, prompt: str) -> str:
         answer = self._read(prompt).strip()
         if self.echo:
-            self.console.print(escape(_shown(answer)))
+            self.console.print(echoed(answer))
         return answer
 
     def warn(self, message: str) -> None:

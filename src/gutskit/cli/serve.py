@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import hashlib
 import ipaddress
 import json
 import socket
@@ -258,7 +259,12 @@ def verify(
     consistency: its fairness is not provable. Exit status 1 when a check fails
     (FAILED: ...), 2 for unreadable input (error: ...).
     """
-    from gutskit.server.fairness import FairnessError, deck_names, verify_commitment
+    from gutskit.server.fairness import (
+        FairnessError,
+        deck_names,
+        parse_seed,
+        verify_commitment,
+    )
     from gutskit.server.verify import (
         VerifyInputError,
         load_history,
@@ -277,11 +283,21 @@ def verify(
             if commitment is None or seed is None or file is not None or history is not None:
                 raise user_error("give --commitment and --seed together, without a file "
                                  "or --history")
+            # A seed or a commitment of the wrong form is bad input, not a failed check
+            # ("FAILED" would say the room cheated).
             try:
-                bytes.fromhex(seed)
-            except ValueError:
-                raise user_error(f"--seed {seed!r} is not hexadecimal (the room's seed, "
+                parse_seed(seed)
+            except FairnessError as error:
+                raise user_error(f"--seed: {error} (the room's seed: 64 hex digits, "
                                  "revealed after the round)") from None
+            try:
+                digest = bytes.fromhex(commitment.strip())
+            except ValueError:
+                digest = b""
+            if len(digest) != hashlib.sha256().digest_size:
+                raise user_error(f"--commitment {commitment!r} is not a commitment (a "
+                                 "SHA-256 digest: 64 hex digits, published before the "
+                                 "round)")
             deck = verify_commitment(commitment, seed)
             typer.echo("ok: the commitment matches; deck (top first): "
                        + " ".join(deck_names(deck)))

@@ -62,6 +62,7 @@ from gutskit.core.events import (
     WinnersNamed,
 )
 from gutskit.core.ledger import ledger, session_winners
+from gutskit.core.limits import has_control_character
 from gutskit.core.payments import settle_up
 from gutskit.core.rules import PRESETS, Rules
 from gutskit.core.table import Declare, PassCard, Step
@@ -76,6 +77,7 @@ __all__ = [
     "PlayResult",
     "ask_declaration",
     "ask_rebuy",
+    "echoed",
     "play_session",
     "rules_summary",
     "show_ledger",
@@ -106,6 +108,15 @@ class HistorySink(Protocol):
 def _shown(answer: str) -> str:
     """A typed answer as echoed: at most :data:`MAX_ECHO` characters."""
     return answer if len(answer) <= MAX_ECHO else answer[:MAX_ECHO] + "…"
+
+
+def echoed(answer: str) -> str:
+    """A typed answer as a transcript shows it (input from a pipe), as rich markup: at most
+    :data:`MAX_ECHO` characters, each control character written as Python writes it in a
+    string (``\\x1b``: an ANSI escape piped in never reaches the terminal raw)."""
+    text = "".join(repr(ch)[1:-1] if has_control_character(ch) else ch
+                   for ch in _shown(answer))
+    return escape(text)
 
 
 def _not_an_answer(answer: str) -> str:
@@ -554,7 +565,7 @@ def ask_declaration(console: Console, read: Callable[[str], str], state: GameSta
     while True:
         answer = read(_question(state.rules)).strip().lower()
         if echo:
-            console.print(escape(_shown(answer)))
+            console.print(echoed(answer))
         if answer == AWAY_WORD:  # sit out from the next deal (the table driver decides)
             problem = driver.can_sit_out(state, seat)
             if problem is None:
@@ -591,12 +602,13 @@ def ask_pass(console: Console, read: Callable[[str], str], state: GameState, sea
     while True:
         answer = read(f"Pass which card? \\[{choices}/q] ").strip()
         if echo:
-            console.print(escape(_shown(answer)))
+            console.print(echoed(answer))
         if answer.lower() in ("q", "quit"):
             raise _Quit
         card: int | None = None
-        if answer.isdigit() and 1 <= int(answer) <= len(hand):
-            card = hand[int(answer) - 1]
+        positions = [str(i) for i in range(1, len(hand) + 1)]
+        if answer in positions:  # never int() of a typed "²" (a digit to str.isdigit)
+            card = hand[positions.index(answer)]
         else:
             try:
                 card = parse_card(answer)
@@ -621,7 +633,7 @@ def ask_back(console: Console, read: Callable[[str], str], *, echo: bool) -> boo
         answer = read("You are away. Enter = watch the next round, back (b) = come back, "
                       "quit (q): ").strip().lower()
         if echo:
-            console.print(escape(_shown(answer)))
+            console.print(echoed(answer))
         if answer in ("q", "quit"):
             raise _Quit
         if answer in BACK_WORDS:
@@ -656,7 +668,7 @@ def ask_rebuy(console: Console, read: Callable[[str], str], state: GameState, se
     while True:
         answer = read(f"Rebuy {chips} chips? \\[y/n/q] ").strip().lower()
         if echo:
-            console.print(escape(_shown(answer)))
+            console.print(echoed(answer))
         if answer in ("y", "yes"):
             return True
         if answer in ("n", "no"):

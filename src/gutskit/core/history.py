@@ -56,6 +56,7 @@ from gutskit.core.events import (
     SessionStarted,
     WinnersNamed,
 )
+from gutskit.core.limits import has_control_character
 from gutskit.core.rules import Rules, RulesError, rules_from_mapping
 
 
@@ -215,6 +216,11 @@ def event_from_dict(data: dict[str, Any]) -> Event:
                                f"found {found(data)}")
         raise HistoryError(f"unknown hand-history event type {found(kind)}")
     event: Event = _decoded(data, EVENT_TYPES[data["type"]])
+    if isinstance(event, SessionStarted):
+        for name in event.names:
+            if has_control_character(name):  # it would reach a terminal or a page raw
+                raise HistoryError(f"the SessionStarted event's field 'names' is bad: name "
+                                   f"{found(name)} has a control character")
     return event
 
 

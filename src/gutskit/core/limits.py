@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import unicodedata
 
-__all__ = ["MAX_CHIPS", "MAX_NAME", "chips_problem", "name_problem"]
+__all__ = ["MAX_CHIPS", "MAX_NAME", "chips_problem", "has_control_character", "name_problem"]
 
 MAX_CHIPS = 1_000_000
 """The largest chip amount a person may give: a buy-in or a rebuy (chips). Ten buy-ins and
@@ -50,8 +50,16 @@ def name_problem(name: str) -> str | None:
     text = name.strip()
     if not text:
         return "is empty"
-    if any(unicodedata.category(ch).startswith("C") for ch in text):
+    if has_control_character(text):
         return "has a control character"
     if len(text) > MAX_NAME:
         return f"is longer than {MAX_NAME} characters"
     return None
+
+
+def has_control_character(text: str) -> bool:
+    """Whether ``text`` holds a character of Unicode category ``C*`` (control, format,
+    surrogate, private use, unassigned): what :func:`name_problem` refuses, and what a name
+    read from a saved hand history must not hold before it is printed (a history written
+    before the length bound may hold a longer name, never an escape)."""
+    return any(unicodedata.category(ch).startswith("C") for ch in text)

@@ -110,6 +110,7 @@ from gutskit.core.events import (
     WinnersNamed,
 )
 from gutskit.core.history import DeclarationSealed, Record, found
+from gutskit.core.limits import MAX_NAME, name_problem
 from gutskit.core.payments import settle_up
 from gutskit.core.rules import RulesError, rules_from_mapping
 
@@ -190,6 +191,10 @@ def _start(data: Mapping[str, Any]) -> GameState:
         if _unencodable(name):
             raise RefereeError(f"player {i}: name {name!r} is not valid Unicode text (it "
                                f"holds a lone surrogate)")
+        problem = name_problem(name)
+        if problem is not None:  # e.g. an ANSI escape, which would reach the terminal
+            raise RefereeError(f"player {i}: name {found(name)} {problem} (a player's name "
+                               f"is 1 to {MAX_NAME} printable characters)")
         if name in names:
             raise RefereeError(f"duplicate player name {name!r}")
         if "stack" not in player:

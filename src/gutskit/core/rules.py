@@ -365,7 +365,10 @@ def load_rules(path: str | Path) -> Rules:
         data = tomllib.loads(file.read_text(encoding="utf-8"))
     except OSError as error:
         raise RulesError(f"cannot read rules file {str(file)!r}: {error.strerror}") from None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+    except UnicodeDecodeError as error:
+        raise RulesError(f"rules file {str(file)!r} is not UTF-8 text (byte "
+                         f"{error.start + 1} is {error.object[error.start]:#04x})") from None
+    except tomllib.TOMLDecodeError as error:
         raise RulesError(f"rules file {str(file)!r} is not valid TOML: {error}") from None
     except ValueError:  # tomllib's int() of a number longer than 4300 digits
         raise RulesError(f"rules file {str(file)!r} holds a number with more than "
