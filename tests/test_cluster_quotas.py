@@ -7,6 +7,7 @@ worker's; a real ``redis-server`` per test (``test_cluster.redis_url``).
   workers (one relayed) are welcomed, the fourth is refused on either, a closed one frees
   its place, and ``kill -9`` of a worker holding two of them frees those two within
   :data:`~gutskit.server.cluster.LEASE_SECONDS`.
+* Redis away: a worker counts its own connections meanwhile.
 * One worker in this process: a place is renewed with the worker's leases (taken again if
   it lapsed; in several scripts when there are many), and a place nobody renews (a dead
   worker's) does not count.
@@ -14,6 +15,7 @@ worker's; a real ``redis-server`` per test (``test_cluster.redis_url``).
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 import subprocess
@@ -22,6 +24,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any, cast
 
 import pytest
@@ -192,3 +195,29 @@ def test_places_are_renewed_with_the_leases(tmp_path: Path, redis_url: str,
             assert time.monotonic() < deadline, "the places were not given back"
             time.sleep(0.05)
     keys.close()
+
+
+class _Unreachable:
+    """A Redis client whose every call fails (Redis is down)."""
+
+    async def eval(self, *args: Any) -> int:
+        raise redis.exceptions.ConnectionError("Connection refused")
+
+
+def test_without_redis_a_worker_counts_its_own_connections() -> None:
+    """Redis away when a connection arrives: the place is counted in the worker's memory
+    (the per-worker limit), not refused and not left uncounted."""
+    node = SimpleNamespace(redis=_Unreachable(), worker_id="h:1:ab", prefix="gutskit",
+                           lease_ms=3000)
+    quota = cluster.ClusterQuota(cast(Any, node))
+
+    async def scenario() -> list[bool]:
+        first = await quota.take("conns", "10.0.0.1", 2)
+        second = await quota.take("conns", "10.0.0.1", 2)
+        third = await quota.take("conns", "10.0.0.1", 2)
+        assert first is not None and second is not None and first.member == ""
+        quota.give_back(first)
+        fourth = await quota.take("conns", "10.0.0.1", 2)
+        return [third is None, fourth is not None, quota.snapshot() == []]
+
+    assert asyncio.run(scenario()) == [True, True, True]
