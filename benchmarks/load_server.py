@@ -81,6 +81,8 @@ class Stats:
     dropped: int = 0
     lag: list[float] = field(default_factory=list)
     play_cpu: float = 0.0
+    client_cpu: float = 0.0
+    idle: float | None = None
     load_before: float = 0.0
 
 
@@ -175,6 +177,20 @@ def cpu_seconds(pid: int) -> float:
             continue  # ended meanwhile
         total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
     return total
+
+
+def machine_times() -> tuple[float, float]:
+    """The machine's idle and total CPU time so far (``/proc/stat``, every core; clock
+    ticks): the idle share of a window is the ratio of their differences."""
+    fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = fields[3] + fields[4]  # idle + iowait
+    return float(idle), float(sum(fields[:8]))  # without guest time (counted in user)
+
+
+def idle_share(before: tuple[float, float]) -> float:
+    """The machine's idle share since ``before`` (:func:`machine_times`), 0 to 1."""
+    idle, total = machine_times()
+    return (idle - before[0]) / max(1.0, total - before[1])
 
 
 def _tree(pid: int) -> list[int]:
@@ -348,10 +364,14 @@ async def run(args: argparse.Namespace, port: int, pid: int | None, tables_here:
     stats.frames = stats.messages = 0
     stats.load_before = os.getloadavg()[0]
     play_start = 0.0 if pid is None else cpu_seconds(pid)
+    own_start = time.process_time()
+    machine = machine_times()
     watcher = asyncio.create_task(watch_lag(stats))
     await asyncio.sleep(args.duration)
     watcher.cancel()
     stats.play_cpu = 0.0 if pid is None else cpu_seconds(pid) - play_start
+    stats.client_cpu = time.process_time() - own_start
+    stats.idle = idle_share(machine)
     measured = list(stats.latencies)
     rounds = stats.rounds
     for task in tasks:
@@ -394,9 +414,13 @@ def play_load(args: argparse.Namespace, port: int, pid: int, tables: int
     barrier.wait(timeout=600)
     load_before = os.getloadavg()[0]
     start = cpu_seconds(pid)
+    clients_start = sum(cpu_seconds(p.pid) for p in processes if p.pid is not None)
+    machine = machine_times()
     time.sleep(args.duration)
     play_cpu = cpu_seconds(pid) - start
-    total = Stats(play_cpu=play_cpu, load_before=load_before)
+    client_cpu = sum(cpu_seconds(p.pid) for p in processes if p.pid is not None) - clients_start
+    total = Stats(play_cpu=play_cpu, load_before=load_before, client_cpu=client_cpu,
+                  idle=idle_share(machine))
     setup = 0.0
     for _ in processes:
         stats, took = results.get(timeout=600)
@@ -427,6 +451,13 @@ def report(args: argparse.Namespace, workers: int, tables: int, stats: Stats, se
     print(f"server CPU while playing (all its processes): {stats.play_cpu:.1f}s over "
           f"{args.duration:.0f}s ({100 * stats.play_cpu / args.duration:.0f}% of a core, "
           f"{1000 * stats.play_cpu / max(1, stats.rounds):.1f} ms per round)")
+    print(f"load clients' CPU over the same window: {stats.client_cpu:.1f}s "
+          f"({100 * stats.client_cpu / args.duration:.0f}% of a core, "
+          f"{1000 * stats.client_cpu / max(1, stats.rounds):.1f} ms per round); machine idle "
+          + ("-" if stats.idle is None else f"{100 * stats.idle:.0f}%")
+          + f" of {os.cpu_count()} cores" + (
+              " (no idle CPU: the latency includes the clients' and other processes' "
+              "queueing for a core)" if stats.idle is not None and stats.idle < 0.05 else ""))
     p99 = None
     if lat:
         p99 = percentile(lat, 0.99)
@@ -489,7 +520,8 @@ def main() -> None:
           f"{redis_version}; database: SQLite (WAL)")
     print(f"think <= {args.think}s, reveal pause {args.reveal}s")
     best: dict[int, tuple[float, int] | None] = {}
-    rows: list[tuple[int, int, float, float, float | None, float | None, float, int]] = []
+    rows: list[tuple[int, int, float, float, float, float | None, float | None, float | None,
+                     float, int]] = []
     for workers in args.workers:
         best[workers] = None
         port = free_port()
@@ -508,6 +540,7 @@ def main() -> None:
                     lat = sorted(1000 * x for x in stats.latencies)
                     rows.append((workers, tables, rate,
                                  1000 * stats.play_cpu / max(1, stats.rounds),
+                                 1000 * stats.client_cpu / max(1, stats.rounds), stats.idle,
                                  statistics.median(lat) if lat else None, p99,
                                  stats.load_before, len(stats.errors)))
                     previous = best[workers]
@@ -531,9 +564,12 @@ def main() -> None:
                           "first: " + " | ".join(notes[:3]))
     print("\n== side by side (server CPU: all its processes; load: 1-minute average when "
           "play started)")
-    print("workers  tables  rounds/s  CPU ms/round  p50 ms  p99 ms  load  errors")
-    for workers, tables, rate, cpu, p50, p99, load, errors in rows:
-        print(f"{workers:>7}  {tables:>6}  {rate:>8.1f}  {cpu:>12.1f}  "
+    print("workers  tables  rounds/s  CPU ms/round  clients ms/round  idle  p50 ms  p99 ms  "
+          "load  errors")
+    for workers, tables, rate, cpu, client, idle, p50, p99, load, errors in rows:
+        shown_idle = "-" if idle is None else f"{100 * idle:.0f}%"
+        print(f"{workers:>7}  {tables:>6}  {rate:>8.1f}  {cpu:>12.1f}  {client:>16.1f}  "
+              f"{shown_idle:>4}  "
               f"{'-' if p50 is None else f'{p50:.1f}':>6}  "
               f"{'-' if p99 is None else f'{p99:.1f}':>6}  {load:>4.1f}  {errors:>6}")
     print(f"\n== summary: most rounds/s with reveal latency p99 < {args.p99_ms:g} ms")

@@ -799,19 +799,23 @@ class Room:
 
     def _stamped(self, row: SeatRow) -> SeatRow:
         """``row`` with what its seat has pending now (a copy)."""
-        rebuy = self.rebuys.get(row.seat)
-        return dataclasses.replace(
-            row, back_next_game=row.seat in self.returning, muted=row.seat in self.muted,
-            rebuy_chips=None if rebuy is None else rebuy[0],
-            rebuy_approved=rebuy is not None and rebuy[1],
-            client_seed=self.client_seeds.get(row.seat))
+        back, muted, chips, approved, seed = self._pending_of(row.seat)
+        return dataclasses.replace(row, back_next_game=back, muted=muted, rebuy_chips=chips,
+                                   rebuy_approved=approved, client_seed=seed)
+
+    def _pending_of(self, seat: int) -> tuple[bool, bool, int | None, bool, str | None]:
+        """What ``seat`` has pending now, in the order of :meth:`SeatRow.pending`."""
+        rebuy = self.rebuys.get(seat)
+        return (seat in self.returning, seat in self.muted,
+                None if rebuy is None else rebuy[0], rebuy is not None and rebuy[1],
+                self.client_seeds.get(seat))
 
     def _pending_changes(self) -> list[SeatRow]:
         """The seats whose pending requests (a return, a mute, a rebuy, a client seed)
-        differ from what is stored (:attr:`seats` holds what is stored), stamped."""
-        stamped = [self._stamped(row) for row in self.seats]
-        return [new for new, old in zip(stamped, self.seats, strict=True)
-                if new.pending() != old.pending()]
+        differ from what is stored (:attr:`seats` holds what is stored), stamped (a copy
+        made only of a seat that changed: this runs after every client message)."""
+        return [self._stamped(row) for row in self.seats
+                if self._pending_of(row.seat) != row.pending()]
 
     def _pending_stored(self, rows: Sequence[SeatRow]) -> None:
         """``rows`` (:meth:`_pending_changes`) are now stored."""
@@ -2075,6 +2079,9 @@ class Room:
                 tables[viewer.seat] = table_fields(state, seen, time_left, facts)
         whole: dict[int | None, str] = {}
         patches: dict[tuple[int | None, int, float | None], str | None] = {}
+        shared: dict[int, str | None] = {}
+        """id(change) -> its patch (a change kept alive in ``derived`` or ``changes``)."""
+        changes: list[dict[str, Any]] = []
         for client in self.clients:
             seat = self.viewer(client.seat).seat
             fields = fields_of(seat)
@@ -2090,14 +2097,19 @@ class Room:
                     patch = patches[key]
                 else:
                     if seat in derived and held is old.get(seat) and held_clock == clock:
-                        change = derived[seat]
+                        change = derived[seat]  # often the public change itself: shared
                     else:
                         change = {k: v for k, v in fields.items()
                                   if k != "time_left" and held[k] != v}
                         if held_clock != clock:
                             change["time_left"] = time_left
-                    patch = patches[key] = (encode({"type": "patch", "table": change})
-                                            if change else None)
+                        changes.append(change)  # alive: its id is not reused meanwhile
+                    if id(change) in shared:  # the same change: encoded once
+                        patch = shared[id(change)]
+                    else:
+                        patch = shared[id(change)] = (
+                            encode({"type": "patch", "table": change}) if change else None)
+                    patches[key] = patch
                 if patch is not None:
                     client.send(patch)
             if client.protocol >= 3:
