@@ -4,6 +4,7 @@ validation, the public view, and the Alembic migrations on SQLite and PostgreSQL
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import struct
@@ -242,3 +243,61 @@ def test_a_connection_may_send_30_messages_in_any_3_seconds(
     assert not client.allow()
     now[0] = 103.0
     assert [client.allow() for _ in range(31)] == [True] * 30 + [False]
+
+
+class _Socket:
+    """A WebSocket whose sends the test lets suspend: ``gate`` (when set) is awaited
+    before a frame counts as sent; ``sleep0`` frames suspend once on a bare yield."""
+
+    def __init__(self) -> None:
+        self.sent: list[str] = []
+        self.gate: asyncio.Future[None] | None = None
+        self.closed = False
+
+    async def send_text(self, text: str) -> None:
+        if self.closed:
+            raise RuntimeError("closed")
+        if text.startswith("sleep0"):
+            await asyncio.sleep(0)
+        elif self.gate is not None:
+            gate, self.gate = self.gate, None
+            await gate
+        self.sent.append(text)
+
+    async def close(self, code: int = 1000, reason: str = "") -> None:
+        self.closed = True
+
+
+def test_a_connection_sends_its_frames_in_order_when_a_send_suspends() -> None:
+    """Frames go out at once while no send waits (no task switch: sent before the
+    writer task ever runs); a send that suspends is finished by the writer task and the
+    frames after it wait behind it, in order; then frames go out at once again. A send
+    that fails (the connection closed) drops the frames after it."""
+
+    async def main() -> None:
+        socket = _Socket()
+        client = app.WsClient(socket)  # type: ignore[arg-type]
+        writer = asyncio.get_running_loop().create_task(client.writer())
+        client.send("a")  # protocol 1: a frame per message
+        assert socket.sent == ["a"]  # written without a task switch
+        gate: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        socket.gate = gate
+        client.send("b")  # suspends on the gate
+        client.send("c")
+        client.send("sleep0 d")
+        assert socket.sent == ["a"] and client.busy
+        await asyncio.sleep(0.01)
+        assert socket.sent == ["a"]  # b still waits for its gate: c and d behind it
+        gate.set_result(None)
+        await asyncio.sleep(0.01)
+        assert socket.sent == ["a", "b", "c", "sleep0 d"] and not client.busy
+        client.send("e")
+        assert socket.sent[-1] == "e"
+        socket.closed = True
+        client.send("f")
+        client.send("g")
+        assert client.failed and socket.sent[-1] == "e"
+        client.queue.put_nowait(None)
+        await asyncio.wait_for(writer, 1)
+
+    asyncio.run(main())

@@ -44,9 +44,10 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import functools
 import time
 from collections import Counter
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
 from pathlib import Path
 from typing import Annotated, Any
 from urllib.parse import urlsplit
@@ -235,13 +236,21 @@ async def _json_error(send: Send, status: int, code: str, message: str) -> None:
 
 
 class WsClient:
-    """One WebSocket connection: a queue of frames drained by a writer task, and its
-    message rate (:data:`MESSAGE_LIMIT`).
+    """One WebSocket connection: its frames in order, and its message rate
+    (:data:`MESSAGE_LIMIT`).
 
     Under protocol 1 each message is a frame. Under protocol 2 the messages sent during
     one turn of the event loop (one change of the room: its events, the new view, the
-    ack) are collected and queued as one frame, a JSON array of them, when the loop gets
+    ack) are collected and sent as one frame, a JSON array of them, when the loop gets
     to the flush the first of them scheduled.
+
+    A frame is written at once when nothing is waiting before it: the WebSocket's send
+    runs to its end without suspending (uvicorn's implementations write to the transport
+    and return), so it needs no task switch. Only when a send does suspend (a server whose
+    send waits) do the frames after it wait in :attr:`queue` for the writer task
+    (:meth:`writer`), which sends them in order; more than :data:`QUEUE_LIMIT` waiting
+    drop the connection. (uvicorn buffers what the client has not read yet in the
+    transport, as it did when every frame went through the writer task.)
     """
 
     def __init__(self, websocket: WebSocket) -> None:
@@ -253,6 +262,11 @@ class WsClient:
         self.recent: collections.deque[float] = collections.deque(maxlen=MESSAGE_LIMIT.amount)
         """When the last accepted messages came (monotonic seconds; :meth:`allow`)."""
         self.overflow = False
+        self.busy = False
+        """A send suspended: it and the frames after it are the writer task's until its
+        queue is empty."""
+        self.failed = False
+        """A send failed (the connection is closing): later frames are dropped."""
 
     def send(self, message: BaseModel | str) -> None:
         """Queue ``message`` (a model, or its JSON text; the connection is dropped when
@@ -274,11 +288,30 @@ class WsClient:
             self._put("[" + ",".join(texts) + "]")
 
     def _put(self, frame: str) -> None:
+        if self.failed:
+            return
+        if not self.busy:
+            self._send_now(frame)
+            return
         if self.queue.qsize() >= QUEUE_LIMIT:
             self.overflow = True
             self.queue.put_nowait(None)
             return
         self.queue.put_nowait(frame)
+
+    def _send_now(self, frame: str) -> None:
+        """Run the WebSocket's send of ``frame``; if it suspends, the writer task runs
+        the rest of it (:attr:`busy`) before any later frame."""
+        sending = self.websocket.send_text(frame)
+        try:
+            waiting = sending.send(None)
+        except StopIteration:
+            return
+        except Exception:  # the connection is closing: as a failed writer, send no more
+            self.failed = True
+            return
+        self.busy = True
+        self.queue.put_nowait(_Resume(sending, waiting))  # type: ignore[arg-type]
 
     def allow(self) -> bool:
         """May one more message be processed now (:data:`MESSAGE_LIMIT`, counted if so)?
@@ -291,14 +324,51 @@ class WsClient:
         return True
 
     async def writer(self) -> None:
-        """Send queued messages until ``None``."""
+        """Send the frames queued behind a send that suspended, in order, until ``None``."""
         while True:
-            text = await self.queue.get()
-            if text is None:
-                if self.overflow:
-                    await self.websocket.close(code=1008, reason="too slow")
+            item: str | _Resume | None = await self.queue.get()
+            try:
+                if item is None:
+                    if self.overflow:
+                        await self.websocket.close(code=1008, reason="too slow")
+                    return
+                if isinstance(item, _Resume):
+                    await item.finish()
+                else:
+                    await self.websocket.send_text(item)
+            except Exception:
+                self.failed = True
+                raise
+            finally:
+                if self.queue.empty():
+                    self.busy = False
+
+
+class _Resume:
+    """A send that suspended (:meth:`WsClient._send_now`): the coroutine and what it
+    waits for, finished by the writer task."""
+
+    def __init__(self, sending: Coroutine[Any, Any, None], waiting: Any) -> None:
+        self.sending = sending
+        self.waiting = waiting
+
+    async def finish(self) -> None:
+        """Go on with the send where it suspended, until it ends."""
+        while True:
+            try:
+                if self.waiting is None:  # a bare yield (asyncio.sleep(0))
+                    await asyncio.sleep(0)
+                else:  # a future the send waits for: as a task would, take it over
+                    self.waiting._asyncio_future_blocking = False
+                    await self.waiting
+            except BaseException as error:  # a cancelled writer cancels the send too
+                step = functools.partial(self.sending.throw, error)
+            else:
+                step = functools.partial(self.sending.send, None)
+            try:
+                self.waiting = step()
+            except StopIteration:
                 return
-            await self.websocket.send_text(text)
 
 
 def _origin_ok(websocket: WebSocket, allowed: Sequence[str]) -> bool:
