@@ -69,6 +69,7 @@ async def _bot(room: Room, client: WsClient, socket: _Socket, rng: random.Random
     table: dict[str, Any] = {}
     while True:
         frame = await socket.inbox.get()
+        started = time.thread_time()
         for message in json.loads(frame):
             if message["type"] == "welcome" and message["table"] is not None:
                 table = message["table"]
@@ -85,13 +86,20 @@ async def _bot(room: Room, client: WsClient, socket: _Socket, rng: random.Random
                 continue
             if table["my_turn"] and table["round"] != acted:
                 acted = table["round"]
-                await room.handle(client, Declare(
-                    round=acted, action_id=f"r{acted}",
-                    declaration="in" if rng.random() < 0.3 else "out"))
+                declare = Declare(round=acted, action_id=f"r{acted}",
+                                  declaration="in" if rng.random() < 0.3 else "out")
+                _BOTS[0] += time.thread_time() - started
+                await room.handle(client, declare)
+                started = time.thread_time()
+        _BOTS[0] += time.thread_time() - started
+
+
+_BOTS = [0.0]
+"""CPU seconds the bots spent on their own (decoding frames, choosing): not the rooms'."""
 
 
 async def _run(args: argparse.Namespace
-               ) -> tuple[float, int, int, int, tuple[int, int, float]]:
+               ) -> tuple[float, float, int, int, int, tuple[int, int, float]]:
     with tempfile.TemporaryDirectory() as folder:
         store = open_room_store(Path(folder) / "bench.db")
         manager = RoomManager(store, ServerConfig(min_reveal_seconds=0, max_rooms=100_000))
@@ -121,6 +129,7 @@ async def _run(args: argparse.Namespace
         await asyncio.sleep(0.5)  # the presence messages go out
         profile = cProfile.Profile() if args.profile else None
         before = os.times()
+        bots_before = _BOTS[0]
         writer = store.writer
         db_before = (writer.commits, writer.writes, writer.cpu_seconds)
         frames_before = sum(s.frames for s in sockets)
@@ -138,6 +147,7 @@ async def _run(args: argparse.Namespace
             profile.disable()
         after = os.times()
         cpu = (after.user - before.user) + (after.system - before.system)
+        bots = _BOTS[0] - bots_before
         db = (writer.commits - db_before[0], writer.writes - db_before[1],
               writer.cpu_seconds - db_before[2])
         frames = sum(s.frames for s in sockets) - frames_before
@@ -150,7 +160,7 @@ async def _run(args: argparse.Namespace
             stats.sort_stats(args.sort).print_stats(args.profile)
             if args.dump:
                 stats.dump_stats(args.dump)
-        return cpu, rounds[0], frames, size, db
+        return cpu, bots, rounds[0], frames, size, db
 
 
 def _callgrind(state: str) -> None:
@@ -186,7 +196,7 @@ def main() -> None:
     print(f"python {platform.python_version()}; pydantic {version('pydantic')}, sqlalchemy "
           f"{version('sqlalchemy')}; database: SQLite (WAL)")
     start = time.perf_counter()
-    cpu, rounds, frames, size, (commits, writes, db_cpu) = asyncio.run(_run(args))
+    cpu, bots, rounds, frames, size, (commits, writes, db_cpu) = asyncio.run(_run(args))
     wall = time.perf_counter() - start
     print(f"{args.tables} tables x {args.seats} seats, protocol {args.protocol}: "
           f"{rounds} rounds resolved, "
@@ -194,6 +204,9 @@ def main() -> None:
     print(f"CPU {cpu:.2f}s: {1000 * cpu / rounds:.2f} ms per round"
           f"{' (profiled)' if args.profile else ''}; wall {wall:.1f}s with setup; "
           f"load average {os.getloadavg()[0]:.1f} at the end")
+    print(f"of which the in-memory bots' own work (decoding frames, choosing): "
+          f"{1000 * bots / rounds:.2f} ms per round; the rooms' "
+          f"{1000 * (cpu - bots) / rounds:.2f} ms per round")
     print(f"database thread (group commit): {commits / rounds:.2f} transactions and "
           f"{writes / rounds:.1f} writes per round ({writes / max(commits, 1):.1f} writes per "
           f"transaction), CPU {1000 * db_cpu / rounds:.2f} ms per round (part of the CPU "

@@ -412,6 +412,7 @@ def play_load(args: argparse.Namespace, port: int, pid: int, tables: int
     for process in processes:
         process.start()
     barrier.wait(timeout=600)
+    print(f"({tables} tables set up; playing {args.duration:g}s)", flush=True)
     load_before = os.getloadavg()[0]
     start = cpu_seconds(pid)
     clients_start = sum(cpu_seconds(p.pid) for p in processes if p.pid is not None)

@@ -243,8 +243,9 @@ def waiting_for(state: GameState) -> tuple[int, ...]:
         assert passes is not None
         return tuple(s for s in state.declaration_order() if passes[s] is None)
     if phase is Phase.DECLARE:
-        return tuple(s for s in state.declaration_order()
-                     if engine.can_declare(state, s, Declaration.OUT) is None)
+        declarations = state.declarations  # a seat that declared is not waited for
+        return tuple(s for s in state.declaration_order() if declarations[s] is None
+                     and engine.can_declare(state, s, Declaration.OUT) is None)
     needs = engine.showdown_needs(state)
     return () if needs is None else needs.seats
 
