@@ -6,6 +6,7 @@ again, nothing applied)."""
 from __future__ import annotations
 
 import json
+import socket
 from pathlib import Path
 
 import pytest
@@ -227,3 +228,28 @@ def test_a_rules_file_that_is_not_text_says_so(tmp_path: Path) -> None:
     file.write_bytes(b"ante = 1\n\xff\n")
     assert one_error(guts("sim", "--rules", str(file))) == (
         f"error: rules file {str(file)!r} is not UTF-8 text (byte 10 is 0xff)")
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+    return port
+
+
+def test_serve_refuses_a_bad_redis_url_before_it_creates_the_database(tmp_path: Path) -> None:
+    db = tmp_path / "s.db"
+    port = str(_free_port())
+    result = guts("serve", "--redis", "notaurl", "--port", port, "--db", str(db))
+    assert one_error(result) == (
+        "error: --redis 'notaurl': not a Redis URL: Redis URL must specify one of the "
+        "following schemes (redis://, rediss://, unix://)")
+    result = guts("serve", "--redis", "redis://127.0.0.1:1", "--port", port, "--db", str(db))
+    assert one_error(result).startswith("error: --redis 'redis://127.0.0.1:1': no answer (")
+    assert not db.exists()
+
+
+def test_serve_quotes_an_unknown_host(tmp_path: Path) -> None:
+    result = guts("serve", "--host", "a..b", "--port", "8791", "--db", str(tmp_path / "s.db"))
+    assert one_error(result) == ("error: cannot listen on a..b:8791: --host 'a..b' is unknown "
+                                 "(not a host name)")

@@ -108,6 +108,12 @@ def serve(
     hosts = allowed_hosts(host, base_url, allowed_host or ())
     listener = _listen(host, port)  # a busy port is one error line, before anything else
     try:
+        if redis is not None:  # before the database is opened (and created): nothing done
+            from gutskit.cli.workers import redis_problem
+
+            problem = redis_problem(redis)
+            if problem is not None:
+                raise UsageProblem(f"--redis {redis!r}: {problem}")
         from gutskit.server.app import UVICORN_OPTIONS, create_app
         from gutskit.server.rooms import ServerConfig
         from gutskit.server.store import open_room_store
@@ -223,7 +229,9 @@ def _listen(host: str, port: int) -> socket.socket:
         family, kind, proto, _, address = socket.getaddrinfo(
             host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)[0]
     except (socket.gaierror, UnicodeError) as error:
-        raise UsageProblem(f"cannot listen on {where}: unknown host ({error})") from None
+        reason = getattr(error, "strerror", None) or "not a host name"
+        raise UsageProblem(f"cannot listen on {where}: --host {host!r} is unknown "
+                           f"({reason})") from None
     listener = socket.socket(family, kind, proto)
     try:
         listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

@@ -19,7 +19,7 @@ from pathlib import Path
 from gutskit.cli.errors import UsageProblem
 from gutskit.server.rooms import ServerConfig
 
-__all__ = ["local_redis", "run_cluster"]
+__all__ = ["local_redis", "redis_problem", "run_cluster"]
 
 
 @contextlib.contextmanager
@@ -42,7 +42,7 @@ def local_redis(folder: Path) -> Iterator[str]:
     try:
         url = f"unix://{path}"
         deadline = time.monotonic() + 10
-        while not _redis_answers(url):
+        while redis_problem(url) is not None:
             if process.poll() is not None or time.monotonic() > deadline:
                 raise UsageProblem(f"redis-server ({binary}) did not start")
             time.sleep(0.05)
@@ -53,17 +53,21 @@ def local_redis(folder: Path) -> Iterator[str]:
             process.wait(10)
 
 
-def _redis_answers(url: str) -> bool:
+def redis_problem(url: str) -> str | None:
+    """Why the Redis at ``url`` cannot be used (not a Redis URL, or no answer), or
+    ``None`` when it answers a ping."""
     import redis
 
     try:
         client = redis.Redis.from_url(url, socket_connect_timeout=2)
-        try:
-            return bool(client.ping())
-        finally:
-            client.close()
-    except (redis.exceptions.RedisError, OSError, ValueError):
-        return False
+    except ValueError as error:  # redis-py names the schemes it reads
+        return f"not a Redis URL: {error}"
+    try:
+        return None if client.ping() else "no answer to a ping"
+    except (redis.exceptions.RedisError, OSError) as error:
+        return f"no answer ({error})"
+    finally:
+        client.close()
 
 
 def run_cluster(listener: socket.socket, *, host: str, port: int, db: str | None,
@@ -74,7 +78,8 @@ def run_cluster(listener: socket.socket, *, host: str, port: int, db: str | None
     local ``redis-server``, one machine only). Returns when stopped (Ctrl-C, SIGTERM).
 
     Raises:
-        UsageProblem: Redis cannot be reached or started.
+        UsageProblem: the private ``redis-server`` cannot be started (a ``redis_url`` is
+            checked first by :func:`redis_problem`).
     """
     import typer
     import uvicorn
@@ -89,9 +94,7 @@ def run_cluster(listener: socket.socket, *, host: str, port: int, db: str | None
             redis_url = stack.enter_context(local_redis(folder))
             where = "a private redis-server"
         else:
-            if not _redis_answers(redis_url):
-                raise UsageProblem(f"cannot reach Redis at {redis_url!r}")
-            where = redis_url
+            where = redis_url  # checked by guts serve before the database is opened
         os.environ[CONFIG_ENV] = WorkerSettings(
             redis_url=redis_url, db=db, config=config,
             allowed_origins=allowed_origins).to_json()
