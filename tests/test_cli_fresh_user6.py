@@ -253,3 +253,27 @@ def test_serve_quotes_an_unknown_host(tmp_path: Path) -> None:
     result = guts("serve", "--host", "a..b", "--port", "8791", "--db", str(tmp_path / "s.db"))
     assert one_error(result) == ("error: cannot listen on a..b:8791: --host 'a..b' is unknown "
                                  "(not a host name)")
+
+
+def test_a_number_of_thousands_of_digits_in_a_file_is_one_error_line(tmp_path: Path) -> None:
+    """``guts verify`` read it with a traceback (int() refuses 4300+ digits)."""
+    file = tmp_path / "big.json"
+    file.write_text('{"players": [{"name": "A", "stack": ' + "9" * 5000 + "}]}")
+    assert one_error(guts("verify", str(file))) == (
+        f"error: {file}: event 1 (line 1): not a hand-history event (nested too deeply, or a "
+        "number too long)")
+    assert one_error(guts("referee", str(file))) == (
+        f"error: {file} is not a valid referee file: it holds a number with more than 4300 "
+        "digits")
+
+
+def test_a_long_typed_card_is_quoted_cut_short(tmp_path: Path) -> None:
+    typed = "A" * 3000
+    shown = "'" + "A" * 59 + "…'"
+    assert one_error(guts("compare", typed, "As")) == (
+        f"error: unknown card {shown} (expected e.g. 'As', 'Td', '10d' or 'A♠')")
+    out = guts("companion", "-n", "Ana,Ben", "--db", str(tmp_path / "g.db"),
+               input=f"\nAna Ben\n{typed}\nend\n").stdout
+    words = " ".join(out.split())  # as printed, lines wrapped at the console's width
+    assert f"Ben: unknown card {shown} (expected e.g. 'As', 'Td', '10d' or 'A♠'). The " in words
+    assert typed not in out

@@ -387,10 +387,11 @@ def _holds(text: str) -> str:
 
 
 def _json_object(text: str) -> dict[str, Any] | None:
-    """``text`` as one JSON object, or ``None`` when it is not one (JSON Lines)."""
+    """``text`` as one JSON object, or ``None`` when it is not one (JSON Lines; a line too
+    long to be one object is read, and named when it is bad, by the history reader)."""
     try:
         data = json.loads(text)
-    except (json.JSONDecodeError, RecursionError):
+    except (ValueError, RecursionError):  # a JSONDecodeError, or int() of 4300+ digits
         return None
     return data if isinstance(data, dict) else None
 

@@ -42,6 +42,8 @@ def compare(
     from gutskit.core.evaluation import evaluate
 
     rules = resolve_rules(preset_name, None, rule)
+    for typed in (first, second):
+        parse_cards(typed)  # an unknown card first (quoted, cut short), then the sizes
     size = cards
     overridden = any(a.partition("=")[0].strip() == "cards_per_hand" for a in rule or [])
     if size is None and not overridden and preset_name is None:
@@ -121,8 +123,11 @@ def _read_referee_input(file: str) -> Any:
                            f"column {error.colno}") from None
     except RecursionError:
         raise RefereeError(f"{where} is nested too deeply to be a referee file") from None
-    except ValueError as error:  # e.g. an integer of thousands of digits
-        raise RefereeError(f"{where} is not a valid referee file: {error}") from None
+    except RefereeError:  # a duplicate key (no_duplicates)
+        raise
+    except ValueError:  # an integer longer than int() reads
+        raise RefereeError(f"{where} is not a valid referee file: it holds a number with "
+                           f"more than {sys.get_int_max_str_digits()} digits") from None
     if not isinstance(data, dict):
         from gutskit.core.history import found
 

@@ -102,7 +102,14 @@ def parse_card(token: str) -> Card:
         suit = _SUIT_ALIASES.get(text[-1].lower())
         if rank is not None and suit is not None:
             return rank * 4 + suit
-    raise UnknownCardError(f"unknown card {token!r} (expected e.g. 'As', 'Td', '10d' or 'A♠')")
+    raise UnknownCardError(f"unknown card {_quoted(token)} (expected e.g. 'As', 'Td', '10d' or "
+                           "'A♠')")
+
+
+def _quoted(text: str, limit: int = 60) -> str:
+    """``text`` quoted as Python does (``'Xh'``), cut to ``limit`` characters (``'AAA…'``):
+    how a message quotes what was typed, however long."""
+    return repr(text if len(text) <= limit else text[:limit - 1] + "…")
 
 
 def card_name(card: Card) -> str:
@@ -138,7 +145,7 @@ def parse_cards(text: str, *, count: int | None = None) -> tuple[Card, ...]:
     ensure_distinct(cards, context=text)
     if count is not None and len(cards) != count:
         raise HandSizeError(
-            f"hand {text!r} has {len(cards)} card{'s' if len(cards) != 1 else ''}, "
+            f"hand {_quoted(text)} has {len(cards)} card{'s' if len(cards) != 1 else ''}, "
             f"expected {count}"
         )
     return cards
@@ -152,7 +159,8 @@ def ensure_distinct(cards: Iterable[Card], *, context: str) -> None:
     seen: set[Card] = set()
     for card in cards:
         if card in seen:
-            raise DuplicateCardError(f"duplicate card {card_name(card)!r} in {context!r}")
+            raise DuplicateCardError(f"duplicate card {card_name(card)!r} in "
+                                     f"{_quoted(context)}")
         seen.add(card)
 
 
