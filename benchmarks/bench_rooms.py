@@ -5,7 +5,7 @@
 group commit, the real per-connection framing of :class:`~gutskit.server.app.WsClient`)
 with in-memory connections: every seat is a bot that decodes each frame it receives and
 declares as soon as its table says it is its turn (in with probability 0.3; protocol
-``--protocol``, default 3: the bot keeps its table and applies each ``patch``). So the CPU
+``--protocol``, default 4: the bot keeps its table and applies each ``patch``). So the CPU
 it reports per round is the rooms' own (views, encoding, storage, fairness), without
 uvicorn, the websockets library and the kernel; it is far less noisy on a shared machine
 than the load test, and ``--profile`` shows where it goes (cProfile, the top functions).
@@ -176,9 +176,10 @@ def main() -> None:
     parser.add_argument("--seats", type=int, default=6)
     parser.add_argument("--rounds", type=int, default=20, help="rounds per table")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--protocol", type=int, choices=(2, 3), default=3,
+    parser.add_argument("--protocol", type=int, choices=(2, 3, 4), default=4,
                         help="the connections' protocol (2: a whole table view after "
-                             "every change; 3: what changed)")
+                             "every change; 3: what changed; 4: and no fairness opening "
+                             "pushed)")
     parser.add_argument("--profile", type=int, default=0,
                         help="print this many functions of a cProfile (slower)")
     parser.add_argument("--sort", default="tottime", help="cProfile sort key")

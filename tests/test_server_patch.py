@@ -1,4 +1,4 @@
-"""Protocol 3's table patches (docs/protocol.md "Versions and framing"): a connection that
+"""Protocol 3's and 4's table patches (docs/protocol.md "Versions and framing"): a connection that
 applies every ``patch`` to the table of its ``welcome`` (or last ``state``) holds, after
 every change, exactly the view of its viewer built afresh by
 :func:`gutskit.core.views.view` (the allow-list) and :func:`gutskit.server.rooms.table_fields`,
@@ -7,7 +7,9 @@ derives the other seats' views after a sealed declaration without building them
 (:meth:`gutskit.server.rooms.Room._broadcast_state`). Random sessions of every preset and
 of variant rule sets that hide cards, driven through a real room (the real SQLite store),
 each seat acting on what its own patched table says, with a bot, a spectator, a second
-tab and a connection that comes in the middle of a session.
+tab and a connection that comes in the middle of a session. The seats speak protocol 4
+(no fairness ``opening`` pushed: a protocol-3 spectator gets every round's, they get
+none), the spectator 3, the host's second tab 1.
 """
 
 from __future__ import annotations
@@ -53,7 +55,7 @@ RULE_SETS: list[dict[str, Any]] = [{"preset": name} for name in PRESETS] + [
 
 class Connection:
     """An in-memory connection: every message it is sent, decoded; ``table`` is its
-    table as a client of its protocol keeps it (protocol 3: patches applied)."""
+    table as a client of its protocol keeps it (protocol 3 and 4: patches applied)."""
 
     def __init__(self, protocol: int) -> None:
         self.seat: int | None = None
@@ -69,10 +71,12 @@ class Connection:
         if data["type"] == "welcome" or data["type"] == "state":
             self.table = data["table"]
         elif data["type"] == "patch":
-            assert self.protocol == 3, "a patch to a protocol-1 connection"
+            assert self.protocol >= 3, "a patch to a protocol-1 connection"
             assert self.table is not None, "a patch before any table"
             assert data["table"], "an empty patch"
             self.table = {**self.table, **data["table"]}
+        elif data["type"] == "opening":
+            assert self.protocol < 4, "a fairness opening pushed to a protocol-4 connection"
 
 
 def fresh(room: Room, seat: int | None) -> dict[str, Any]:
@@ -101,8 +105,8 @@ async def _session(rules: dict[str, Any], n: int, seed: int, folder: Path) -> in
             host_name="Ana", rules=rules, buy_in=40, decision_seconds=600, reveal_seconds=0))
         seats: list[Connection] = []
         for number in range(n - 1):
-            client = Connection(3)
-            await room.attach(client, Hello(protocol=3, token=token if not number else None))
+            client = Connection(4)
+            await room.attach(client, Hello(protocol=4, token=token if not number else None))
             if number:
                 await room.handle(client, Join(name=f"P{number}"))
             seats.append(client)
@@ -129,8 +133,8 @@ async def _session(rules: dict[str, Any], n: int, seed: int, folder: Path) -> in
             if state.phase is Phase.OVER or state.round_number > 4:
                 break
             if late is None and state.round_number == 2:  # comes in mid-session
-                late = Connection(3)
-                await room.attach(late, Hello(protocol=3, token=None))
+                late = Connection(4 if seed % 2 else 3)  # a late v3 gets the openings so far
+                await room.attach(late, Hello(protocol=late.protocol, token=None))
                 tabs.append(late)
             moved = False
             for client in rng.sample(seats, len(seats)):
@@ -159,6 +163,11 @@ async def _session(rules: dict[str, Any], n: int, seed: int, folder: Path) -> in
         else:
             raise AssertionError("the session did not get to round 4")
         patches = sum(1 for tab in tabs for m in tab.messages if m["type"] == "patch")
+        if room.settings.seed_reveal == "shown":  # rounds 1 to 4 opened: the v3 watcher's
+            opened = {m["round"] for m in watcher.messages if m["type"] == "opening"}
+            assert opened >= {1, 2, 3}, opened
+            if late is not None and late.protocol == 3:
+                assert {m["round"] for m in late.messages if m["type"] == "opening"} >= {1}
         manager.close()
         return patches
     finally:

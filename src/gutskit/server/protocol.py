@@ -1,5 +1,5 @@
-"""The WebSocket JSON protocol between ``guts serve`` and its clients (version 3; the
-server also speaks versions 1 and 2).
+"""The WebSocket JSON protocol between ``guts serve`` and its clients (version 4; the
+server also speaks versions 1, 2 and 3).
 
 Every message is one JSON object with a ``"type"`` field naming one of the models below.
 A client sends one message per WebSocket text frame. The server sends, under version 1,
@@ -7,7 +7,8 @@ one message per frame; under versions 2 and 3 (after a :class:`Hello` saying so)
 frame per change: a JSON array of the messages of that change, in order (its events,
 fairness records, the new table view, the ack; :data:`PROTOCOL_VERSIONS`). Under version
 3 the new table view after the first is a :class:`TablePatch`: only the fields that
-changed. Clients send
+changed. Version 4 is version 3 without the fairness openings pushed to every connection
+(:data:`OPENINGS_PUSHED_BELOW`). Clients send
 :data:`ClientMessage` (validated strictly: unknown fields, wrong types and unknown types
 are refused with an :class:`Error` of code ``bad_message``); the server sends
 :data:`ServerMessage`. The full reference with examples,
@@ -41,19 +42,27 @@ from pydantic_core import PydanticCustomError
 from gutskit.core.errors import GutsError
 from gutskit.core.limits import MAX_CHIPS
 
-PROTOCOL_VERSION = 3
+PROTOCOL_VERSION = 4
 """The newest protocol version (what the browser table states in :class:`Hello`).
 Incompatible changes bump it."""
 
-PROTOCOL_VERSIONS = (1, 2, 3)
+PROTOCOL_VERSIONS = (1, 2, 3, 4)
 """The versions the server speaks; :class:`Welcome` echoes the client's. Version 1 sends
 each server message in its own WebSocket frame; versions 2 and 3 send the messages queued
 for a connection in one turn of the server's event loop (one change) as one frame holding
 a JSON array of them (messages sent before such a ``hello`` is accepted, errors, are
 single objects). Versions 1 and 2 send the whole table view (:class:`TableState`) after
-every change; version 3 sends it whole in :class:`Welcome` (and in a :class:`TableState`
-when a connection has none yet) and after that only what changed, a
-:class:`TablePatch`."""
+every change; versions 3 and 4 send it whole in :class:`Welcome` (and in a
+:class:`TableState` when a connection has none yet) and after that only what changed, a
+:class:`TablePatch`. Version 4 does not push :class:`FairnessOpening`
+(:data:`OPENINGS_PUSHED_BELOW`)."""
+
+OPENINGS_PUSHED_BELOW = 4
+"""Connections of a protocol version below this one get every round's
+:class:`FairnessOpening` as it is made (and those made so far on connect); from version 4
+they are only in ``fairness.json`` (``GET /api/rooms/<id>/fairness.json``), where a
+verifier reads them: about 4 KiB per round that no table shows, more than half of what a
+six-seat round sent every seat."""
 
 MAX_MESSAGE_BYTES = 4096
 """Largest client message the server reads; a larger frame is refused (``too_large``)."""
@@ -83,6 +92,7 @@ __all__ = [
     "MAX_CHIPS",
     "MAX_JSON_DEPTH",
     "MAX_MESSAGE_BYTES",
+    "OPENINGS_PUSHED_BELOW",
     "PROTOCOL_VERSION",
     "PROTOCOL_VERSIONS",
     "REACTIONS",

@@ -55,6 +55,7 @@ from gutskit.io.storage import StorageError
 from gutskit.server import companion, fairness, names
 from gutskit.server.protocol import (
     CHAT_KEPT,
+    OPENINGS_PUSHED_BELOW,
     PROTOCOL_VERSIONS,
     SEATS,
     Ack,
@@ -689,7 +690,9 @@ class Room:
                 client.send(session)
             for deal in self.deals.values():
                 for message in self._fairness_messages(deal):
-                    client.send(message)
+                    if (client.protocol < OPENINGS_PUSHED_BELOW
+                            or not isinstance(message, FairnessOpening)):
+                        client.send(message)
             if ask is not None:  # its requester is back (after a restart): it waits on
                 ask.client, ask.token = client, hello.token
                 client.send(SeatPending(request=ask.number, chair=ask.chair,
@@ -1737,7 +1740,7 @@ class Room:
             self._send_all(FairnessReveal(round=number, commitment=deal.commitment,
                                           seed=deal.seed))
         for deal in opened:
-            self._send_all(self._opening(deal))
+            self._send_opening(deal)
         if state.phase is Phase.OVER:
             self.status = "over"
             self._broadcast_room()
@@ -1946,6 +1949,15 @@ class Room:
             self._cancel(task)
 
     # -- sending -------------------------------------------------------------------------
+
+    def _send_opening(self, deal: DealRow) -> None:
+        """A round's :class:`FairnessOpening` to the connections that get openings pushed
+        (:data:`~gutskit.server.protocol.OPENINGS_PUSHED_BELOW`), encoded once."""
+        wanting = [c for c in self.clients if c.protocol < OPENINGS_PUSHED_BELOW]
+        if wanting:
+            text = self._opening(deal).model_dump_json()
+            for client in wanting:
+                client.send(text)
 
     def _send_all(self, message: Any) -> None:
         text = message.model_dump_json()  # the same bytes for everyone: encode once
