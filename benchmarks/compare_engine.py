@@ -81,8 +81,8 @@ def run(tree: Path, rounds: int, mode: str, script: Path) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--before", default="ff8d3ba",
-                        help="the older commit (default: main before the issue-11 work)")
+    parser.add_argument("--before", default="9d79849",
+                        help="the older commit (default: main before the compiled build)")
     parser.add_argument("--rounds", type=int, default=300,
                         help="rounds counted under callgrind")
     parser.add_argument("--repeats", type=int, default=3, help="timings per tree")

@@ -36,6 +36,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from mypy_extensions import mypyc_attr
+
 from gutskit.core import settlement
 from gutskit.core.cards import DECK, Card, format_cards, shuffled_deck
 from gutskit.core.errors import GutsError
@@ -119,6 +121,7 @@ class IllegalActionError(GutsError):
     """An action that the rules do not allow in this state; the message says why."""
 
 
+@mypyc_attr(native_class=False)  # compiled build: mypyc cannot subclass AssertionError
 class ConservationError(AssertionError):
     """Chips were created or destroyed: an engine bug, raised at once."""
 
@@ -149,6 +152,7 @@ _IN, _OUT = Declaration.IN, Declaration.OUT
 _VOID, _UNCONTESTED, _COMPARED = Outcome.VOID, Outcome.UNCONTESTED, Outcome.SHOWDOWN
 
 
+@mypyc_attr(native_class=False)  # compiled build: see the class docstring
 @dataclass(frozen=True)
 class GameState:
     """A session of Guts at one moment. Per-seat tuples are indexed by seat (clockwise).
@@ -196,6 +200,11 @@ class GameState:
             :func:`undo_round` restores (``None``: nothing to undo).
         volunteered: the seats that showed their cards after this round's uncontested win
             (:class:`~gutskit.core.events.HandShown`; emptied by the next deal).
+
+    The optional compiled build (``scripts/build_compiled.py``, docs/performance.md) keeps
+    this class an ordinary Python class (``native_class=False``): :func:`_with` copies a
+    state by its ``__dict__``, which a mypyc native class has not, and mypyc leaves a
+    frozen dataclass's ``__init__`` interpreted (32 ``object.__setattr__`` calls a state).
     """
 
     rules: Rules
@@ -663,7 +672,7 @@ LossLimits = Sequence[int | None] | Mapping[str, int | None] | None
 
 
 def new_session(names: Sequence[str], stacks: int | Sequence[int], *, dealer: int = 0,
-                rules: Rules = DEFAULT_RULES, pot: int = 0, reserve: int = 0,
+                rules: Rules = DEFAULT_RULES, pot: object = 0, reserve: object = 0,
                 loss_limits: LossLimits = None, companion: bool = False) -> GameState:
     """A session's starting state; see :func:`start_event` for the arguments and errors."""
     return evolve(None, start_event(names, stacks, dealer=dealer, rules=rules, pot=pot,
@@ -672,7 +681,7 @@ def new_session(names: Sequence[str], stacks: int | Sequence[int], *, dealer: in
 
 
 def start_event(names: Sequence[str], stacks: int | Sequence[int], *, dealer: int = 0,
-                rules: Rules = DEFAULT_RULES, pot: int = 0, reserve: int = 0,
+                rules: Rules = DEFAULT_RULES, pot: object = 0, reserve: object = 0,
                 loss_limits: LossLimits = None, companion: bool = False) -> SessionStarted:
     """The :class:`SessionStarted` event for a table.
 
@@ -682,8 +691,9 @@ def start_event(names: Sequence[str], stacks: int | Sequence[int], *, dealer: in
         dealer: the first dealer's seat; if that player has no chips, the deal passes to the
             next seat on the left with chips (:func:`seat_to_deal`).
         rules: the house rules.
-        pot: chips already in the pot (a game in progress).
-        reserve: chips already in the reserve (a game in progress).
+        pot: chips already in the pot (a game in progress): checked to be an ``int``
+            >= 0 (typed ``object``: what the caller gave).
+        reserve: chips already in the reserve (a game in progress), checked as ``pot``.
         loss_limits: each player's personal loss limit in chips (``None`` = none), per
             seat or by name: a player whose net loss reaches it is sat out (seeds: "set a
             personal loss limit before play and stop when it is reached").
@@ -706,17 +716,12 @@ def start_event(names: Sequence[str], stacks: int | Sequence[int], *, dealer: in
     dupes = sorted({n for n in names if names.count(n) > 1})
     if dupes:
         raise IllegalActionError(f"duplicate player name {dupes[0]!r}")
-    stack_list = [stacks] * len(names) if isinstance(stacks, int) else list(stacks)
-    if len(stack_list) != len(names):
-        raise IllegalActionError(f"{len(stack_list)} stacks for {len(names)} players")
-    for name, stack in zip(names, stack_list, strict=True):
-        if isinstance(stack, bool) or not isinstance(stack, int) or stack < 0:
-            raise IllegalActionError(
-                f"stack of {name!r} must be a whole number of chips >= 0, not {stack!r}")
-    for label, value in (("pot", pot), ("reserve", reserve)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise IllegalActionError(f"{label} must be a whole number of chips >= 0, "
-                                     f"not {value!r}")
+    given: list[object] = [stacks] * len(names) if isinstance(stacks, int) else list(stacks)
+    if len(given) != len(names):
+        raise IllegalActionError(f"{len(given)} stacks for {len(names)} players")
+    stack_list = [_chips(f"stack of {name!r}", stack)
+                  for name, stack in zip(names, given, strict=True)]
+    pot_chips, reserve_chips = _chips("pot", pot), _chips("reserve", reserve)
     if not (isinstance(dealer, int) and 0 <= dealer < len(names)):
         raise IllegalActionError(f"dealer seat {dealer!r} is not at the table")
     if rules.min_buy_in is not None:
@@ -734,8 +739,21 @@ def start_event(names: Sequence[str], stacks: int | Sequence[int], *, dealer: in
     if companion is not False and companion is not True:
         raise IllegalActionError(f"companion must be true or false, not {companion!r}")
     return SessionStarted(rules=rules, names=names, stacks=tuple(stack_list), dealer=dealer,
-                          pot=pot, reserve=reserve,
+                          pot=pot_chips, reserve=reserve_chips,
                           loss_limits=_loss_limits(names, loss_limits), companion=companion)
+
+
+def _chips(label: str, value: object) -> int:
+    """``value``, checked to be a whole number of chips >= 0 (typed ``object``: the caller's
+    value as given, so that the compiled build checks it here too, not at the call).
+
+    Raises:
+        IllegalActionError: not an ``int`` (a bool or a float is not), or negative.
+    """
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise IllegalActionError(f"{label} must be a whole number of chips >= 0, "
+                                 f"not {value!r}")
+    return value
 
 
 def _loss_limits(names: tuple[str, ...], limits: LossLimits) -> tuple[int | None, ...] | None:

@@ -1,0 +1,116 @@
+"""Build the optional compiled engine: the rules engine's hot modules compiled by mypyc
+(part of mypy) into C extension modules, in a tree of its own.
+
+The pure Python package stays the source of truth and the default: nothing here touches
+``src/``. The build copies ``src/gutskit`` into ``OUT/gutskit`` and compiles
+:data:`MODULES` there (the ``.py`` files stay beside the ``.so`` files; Python imports the
+``.so``). Put ``OUT`` first on ``PYTHONPATH`` to run with it; remove ``OUT`` to be rid of
+it. A build is kept while the sources, the Python and mypy versions and this list are the
+same (``OUT/BUILD-STAMP``); two builds at once wait for each other (a lock file).
+
+Needs a C compiler (``cc``; Debian's ``gcc``) and the Python headers; mypy (with mypyc)
+and setuptools come with the ``dev`` extra. docs/performance.md says what it gains.
+
+    .venv/bin/python scripts/build_compiled.py                  # -> build/compiled
+    PYTHONPATH=build/compiled .venv/bin/python benchmarks/bench_engine.py
+    rm -rf build/compiled                                        # back to pure Python only
+"""
+
+from __future__ import annotations
+
+import argparse
+import fcntl
+import hashlib
+import os
+import platform
+import shutil
+import subprocess
+import sys
+from importlib import metadata
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "src" / "gutskit"
+DEFAULT_OUT = ROOT / "build" / "compiled"
+
+MODULES = (
+    "gutskit/core/cards.py",
+    "gutskit/core/evaluation.py",
+    "gutskit/core/settlement.py",
+    "gutskit/core/engine.py",
+    "gutskit/core/views.py",
+)
+"""What is compiled: the modules of an engine round that mypyc compiles cleanly.
+
+Left interpreted: ``core/events.py`` (its frozen dataclasses would get an interpreted
+``__init__`` of one ``object.__setattr__`` per field as native classes, slower than now),
+``core/rules.py`` (pydantic models), ``variants/`` (subclassed at run time),
+``strategy/bots.py`` (``runtime_checkable`` protocols fail to import compiled).
+``GameState`` stays a Python class in the compiled engine (``mypyc_attr``)."""
+
+
+def fingerprint() -> str:
+    """SHA-256 over every source file of the package, :data:`MODULES`, and the Python and
+    mypy versions: a build with the same fingerprint is the same build."""
+    digest = hashlib.sha256()
+    digest.update(f"{platform.python_version()} {sys.implementation.cache_tag} "
+                  f"mypy {metadata.version('mypy')} {MODULES}".encode())
+    for path in sorted(PACKAGE.rglob("*.py")):
+        digest.update(str(path.relative_to(PACKAGE)).encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def is_current(out: Path) -> bool:
+    """Whether ``out`` holds a finished build of the sources as they are now."""
+    stamp = out / "BUILD-STAMP"
+    return stamp.is_file() and stamp.read_text().strip() == fingerprint()
+
+
+def build(out: Path = DEFAULT_OUT, *, force: bool = False) -> Path:
+    """Build the compiled tree into ``out`` (kept when current, unless ``force``).
+
+    Returns:
+        ``out``, the folder to put first on ``PYTHONPATH``.
+
+    Raises:
+        SystemExit: no C compiler, or mypyc failed (its output's tail is in the message).
+    """
+    compiler = os.environ.get("CC", "cc")
+    if shutil.which(compiler) is None:
+        raise SystemExit(f"error: no C compiler {compiler!r} on PATH: the compiled build "
+                         "needs one (Debian: apt-get install gcc)")
+    out = out.resolve()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with open(out.parent / f".{out.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # another build of the same tree: wait for it
+        if not force and is_current(out):
+            return out
+        stamp = fingerprint()
+        work = out.with_name(out.name + ".partial")
+        shutil.rmtree(work, ignore_errors=True)
+        shutil.copytree(PACKAGE, work / "gutskit",
+                        ignore=shutil.ignore_patterns("__pycache__", "*.so"))
+        done = subprocess.run([sys.executable, "-m", "mypyc", *MODULES], cwd=work,
+                              capture_output=True, text=True, check=False)
+        if done.returncode != 0:
+            raise SystemExit(f"error: mypyc failed (exit {done.returncode}):\n"
+                             f"{(done.stdout + done.stderr)[-3000:]}")
+        shutil.rmtree(work / "build")  # mypyc's setup.py, the generated C, object files
+        (work / "BUILD-STAMP").write_text(stamp + "\n")
+        shutil.rmtree(out, ignore_errors=True)
+        work.rename(out)
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT,
+                        help="the folder to build into (default: build/compiled)")
+    parser.add_argument("--force", action="store_true", help="rebuild even when current")
+    args = parser.parse_args()
+    print(build(args.out, force=args.force))
+
+
+if __name__ == "__main__":
+    main()
