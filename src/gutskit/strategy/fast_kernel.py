@@ -301,6 +301,11 @@ def run(first_table: Any, n_tables: Any, rounds: Any, buy: Any, dealer: Any,
     reject = _rejection(k)
     # 3 cards: ranks by combination (44 KB) rather than by ordered code (281 KB)
     comb_rank = _comb_ranks(code_to_rank) if k == 3 else np.zeros(1, np.uint16)
+    choose2 = np.zeros(52, np.uint64)  # C(c, 2) and C(c, 3): _comb3 by two look-ups
+    choose3 = np.zeros(52, np.uint64)
+    for c in range(52):
+        choose2[c] = c * (c - 1) // 2
+        choose3[c] = c * (c - 1) * (c - 2) // 6
     bucketed = n_edges.max() > 0
     # pot_row[p, pot]: where policy p's row for ``pot`` starts in ``flat``, pot < table_top
     table_top = min(_ROW_TABLE, edges.max() + 1) if bucketed else 1
@@ -358,8 +363,12 @@ def run(first_table: Any, n_tables: Any, rounds: Any, buy: Any, dealer: Any,
                             c0 = _swap(deck, top, offsets[s, 0])
                             c1 = _swap(deck, top + _U64(1), offsets[s, 1])
                             c2 = _swap(deck, top + _U64(2), offsets[s, 2])
-                            chunk_code[ahead, s] = (c0 * _U64(52) + c1) * _U64(52) + c2
-                            chunk_rank[ahead, s] = comb_rank[_comb3(c0, c1, c2)]
+                            if record:
+                                chunk_code[ahead, s] = (c0 * _U64(52) + c1) * _U64(52) + c2
+                            lo = min(min(c0, c1), c2)
+                            hi = max(max(c0, c1), c2)
+                            mid = c0 + c1 + c2 - lo - hi
+                            chunk_rank[ahead, s] = comb_rank[lo + choose2[mid] + choose3[hi]]
                     else:
                         for s in range(n):
                             x, spare, has, c0, c1 = _deal2(x, spare, has, deck, _U64(s * 2),
