@@ -59,6 +59,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Literal
 
 import numpy as np
@@ -161,10 +162,18 @@ class FastPolicy:
         object.__setattr__(self, "in_prob", probs)
         object.__setattr__(self, "pot_edges", edges)
 
-    @property
+    @cached_property
     def deterministic(self) -> bool:
-        """Whether every probability is 0 or 1 (a pure strategy)."""
+        """Whether every probability is 0 or 1 (a pure strategy). Worked out once per policy
+        (a rule-of-thumb table has 458,000 probabilities)."""
         return bool(np.all((self.in_prob == 0) | (self.in_prob == 1)))
+
+    @cached_property
+    def _calls(self) -> npt.NDArray[np.uint8]:
+        """The in-probabilities as 0/1 bytes, flat (row after row): the compiled kernel's
+        table of a pure policy, made once per policy."""
+        calls: npt.NDArray[np.uint8] = (self.in_prob.reshape(-1) > 0.5).astype(np.uint8)
+        return calls
 
     @classmethod
     def threshold(cls, percentile: float, ranking: Ranking, *, name: str | None = None
@@ -601,7 +610,7 @@ def _run_kernel(rules: Rules, policies: Sequence[FastPolicy], compiled: _Compile
     """:func:`_run` with the compiled kernel (:mod:`gutskit.strategy.fast_kernel`). Seats
     playing the same :class:`FastPolicy` object share its tables (a pure policy's as 0/1
     bytes, a mixed one's as probabilities)."""
-    from gutskit.strategy.fast_kernel import run, table_keys
+    from gutskit.strategy.fast_kernel import comb_ranks, run, table_keys
 
     given, code_to_rank, seed, first_table = compiled
     n = len(policies)
@@ -617,7 +626,8 @@ def _run_kernel(rules: Rules, policies: Sequence[FastPolicy], compiled: _Compile
             distinct.append(policy)
     mixed = np.array([not p.deterministic for p in distinct], dtype=np.bool_)
     width = max(p.in_prob.size for p in distinct)
-    decide = np.zeros((len(distinct), width), dtype=np.uint8)
+    decide = (distinct[0]._calls[None, :] if len(distinct) == 1 and not mixed[0]
+              else np.zeros((len(distinct), width), dtype=np.uint8))
     probs = np.zeros((len(distinct), width) if mixed.any() else (1, 1), dtype=np.float64)
     edges = np.zeros((len(distinct), max(1, max(p.pot_edges.size for p in distinct))),
                      dtype=np.int64)
@@ -626,8 +636,8 @@ def _run_kernel(rules: Rules, policies: Sequence[FastPolicy], compiled: _Compile
         flat = policy.in_prob.reshape(-1)
         if mixed[p]:
             probs[p, : flat.size] = flat
-        else:
-            decide[p, : flat.size] = flat > 0.5
+        elif len(distinct) > 1:
+            decide[p, : flat.size] = policy._calls
         edges[p, : policy.pot_edges.size] = policy.pot_edges
         n_edges[p] = policy.pot_edges.size
     cap = rules.pot_cap
@@ -653,6 +663,7 @@ def _run_kernel(rules: Rules, policies: Sequence[FastPolicy], compiled: _Compile
         bool(rules.end_on_uncontested), bool(end_share),
         seat_policy, decide, probs, mixed, np.int64(n_ranks), edges, n_edges,
         given is not None, ranks, np.int64(k), np.ascontiguousarray(code_to_rank),
+        comb_ranks(code_to_rank) if k == 3 else np.zeros(1, dtype=np.uint16),
         table_keys(seed), record, hands,
         out_stacks, out_pot, out_reserve, out_rounds, out_over, out_elim, dealt, ins, wins,
         stats)

@@ -40,7 +40,7 @@ import numpy.typing as npt
 from numba.core.extending import intrinsic
 from numba.cpython.unsafe import numbers as _unsafe
 
-__all__ = ["deal_cards", "run", "table_keys"]
+__all__ = ["comb_ranks", "deal_cards", "run", "table_keys"]
 
 _U64 = np.uint64
 _GAMMA = _U64(0x9E3779B97F4A7C15)
@@ -227,6 +227,21 @@ def deal_cards(keys: Any, first_table: Any, n_tables: Any, hands: Any, k: Any) -
     return out
 
 
+_COMB_RANKS: dict[int, tuple[npt.NDArray[np.int16], npt.NDArray[np.uint16]]] = {}
+
+
+def comb_ranks(code_to_rank: npt.NDArray[np.int16]) -> npt.NDArray[np.uint16]:
+    """:func:`_comb_ranks` of ``code_to_rank`` (a 3-card ranking's table by ordered code),
+    made once per table: :func:`run`'s ``comb_rank``. 3 cards are ranked by combination
+    (44 KB) rather than by ordered code (281 KB), so that the deal's look-ups stay in the
+    fastest caches."""
+    hit = _COMB_RANKS.get(id(code_to_rank))
+    if hit is None or hit[0] is not code_to_rank:  # (the entry holds the table: its id
+        hit = (code_to_rank, _comb_ranks(code_to_rank))  # stays unique while cached)
+        _COMB_RANKS[id(code_to_rank)] = hit
+    return hit[1]
+
+
 def _popcount_typing(typingctx: Any, src: Any) -> Any:
     """Typing and code of :data:`_popcount`."""
     def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
@@ -255,7 +270,8 @@ def run(first_table: Any, n_tables: Any, rounds: Any, buy: Any, dealer: Any,
         ante_every_round: Any, reante: Any, first_left: Any, require_cover: Any,
         end_on_uncontested: Any, end_share: Any,
         seat_policy: Any, decide: Any, probs: Any, mixed: Any, n_ranks: Any, edges: Any,
-        n_edges: Any, given: Any, ranks_given: Any, k: Any, code_to_rank: Any, keys: Any,
+        n_edges: Any, given: Any, ranks_given: Any, k: Any, code_to_rank: Any,
+        comb_rank: Any, keys: Any,
         record: Any, out_hands: Any,
         out_stacks: Any, out_pot: Any, out_reserve: Any, out_rounds: Any,
         out_over: Any, out_elim: Any, out_dealt: Any, out_ins: Any, out_wins: Any,
@@ -299,8 +315,6 @@ def run(first_table: Any, n_tables: Any, rounds: Any, buy: Any, dealer: Any,
     deck = np.arange(52).astype(np.uint8)
     offsets = np.zeros((n, 3), np.uint64)  # a round's Fisher-Yates offsets (3 cards)
     reject = _rejection(k)
-    # 3 cards: ranks by combination (44 KB) rather than by ordered code (281 KB)
-    comb_rank = _comb_ranks(code_to_rank) if k == 3 else np.zeros(1, np.uint16)
     choose2 = np.zeros(52, np.uint64)  # C(c, 2) and C(c, 3): _comb3 by two look-ups
     choose3 = np.zeros(52, np.uint64)
     for c in range(52):
