@@ -54,7 +54,8 @@ def main() -> None:
 
     results = []
     for kernel in kernels:
-        run(thresholds, kernel)  # warm-up (and compilation)
+        run(thresholds, kernel)  # warm-up (and compilation; a policy's tables are made on
+        run([rot] * 5, kernel)  # its first call)
         for label, policies in (("threshold bots", thresholds), ("rule-of-thumb table",
                                                                  [rot] * 5)):
             load_before = os.getloadavg()[0]

@@ -26,8 +26,18 @@ read from a 44 KB table by its 3-card combination (:func:`_comb3`) rather than f
 281 KB table by ordered code; a pot-dependent policy's row from a table indexed by the pot
 (no binary search on each round's critical path); a round's Fisher-Yates offsets are drawn
 before its swaps; the deck and the card indices are unsigned (no negative-index
-wraparound); seat masks use ``popcount``/``cttz`` instructions. A branch-free settlement,
-bit-packed decision tables and a 32-bit pot-row table measured no faster and were not kept.
+wraparound); seat masks use ``popcount``/``cttz`` instructions; the combination index
+adds ``C(mid, 2)`` and ``C(hi, 3)`` read from two 52-entry tables (no multiplications) and
+the cards' ordered code is made only when the deals are recorded; the combination table is
+made once per ranking (:func:`comb_ranks`), outside the timed kernel. A branch-free
+settlement, bit-packed decision tables and a 32-bit pot-row table measured no faster and
+were not kept; nor, in session 6 (same-run A/B, median of alternated timings,
+docs/bots-and-analysis.md): a settlement and antes without a branch on the outcome (-18%),
+cards picked from a 64-bit mask of the cards left by ``pdep`` instead of the deck's swaps
+(-2 to -3%), the next round dealt while this one is played instead of 8 rounds ahead
+(+1%, within the noise), declaring by a cut-off rank instead of the table (threshold bots,
+-2%), the best hand found in the showdown only (-4%), declaration loops apart for the
+usual cases (-2 to 0%).
 """
 
 from __future__ import annotations
