@@ -317,3 +317,34 @@ def test_unknown_kernel() -> None:
     with pytest.raises(ValueError, match="'gpu'"):
         simulate(rules, [FastPolicy.constant(0.5, rules.ranking)] * 2, tables=1, rounds=1,
                  kernel="gpu")  # type: ignore[arg-type]
+
+
+def test_policy_holds_read_only_copies() -> None:
+    """A policy keeps its own read-only arrays, so what it works out once (whether it is
+    pure, the kernel's 0/1 table) stays true when the caller changes the array it gave."""
+    given = np.zeros((1, 4))
+    given[0, 2:] = 1.0
+    policy = FastPolicy(given)
+    given[0, 0] = 0.5
+    assert policy.deterministic
+    assert policy.in_prob[0].tolist() == [0.0, 0.0, 1.0, 1.0]
+    with pytest.raises(ValueError, match="read-only"):
+        policy.in_prob[0, 0] = 0.5
+
+
+def test_combination_ranks_match_the_ranking() -> None:
+    """The kernel's 3-card ranks by combination index (``lo + C(mid, 2) + C(hi, 3)``) are
+    the ranking's own for every hand, in any order of its cards; made once per table."""
+    from math import comb
+
+    from gutskit.strategy.fast_kernel import comb_ranks
+
+    code_to_rank = hand_table(Rules().ranking).code_to_rank
+    by_comb = comb_ranks(code_to_rank)
+    assert comb_ranks(code_to_rank) is by_comb
+    assert by_comb.shape == (22_100,)
+    for lo in range(52):
+        for mid in range(lo + 1, 52):
+            for hi in range(mid + 1, 52):
+                index = lo + comb(mid, 2) + comb(hi, 3)
+                assert by_comb[index] == code_to_rank[(hi * 52 + lo) * 52 + mid]

@@ -142,6 +142,7 @@ class FastPolicy:
         in_prob: ``(n_buckets, n_ranks)`` probabilities of declaring in; row ``b`` applies
             when ``pot_edges[b - 1] <= pot < pot_edges[b]`` (pot after antes, chips).
         pot_edges: ``n_buckets - 1`` increasing pot sizes where the row changes.
+        (Both are the policy's own read-only copies of what it was given.)
         name: a label.
     """
 
@@ -159,6 +160,12 @@ class FastPolicy:
             raise ValueError(f"pot edges must increase: {edges.tolist()!r}")
         if np.any((probs < 0) | (probs > 1)):
             raise ValueError("in-probabilities must lie in [0, 1]")
+        # own read-only copies: what is worked out once per policy (deterministic, the
+        # kernel's 0/1 table) stays true
+        probs = probs.copy()
+        edges = edges.copy()
+        probs.setflags(write=False)
+        edges.setflags(write=False)
         object.__setattr__(self, "in_prob", probs)
         object.__setattr__(self, "pot_edges", edges)
 
