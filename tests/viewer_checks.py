@@ -39,8 +39,9 @@ from gutskit.core.events import (
 )
 from gutskit.core.history import event_to_dict
 
-CARD_WORD = re.compile(r"(?<![0-9A-Za-z])([2-9TJQKA][shdc])(?![0-9A-Za-z])")
-"""A card name standing alone (``"As"``, ``"Td"``; not inside a hex string or a word)."""
+CARD_WORD = re.compile(r"(?<![0-9A-Za-z_-])([2-9TJQKA][shdc])(?![0-9A-Za-z_-])")
+"""A card name standing alone (``"As"``, ``"Td"``; not inside a hex string, a word or a
+URL-safe token: a seat token ``"8c-BnanR..."`` holds no card)."""
 
 
 def cards_in(data: Any) -> set[Card]:
