@@ -221,3 +221,28 @@ def test_without_redis_a_worker_counts_its_own_connections() -> None:
         return [third is None, fourth is not None, quota.snapshot() == []]
 
     assert asyncio.run(scenario()) == [True, True, True]
+
+
+def test_many_places_taken_at_once_all_reach_redis(redis_url: str) -> None:
+    """300 connections arriving at once (more than redis-py's default pool of 100 commands
+    in flight, which raised "Too many connections" and fell back to counting in one
+    worker): through :func:`cluster.connect_redis` every place is counted in Redis."""
+    keys = redis.Redis.from_url(redis_url, decode_responses=True)
+    keys.delete("gutskit:conns:10.0.0.9")
+
+    async def scenario() -> list[bool]:
+        client = cluster.connect_redis(redis_url)
+        node = SimpleNamespace(redis=client, worker_id="h:2:cd", prefix="gutskit",
+                               lease_ms=30_000)
+        quota = cluster.ClusterQuota(cast(Any, node))
+        try:
+            held = await asyncio.gather(*(quota.take("conns", "10.0.0.9", 1000)
+                                          for _ in range(300)))
+        finally:
+            await client.aclose()
+        return [h is not None and h.member != "" for h in held]
+
+    assert asyncio.run(scenario()) == [True] * 300
+    assert keys.zcard("gutskit:conns:10.0.0.9") == 300
+    keys.delete("gutskit:conns:10.0.0.9")
+    keys.close()

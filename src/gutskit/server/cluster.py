@@ -100,6 +100,10 @@ FORWARD_TIMEOUT = 10.0
 """Seconds a relay waits for the owner to accept a forwarded connection or answer a
 forwarded request (then: WebSocket closed with 1013, HTTP 503 ``room_moving``). A relay
 waiting on an owner that died stops sooner: when the room's lease no longer names it."""
+REDIS_CONNECTIONS = 64
+"""Connections to Redis one worker keeps open at most; a command waits for a free one."""
+REDIS_WAIT_SECONDS = 10.0
+"""How long a command waits for a free connection to Redis before it fails."""
 CONFIG_ENV = "GUTSKIT_CLUSTER"
 """Environment variable carrying :class:`WorkerSettings` (JSON) to the worker processes."""
 
@@ -142,6 +146,24 @@ Message = dict[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 ASGI = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+
+def connect_redis(url: str) -> Any:
+    """An asyncio Redis client (``redis.asyncio.Redis``, strings decoded) for ``url`` whose
+    commands wait for a free connection (at most :data:`REDIS_CONNECTIONS`, waiting up to
+    :data:`REDIS_WAIT_SECONDS`) rather than fail: redis-py's default pool raises "Too many
+    connections" past 100 commands in flight, which 1,200 clients arriving at once reached
+    (each taking a place, ``load_server.py --workers 2 --tables 200``).
+
+    Raises:
+        ValueError: ``url`` is not a Redis URL.
+    """
+    import redis.asyncio as aioredis
+
+    pool = aioredis.BlockingConnectionPool.from_url(
+        url, max_connections=REDIS_CONNECTIONS, timeout=REDIS_WAIT_SECONDS,
+        decode_responses=True)
+    return aioredis.Redis.from_pool(pool)
 
 
 @dataclass(frozen=True)
@@ -423,9 +445,8 @@ class Node:
             redis.exceptions.ConnectionError: Redis cannot be reached.
         """
         import redis
-        import redis.asyncio as aioredis
 
-        self.redis = aioredis.from_url(self.redis_url, decode_responses=True)
+        self.redis = connect_redis(self.redis_url)
         self._sync_redis = redis.Redis.from_url(self.redis_url, decode_responses=True)
         pubsub = self.redis.pubsub()
         await pubsub.subscribe(self.channel(self.worker_id))
