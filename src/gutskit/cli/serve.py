@@ -57,7 +57,9 @@ def serve(
     max_connections_per_room: Annotated[int, typer.Option(
         min=1, help="WebSocket connections one room holds at once.")] = 40,
     max_connections_per_address: Annotated[int, typer.Option(
-        min=1, help="WebSocket connections one client address holds at once.")] = 20,
+        min=1, help="WebSocket connections one client address holds at once; with "
+        "--workers N or --redis URL the count covers every worker (every machine on that "
+        "Redis).")] = 20,
     hello_timeout: Annotated[float, typer.Option(
         min=0.1, help="Seconds a new connection has to say hello.")] = 10.0,
     idle_minutes: Annotated[float, typer.Option(

@@ -15,7 +15,10 @@ per round), so a session interrupted at any point keeps every finished round, an
 
 To add tables (e.g. rooms for the server), subclass :class:`Base` in another module and
 call ``Base.metadata.create_all`` (or migrate with Alembic); :func:`open_store` creates the
-tables it knows about.
+tables it knows about. Whoever creates or migrates tables does it under
+:func:`schema_lock`, so two processes opening one new database at once (two ``guts serve``
+on two machines, two ``guts play``) do not both create them: one does, the other waits and
+finds them.
 
 >>> from gutskit.core.engine import end_session, evolve, replay, start_event
 >>> store = open_store("sqlite://")  # in memory
@@ -32,14 +35,25 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import JSON, DateTime, ForeignKey, Integer, String, create_engine, func, select
-from sqlalchemy.engine import Engine, make_url
+from sqlalchemy import (
+    JSON,
+    DateTime,
+    ForeignKey,
+    Integer,
+    String,
+    create_engine,
+    func,
+    select,
+    text,
+)
+from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
 
@@ -56,7 +70,52 @@ __all__ = [
     "Store",
     "default_db_path",
     "open_store",
+    "schema_lock",
 ]
+
+SCHEMA_LOCK_KEY = 0x6775_7473_6B69_74  # "gutskit"
+"""The PostgreSQL advisory lock of :func:`schema_lock` (a 64-bit key, one per database)."""
+
+SQLITE_SCHEMA_WAIT_MS = 60_000
+"""How long :func:`schema_lock` waits for SQLite's write lock (milliseconds): a migration
+by another process, or a write of a running server, holds it meanwhile."""
+
+
+@contextmanager
+def schema_lock(engine: Engine) -> Iterator[Connection]:
+    """A connection of ``engine`` in a transaction holding the database's schema lock: create
+    or migrate tables on it (it commits when the block ends, rolls back if the block
+    raises). Another process asking for the lock waits until that transaction ends, then
+    sees the tables (so it finds nothing left to do).
+
+    * SQLite: ``BEGIN IMMEDIATE`` (the database file's write lock, waited for up to
+      :data:`SQLITE_SCHEMA_WAIT_MS`); the DDL runs in that transaction, all or nothing.
+    * PostgreSQL: ``pg_advisory_xact_lock(SCHEMA_LOCK_KEY)``, released at commit or rollback
+      (PostgreSQL's DDL is transactional too).
+    * Any other database: a plain transaction (no lock).
+
+    Raises:
+        sqlalchemy.exc.SQLAlchemyError: the database cannot be opened, or (SQLite) its write
+            lock stayed held for :data:`SQLITE_SCHEMA_WAIT_MS` ("database is locked").
+    """
+    backend = engine.dialect.name
+    with engine.connect() as connection:
+        if backend == "sqlite":
+            busy = connection.exec_driver_sql("PRAGMA busy_timeout").scalar_one()
+            connection.exec_driver_sql(f"PRAGMA busy_timeout = {SQLITE_SCHEMA_WAIT_MS}")
+            try:
+                connection.exec_driver_sql("BEGIN IMMEDIATE")
+                yield connection
+                connection.commit()
+            finally:
+                connection.rollback()  # nothing left to roll back after the commit
+                connection.exec_driver_sql(f"PRAGMA busy_timeout = {int(busy)}")
+            return
+        with connection.begin():
+            if backend == "postgresql":
+                connection.execute(text("SELECT pg_advisory_xact_lock(:key)"),
+                                   {"key": SCHEMA_LOCK_KEY})
+            yield connection
 
 
 class Base(DeclarativeBase):
@@ -118,7 +177,8 @@ class SessionInfo:
 
 def open_store(url_or_path: str | Path | None = None) -> Store:
     """Open (and create if needed) the store at a SQLAlchemy URL or a SQLite file path
-    (default: :func:`default_db_path`). Missing tables are created.
+    (default: :func:`default_db_path`). Missing tables are created (under
+    :func:`schema_lock`: safe when another process opens the same new database at once).
 
     Raises:
         StorageError: the URL is malformed, the file's folder does not exist (only the
@@ -129,7 +189,8 @@ def open_store(url_or_path: str | Path | None = None) -> Store:
     url = sqlite_url(url_or_path)
     try:
         engine = create_engine(make_url(url))
-        Base.metadata.create_all(engine)
+        with schema_lock(engine) as connection:
+            Base.metadata.create_all(connection)
     except ArgumentError as error:
         raise StorageError(f"bad database URL {shown(target)!r}: {error}") from None
     except ImportError as error:  # a URL whose driver is not installed

@@ -62,7 +62,14 @@ from sqlalchemy.orm import Mapped, Session, mapped_column, sessionmaker
 from gutskit.core.events import Event, SessionEnded, SessionStarted
 from gutskit.core.history import event_from_dict, event_to_dict
 from gutskit.io.location import shown, sqlite_url
-from gutskit.io.storage import Base, EventRecord, SessionRecord, StorageError, default_db_path
+from gutskit.io.storage import (
+    Base,
+    EventRecord,
+    SessionRecord,
+    StorageError,
+    default_db_path,
+    schema_lock,
+)
 
 __all__ = [
     "ARCHIVED",
@@ -248,13 +255,20 @@ class LoadedRoom:
 
 
 def upgrade(engine: Engine) -> None:
-    """Bring the database to the newest schema (``alembic upgrade head``)."""
+    """Bring the database to the newest schema (``alembic upgrade head``), under
+    :func:`gutskit.io.storage.schema_lock`: of servers starting at once on one new database
+    (e.g. on two machines), one migrates and the others wait, then find it at head.
+
+    Raises:
+        sqlalchemy.exc.SQLAlchemyError: the database cannot be opened or migrated (nothing of
+            a failed migration stays: it runs in one transaction).
+    """
     from alembic import command
     from alembic.config import Config
 
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))
-    with engine.begin() as connection:
+    with schema_lock(engine) as connection:
         config.attributes["connection"] = connection
         command.upgrade(config, "head")
 
