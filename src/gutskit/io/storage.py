@@ -50,6 +50,7 @@ from sqlalchemy import (
     String,
     create_engine,
     func,
+    inspect,
     select,
     text,
 )
@@ -178,7 +179,8 @@ class SessionInfo:
 def open_store(url_or_path: str | Path | None = None) -> Store:
     """Open (and create if needed) the store at a SQLAlchemy URL or a SQLite file path
     (default: :func:`default_db_path`). Missing tables are created (under
-    :func:`schema_lock`: safe when another process opens the same new database at once).
+    :func:`schema_lock`: safe when another process opens the same new database at once;
+    a database with every table is opened without the lock).
 
     Raises:
         StorageError: the URL is malformed, the file's folder does not exist (only the
@@ -189,8 +191,11 @@ def open_store(url_or_path: str | Path | None = None) -> Store:
     url = sqlite_url(url_or_path)
     try:
         engine = create_engine(make_url(url))
-        with schema_lock(engine) as connection:
-            Base.metadata.create_all(connection)
+        with engine.connect() as connection:  # no lock when nothing is missing (readers)
+            missing = set(Base.metadata.tables) - set(inspect(connection).get_table_names())
+        if missing:
+            with schema_lock(engine) as connection:
+                Base.metadata.create_all(connection)
     except ArgumentError as error:
         raise StorageError(f"bad database URL {shown(target)!r}: {error}") from None
     except ImportError as error:  # a URL whose driver is not installed
