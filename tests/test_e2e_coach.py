@@ -16,6 +16,7 @@ three decimals, in the number format of its language. Screenshots go to
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 from playwright.sync_api import Browser, Page, expect
@@ -67,6 +68,13 @@ def shots(tmp_path: Path) -> Path:
 
 
 def coach_on(page: Page) -> None:
+    # The page's script binds the switch once it has run: a click before that (a page just
+    # opened, a loaded machine) checks the box without the page knowing.
+    # (Polled from here: the page's CSP refuses wait_for_function's string evaluation.)
+    deadline = time.monotonic() + WAIT / 1000
+    while not page.evaluate("document.querySelector('#coach').onchange !== null"):
+        assert time.monotonic() < deadline, "the coach switch was never bound"
+        page.wait_for_timeout(50)
     page.check("#coach")
     assert page.evaluate("localStorage.getItem('gutskit.coach')") == "1"
 

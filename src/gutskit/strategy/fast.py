@@ -141,8 +141,8 @@ class FastPolicy:
     Attributes:
         in_prob: ``(n_buckets, n_ranks)`` probabilities of declaring in; row ``b`` applies
             when ``pot_edges[b - 1] <= pot < pot_edges[b]`` (pot after antes, chips).
-        pot_edges: ``n_buckets - 1`` increasing pot sizes where the row changes.
-        (Both are the policy's own read-only copies of what it was given.)
+        pot_edges: ``n_buckets - 1`` increasing pot sizes where the row changes. Both
+            arrays are the policy's own read-only copies of what it was given.
         name: a label.
     """
 
