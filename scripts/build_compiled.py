@@ -80,6 +80,11 @@ def build(out: Path = DEFAULT_OUT, *, force: bool = False) -> Path:
     if shutil.which(compiler) is None:
         raise SystemExit(f"error: no C compiler {compiler!r} on PATH: the compiled build "
                          "needs one (Debian: apt-get install gcc)")
+    try:
+        metadata.version("mypy")
+    except metadata.PackageNotFoundError:
+        raise SystemExit("error: mypy (with mypyc) is not installed in this environment: "
+                         "the compiled build needs it (pip install -e '.[dev]')") from None
     out = out.resolve()
     out.parent.mkdir(parents=True, exist_ok=True)
     with open(out.parent / f".{out.name}.lock", "w") as lock:

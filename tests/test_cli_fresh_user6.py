@@ -277,3 +277,36 @@ def test_a_long_typed_card_is_quoted_cut_short(tmp_path: Path) -> None:
     words = " ".join(out.split())  # as printed, lines wrapped at the console's width
     assert f"Ben: unknown card {shown} (expected e.g. 'As', 'Td', '10d' or 'A♠'). The " in words
     assert typed not in out
+
+
+@pytest.mark.parametrize("command", ["history", "analyze"])
+def test_reading_commands_never_turn_a_file_into_a_database(tmp_path: Path,
+                                                            command: str) -> None:
+    """Fresh user, session 6: ``guts history --db notes.txt`` on an empty file printed "No
+    saved sessions" and left a 16 KB SQLite database in place of the file."""
+    notes = tmp_path / "notes.txt"
+    notes.write_bytes(b"")
+    result = guts(command, "--db", str(notes))
+    assert result.exit_code == 2
+    assert one_error(result) == (f"error: {str(notes)!r} is not a gutskit database: it holds "
+                                 "no saved sessions table (an empty file, or another "
+                                 "program's)")
+    assert notes.read_bytes() == b""  # untouched
+    # A store 'guts play' made is read as before.
+    saved = tmp_path / "saved.db"
+    open_store(saved)
+    listed = guts("history", "--db", str(saved))
+    assert listed.exit_code == 0
+    assert f"No saved sessions in {saved}." in listed.output.replace("\n", "")
+
+
+@pytest.mark.parametrize(("name", "problem"), [
+    ("A\u2028B", "has a line break"), ("A\u2029B", "has a line break"),
+    ("\u3164", "looks empty"), ("\u2800 \u2800", "looks empty"),
+    ("a" + "\u0301" * 23, "has more than 3 accents on one letter"),
+    ("Zoe\u0308", None), ("Nguye\u0302\u0303n", None), ("\u3164Ana", None)])
+def test_names_that_break_a_line_look_empty_or_stack_accents(name: str,
+                                                             problem: str | None) -> None:
+    """attack6, session 6: U+2028, a Hangul filler or Braille blank alone, and 23 accents on
+    one letter were accepted as names (server and CLI share :func:`name_problem`)."""
+    assert name_problem(name) == problem

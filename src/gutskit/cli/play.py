@@ -194,7 +194,7 @@ def history(
     check_location(db, must_exist=True)  # only read (as 'guts analyze'): never create one
     from gutskit.io.storage import open_store
 
-    store = open_store(db)
+    store = open_store(db, create=False)
     if session_id is None:
         infos = store.sessions()
         if as_json:

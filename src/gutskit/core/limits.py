@@ -45,16 +45,39 @@ def name_problem(name: str) -> str | None:
     """Why ``name`` cannot be a player's name, or ``None``: a name, stripped of spaces at
     both ends, is 1 to :data:`MAX_NAME` characters with no control, format, surrogate,
     private-use or unassigned character (Unicode category ``C*``: ``"\\x1b"``, a
-    zero-width joiner, a right-to-left override). The caller quotes the name with
+    zero-width joiner, a right-to-left override), no line or paragraph separator, not
+    only blank-looking characters (:data:`BLANK_LOOKING`) and at most :data:`MAX_ACCENTS`
+    combining marks on one letter. The caller quotes the name with
     ``repr`` (which shows such characters escaped)."""
     text = name.strip()
     if not text:
         return "is empty"
     if has_control_character(text):
         return "has a control character"
+    if any(unicodedata.category(ch) in ("Zl", "Zp") for ch in text):
+        return "has a line break"
+    if all(ch.isspace() or ch in BLANK_LOOKING for ch in text):
+        return "looks empty"
+    if _longest_accent_run(text) > MAX_ACCENTS:
+        return f"has more than {MAX_ACCENTS} accents on one letter"
     if len(text) > MAX_NAME:
         return f"is longer than {MAX_NAME} characters"
     return None
+
+
+BLANK_LOOKING = frozenset("\u115f\u1160\u2800\u3164\uffa0")
+"""Letters and symbols drawn as nothing (Hangul fillers, the blank Braille pattern): a name
+of only these (and spaces) looks empty (attack6, session 6)."""
+MAX_ACCENTS = 3
+"""Combining marks one letter of a name may carry (more stack up over the line)."""
+
+
+def _longest_accent_run(text: str) -> int:
+    longest = run = 0
+    for ch in text:
+        run = run + 1 if unicodedata.combining(ch) else 0
+        longest = max(longest, run)
+    return longest
 
 
 def has_control_character(text: str) -> bool:

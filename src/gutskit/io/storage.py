@@ -176,16 +176,22 @@ class SessionInfo:
     rounds: int
 
 
-def open_store(url_or_path: str | Path | None = None) -> Store:
+def open_store(url_or_path: str | Path | None = None, *, create: bool = True) -> Store:
     """Open (and create if needed) the store at a SQLAlchemy URL or a SQLite file path
     (default: :func:`default_db_path`). Missing tables are created (under
     :func:`schema_lock`: safe when another process opens the same new database at once;
     a database with every table is opened without the lock).
 
+    Args:
+        url_or_path: where the store is.
+        create: ``False`` for a command that only reads (``guts history``, ``guts
+            analyze``): a database holding none of gutskit's tables (an empty file, another
+            program's database) is refused, never turned into a store.
+
     Raises:
         StorageError: the URL is malformed, the file's folder does not exist (only the
-            default folder is created) or the database cannot be opened (e.g. the file is
-            not a SQLite database).
+            default folder is created), the database cannot be opened (e.g. the file is
+            not a SQLite database) or, with ``create=False``, it is not a gutskit store.
     """
     target = default_db_path() if url_or_path is None else url_or_path
     url = sqlite_url(url_or_path)
@@ -193,6 +199,10 @@ def open_store(url_or_path: str | Path | None = None) -> Store:
         engine = create_engine(make_url(url))
         with engine.connect() as connection:  # no lock when nothing is missing (readers)
             missing = set(Base.metadata.tables) - set(inspect(connection).get_table_names())
+        if not create and missing == set(Base.metadata.tables):
+            engine.dispose()
+            raise StorageError(f"{shown(target)!r} is not a gutskit database: it holds no "
+                               "saved sessions table (an empty file, or another program's)")
         if missing:
             with schema_lock(engine) as connection:
                 Base.metadata.create_all(connection)

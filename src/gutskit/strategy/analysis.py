@@ -207,7 +207,7 @@ def load_sessions(*, history: str | Path | None = None, db: str | None = None
     else:
         from gutskit.io.storage import open_store
 
-        store = open_store(db)
+        store = open_store(db, create=False)
         sessions = [store.events(info.id) for info in store.sessions()]
         sessions = [s for s in sessions if s]
     if not sessions:
