@@ -291,13 +291,7 @@ def test_kill_9_of_the_owner_mid_round_loses_nothing(tmp_path: Path, redis_url: 
         print(f"failover: reconnected and welcomed {took:.1f} s after kill -9")
     finally:
         keys.close()
-        with suppress(ProcessLookupError):
-            os.killpg(serve.pid, signal.SIGTERM)
-        try:
-            serve.wait(30)
-        except subprocess.TimeoutExpired:
-            os.killpg(serve.pid, signal.SIGKILL)
-            serve.wait(10)
+        stop_process_group(serve)
 
 
 def test_worker_settings_round_trip() -> None:
@@ -352,3 +346,14 @@ def test_workers_without_redis_server_is_one_error_line(tmp_path: Path) -> None:
         "or give --redis URL")
     assert "Traceback" not in done.stderr
 
+
+def stop_process_group(process: subprocess.Popen[bytes]) -> None:
+    """Stop a server started with ``start_new_session=True`` and its workers: SIGTERM to its
+    process group, SIGKILL if it has not ended within 30 s."""
+    with suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGTERM)
+    try:
+        process.wait(30)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait(10)

@@ -22,7 +22,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, cast
@@ -30,7 +30,7 @@ from typing import Any, cast
 import pytest
 import redis
 from server_support import Player, Server
-from test_cluster import free_port, in_process_worker, redis_url
+from test_cluster import free_port, in_process_worker, redis_url, stop_process_group
 from websockets.exceptions import ConnectionClosed
 
 from gutskit.server import cluster
@@ -55,13 +55,7 @@ def guts_serve(port: int, redis_url: str, db_url: str) -> Iterator[subprocess.Po
     try:
         yield process
     finally:
-        with suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(30)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait(10)
+        stop_process_group(process)
 
 
 def answer(server: Server, room_id: str) -> tuple[Player, dict[str, Any]]:
