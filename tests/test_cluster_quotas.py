@@ -35,7 +35,6 @@ from websockets.exceptions import ConnectionClosed
 
 from gutskit.server import cluster
 from gutskit.server.cluster import LEASE_SECONDS
-from gutskit.server.store import open_room_store
 
 __all__ = ["redis_url"]  # the fixture, imported for the tests below
 
@@ -99,7 +98,6 @@ def holders(keys: redis.Redis) -> list[str]:
 
 def test_connections_per_address_are_the_clusters(tmp_path: Path, redis_url: str) -> None:
     db_url = f"sqlite:///{tmp_path / 'cluster.db'}"
-    open_room_store(db_url).close()  # migrated once: not by both processes at once
     keys = redis.Redis.from_url(redis_url, decode_responses=True)
     ports = free_port(), free_port()
     with guts_serve(ports[0], redis_url, db_url) as first, \
