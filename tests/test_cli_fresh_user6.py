@@ -55,6 +55,20 @@ def test_a_buy_in_of_thousands_of_digits_is_quoted_by_its_start(tmp_path: Path) 
                                  "of range: it has too many digits (see 'guts play --help')")
 
 
+@pytest.mark.parametrize("command", [("play",), ("sim",), ("tournament",)])
+def test_a_house_rule_above_the_chip_bound_is_refused(tmp_path: Path,
+                                                      command: tuple[str, ...]) -> None:
+    """Fresh user (session 6): ``--rule min_buy_in=5000000`` was accepted by the CLI and
+    refused by the server. The bound is the core's Rules (every front end): the same
+    message as the server's ``bad_rules`` (``tests/test_server_limits.py``)."""
+    db = tmp_path / "g.db"
+    extra = () if command != ("play",) else ("--db", str(db))
+    result = guts(*command, "--rule", "min_buy_in=5000000", *extra, input="in\n")
+    assert one_error(result) == ("error: --rule min_buy_in=5000000: min_buy_in: must be at "
+                                 "most 1000000 (got 5000000)")
+    assert not db.exists()
+
+
 def test_the_bound_itself_is_a_buy_in() -> None:
     result = guts("sim", "--chips", str(MAX_CHIPS), "--rounds", "3", "--seed", "1", "--json")
     assert result.exit_code == 0, result.stderr

@@ -88,6 +88,22 @@ def test_room_creation_per_address_is_rate_limited(db_url: str) -> None:
         assert server.get(f"/api/rooms/{room_id}").status_code == 200
 
 
+def test_refused_room_requests_do_not_count_against_the_rate(db_url: str) -> None:
+    """Fresh user (session 6): five refused requests (HTTP 400: a bad buy-in, a bad rule,
+    a name with a control character, a floor, not JSON) used up a limit of 3 rooms a
+    minute. Only a request that passes every check counts: the three good ones after
+    them are made, the fourth is refused."""
+    with running_server(db_url, room_limit="3/minute", min_decision_seconds=1.0) as server:
+        bad = [room_body(buy_in=0), room_body(rules={"ante": 0}),
+               room_body(host_name="\x1b[2J"), room_body(decision_seconds=0.5),
+               room_body(rules={"min_buy_in": 5_000_000})]
+        codes = [server.post("/api/rooms", body).json()["code"] for body in bad]
+        assert codes == ["bad_message", "bad_rules", "bad_name", "bad_message", "bad_rules"]
+        answers = [server.post("/api/rooms", room_body()) for _ in range(4)]
+        assert [a.status_code for a in answers] == [200, 200, 200, 429]
+        assert len(server.manager.rooms) == 3
+
+
 def test_request_body_size_is_limited_on_every_endpoint(db_url: str) -> None:
     with running_server(db_url, max_body_bytes=2048) as server:
         big = room_body(rules={"preset": "standard", "x": "y" * 4000})
@@ -500,13 +516,18 @@ def test_chip_amounts_from_clients_are_bounded(db_url: str) -> None:
         assert (response.status_code, response.json()) == (400, {
             "code": "bad_message",
             "message": "buy_in: input should be less than or equal to 1000000 (got 1000001)"})
+        # The house rules' whole numbers: refused by the core's Rules, with the message
+        # of every front end (guts play --rule, a rules file).
         response = server.post("/api/rooms", room_body(rules={"pot_cap": huge}))
-        assert response.json() == {"code": "bad_message", "message":
-                                   f"rules.pot_cap: must be at most 1000000 (got {huge})"}
+        assert (response.status_code, response.json()) == (400, {
+            "code": "bad_rules", "message": f"pot_cap: must be at most 1000000 (got {huge})"})
         response = server.post("/api/rooms", room_body(rules={"rebuys": True,
                                                               "max_rebuys": 1_000_001}))
-        assert response.json()["message"] == ("rules.max_rebuys: must be at most 1000000 "
+        assert response.json()["message"] == ("max_rebuys: must be at most 1000000 "
                                               "(got 1000001)")
+        response = server.post("/api/rooms", room_body(rules={"min_buy_in": 5_000_000}))
+        assert response.json() == {"code": "bad_rules", "message":
+                                   "min_buy_in: must be at most 1000000 (got 5000000)"}
         assert server.manager.rooms == {}
         assert server.get("/api/rules").json()["max_chips"] == 1_000_000
         room_id, players = seat_three(server, rules={"preset": "buy-in-limits"})

@@ -41,10 +41,15 @@ from pydantic_core import PydanticCustomError
 
 from gutskit.core.errors import GutsError
 from gutskit.core.evaluation import Ranking
+from gutskit.core.limits import MAX_CHIPS
 
-MAX_ANTE = 10**9
-"""Largest ante accepted (chips): a sanity bound so that every pot a solver or simulator
-meets stays an exact float and a fixed-width integer (RULES.md sets no upper limit)."""
+MAX_ANTE = MAX_CHIPS
+"""Largest ante accepted (chips): :data:`gutskit.core.limits.MAX_CHIPS`, like every whole
+number of the house rules (:data:`BOUNDED`), so every front end (``guts play --rule``, a
+rules file, the server's ``POST /api/rooms``) refuses the same rules with the same message
+(RULES.md sets no upper limit; the bound keeps every pot exact)."""
+BOUNDED = ("ante", "pot_cap", "min_buy_in", "max_rebuys")
+"""The whole numbers of the house rules, each at most :data:`MAX_CHIPS`."""
 
 
 class RulesError(GutsError):
@@ -64,7 +69,7 @@ class Rules(BaseModel):
         3, description="Cards dealt to each player: 2 (two-card Guts) or 3 (three-card Guts).")
     ante: int = Field(
         1, description="Chips each player puts into the pot when a game starts "
-        "(1..MAX_ANTE = 10**9).")
+        "(1..1,000,000).")
     ante_every_round: bool = Field(
         False, description="Everyone antes every round, not only when a new game starts.")
     declaration: Literal["simultaneous", "sequential", "drop"] = Field(
@@ -166,8 +171,10 @@ class Rules(BaseModel):
     def _check(self) -> Rules:
         if self.ante < 1:
             raise ValueError(f"ante: must be at least 1 (got {self.ante})")
-        if self.ante > MAX_ANTE:
-            raise ValueError(f"ante: must be at most {MAX_ANTE} (got {self.ante})")
+        for name in BOUNDED:
+            value = getattr(self, name)
+            if value is not None and value > MAX_CHIPS:
+                raise ValueError(f"{name}: must be at most {MAX_CHIPS} (got {_digits(value)})")
         if self.pot_cap is not None and self.pot_cap < self.ante:
             raise ValueError(
                 f"pot_cap: a cap of {self.pot_cap} is below the ante of {self.ante}")
@@ -405,6 +412,18 @@ def parse_rule_assignment(text: str) -> tuple[str, Any]:
         raise RulesError(f"{key.strip()}: {_cut(raw)} is not a number a rule can hold "
                          f"({len(raw)} characters)") from None
     return key.strip(), value
+
+
+def _digits(value: int) -> str:
+    """A whole number for a message, cut to about 40 characters (Python refuses to write
+    one of more than 4300 digits).
+
+    >>> _digits(5_000_000), _digits(10**30), _digits(10**5000)
+    ('5000000', '1000000000000000000000000000000', 'a number of about 5001 digits')
+    """
+    if value.bit_length() > 14_000:  # about 4200 digits
+        return f"a number of about {int(value.bit_length() * 0.30103) + 1} digits"
+    return _cut(str(value))
 
 
 def _cut(text: str, limit: int = 40) -> str:

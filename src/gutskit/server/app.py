@@ -521,12 +521,15 @@ def create_app(db: str | Path | None = None, *, config: ServerConfig | None = No
                                     f"{_per(rate, 'room')}; try again later")
         text = await request.body()
         check_json_depth(text)
-        for rate in room_rates:
-            await room_limiter.hit(rate, "rooms", address)
         try:
             body = CreateRoom.model_validate_json(text)
         except ValidationError as error:
             raise ProtocolError("bad_message", describe_body_error(error)) from None
+        current().check_request(body)  # a refused request (HTTP 400) is not counted
+        for rate in room_rates:
+            if not await room_limiter.hit(rate, "rooms", address):  # another came first
+                raise ProtocolError("rate_limited", f"this address may create at most "
+                                    f"{_per(rate, 'room')}; try again later")
         room, token = await current().create(body)
         return CreatedRoom(room_id=room.room_id, url=invite_url(request, room.room_id),
                            seat=0, token=token)

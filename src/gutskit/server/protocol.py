@@ -37,7 +37,6 @@ import json
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
-from pydantic_core import PydanticCustomError
 
 from gutskit.core.errors import GutsError
 from gutskit.core.limits import MAX_CHIPS
@@ -77,10 +76,11 @@ CHAT_KEPT = 50
 """Chat lines a room keeps (in memory) for connections that arrive later (:class:`Welcome`)."""
 
 # MAX_CHIPS (gutskit.core.limits, the one bound of every front end): the largest chip
-# amount a client may send (a buy-in, a rebuy, a chip-valued house rule such as the ante,
-# pot_cap or min_buy_in; also any other whole number in the house rules): stacks, pots and
-# ledgers stay far inside the integers a browser holds exactly (JavaScript: 2**53). A larger
-# one is refused with bad_message naming the field.
+# amount a client may send (a buy-in, a rebuy): stacks, pots and ledgers stay far inside
+# the integers a browser holds exactly (JavaScript: 2**53). A larger one is refused with
+# bad_message naming the field. The whole numbers of the house rules (the ante, pot_cap,
+# min_buy_in, max_rebuys) are bounded by the core's Rules (gutskit.core.rules.BOUNDED):
+# bad_rules, with the message every front end gives.
 
 Chips = Annotated[int, Field(ge=1, le=MAX_CHIPS)]
 """A chip amount a client sends: 1 to :data:`MAX_CHIPS`."""
@@ -235,6 +235,9 @@ class CreateRoom(_Message):
         host_name: the host's player name (1-24 characters).
         rules: house rules (``{"preset": "german-2card", "pot_cap": 50}``; every key of
             :class:`gutskit.core.rules.Rules` or ``"preset"``); empty = the defaults.
+            Checked by :func:`gutskit.core.rules.rules_from_mapping` when the room is made
+            (``bad_rules``: every whole number at most :data:`MAX_CHIPS`, as in every
+            front end).
         buy_in: chips each player brings (every seat starts with the same stack), 1 to
             :data:`MAX_CHIPS`.
         decision_seconds: the declaration timer; a seat silent when it ends counts as out.
@@ -260,19 +263,6 @@ class CreateRoom(_Message):
     """Host approval of who sits down: a :class:`Join` waits for the host's
     :class:`ApproveSeat` / :class:`DenySeat` (off by default: a free seat is taken at
     once)."""
-
-    @field_validator("rules")
-    @classmethod
-    def _rule_numbers(cls, rules: dict[str, Any]) -> dict[str, Any]:
-        """No whole number in the house rules (the ante, ``pot_cap``, ``min_buy_in``,
-        ``max_rebuys``) above :data:`MAX_CHIPS`; the rules themselves are checked by
-        :func:`gutskit.core.rules.rules_from_mapping`."""
-        for key, value in rules.items():
-            if isinstance(value, int) and not isinstance(value, bool) and value > MAX_CHIPS:
-                raise PydanticCustomError(
-                    "too_many_chips", "{key}: must be at most {most} (got {got})",
-                    {"key": key, "most": MAX_CHIPS, "got": str(value)[:40]})
-        return rules
 
 
 class CreatedRoom(_Message):
@@ -732,8 +722,6 @@ def _describe(error: ValidationError, raw: dict[str, Any], whole: str = "message
         msg = str(item["msg"]).lower()
         if item["type"] == "missing":
             parts.append(f"{loc}: field required")
-        elif item["type"] == "too_many_chips":  # a house rule: its message names it
-            parts.append(f"{loc}.{item['msg']}")
         else:
             got = item.get("input")
             parts.append(f"{loc}: {msg} (got {json.dumps(got, default=str)[:40]})")

@@ -2285,25 +2285,19 @@ class RoomManager:
         commitment = fairness.deck_commitment(leaves)
         return DealRow(round=number, commitment=commitment, seed=seed.hex(), revealed=False)
 
-    async def create(self, request: CreateRoom) -> tuple[Room, str]:
-        """A new room from ``request`` with its host in seat 0.
+    def check_request(self, request: CreateRoom) -> tuple[Rules, str]:
+        """What :meth:`create` refuses in ``request`` itself (no I/O: the room creation
+        rate counts only requests that pass it, ``app.create_app``).
 
         Returns:
-            The room and the host's secret seat token.
+            The room's rules and the host's cleaned name.
 
         Raises:
             ProtocolError: ``bad_rules``, ``bad_name``, or ``bad_message`` for a
                 ``decision_seconds`` / ``reveal_seconds`` below the server's floor
                 (:attr:`ServerConfig.min_decision_seconds`,
-                :attr:`ServerConfig.min_reveal_seconds`); ``server_full`` when
-                :attr:`ServerConfig.max_rooms` rooms are open.
-            StorageError: the database cannot be read.
+                :attr:`ServerConfig.min_reveal_seconds`).
         """
-        most = self.config.max_rooms
-        if await self.store.run(self.store.count_rooms) >= most:
-            raise _fail("server_full", f"this server already has {most} open rooms, the "
-                        "most it holds; try again later (a room closes after "
-                        f"{self.config.idle_minutes:g} idle minutes)")
         for field, value, floor in (
                 ("decision_seconds", request.decision_seconds, self.config.min_decision_seconds),
                 ("reveal_seconds", request.reveal_seconds, self.config.min_reveal_seconds)):
@@ -2324,7 +2318,25 @@ class RoomManager:
             engine.start_event(["seat 1", "seat 2"], request.buy_in, rules=rules)
         except (engine.IllegalActionError, RulesError) as error:
             raise _fail("bad_rules", str(error)) from None
-        name = clean_name(request.host_name)
+        return rules, clean_name(request.host_name)
+
+    async def create(self, request: CreateRoom) -> tuple[Room, str]:
+        """A new room from ``request`` with its host in seat 0.
+
+        Returns:
+            The room and the host's secret seat token.
+
+        Raises:
+            ProtocolError: what :meth:`check_request` refuses; ``server_full`` when
+                :attr:`ServerConfig.max_rooms` rooms are open.
+            StorageError: the database cannot be read.
+        """
+        most = self.config.max_rooms
+        if await self.store.run(self.store.count_rooms) >= most:
+            raise _fail("server_full", f"this server already has {most} open rooms, the "
+                        "most it holds; try again later (a room closes after "
+                        f"{self.config.idle_minutes:g} idle minutes)")
+        rules, name = self.check_request(request)
         strength_table(rules.ranking)  # built once per ranking: now, not at the first showdown
         settings = RoomSettings(rules=rules, buy_in=request.buy_in,
                                 decision_seconds=request.decision_seconds,
