@@ -215,7 +215,7 @@ REFEREE_ERRORS = [
     ("wrong card count", "rounds.0.hands.Ana", "Qs Qh", ["'Qs Qh'", "expected 3"]),
     ("dealt player without a declaration", "rounds.0.declarations.Dev", ...,
      ["'Dev'", "no declaration"]),
-    ("in player without a hand", "rounds.0.hands.Cleo", ..., ["'Cleo'", "no hand"]),
+    ("in player without a hand", "rounds.0.hands.Cleo", ..., ["'Cleo'", "cards were not recorded"]),
     ("negative stack", "players.0.stack", -5, ["'Ana'", "negative", "-5"]),
     ("fractional stack", "players.2.stack", 12.5, ["'Cleo'", "12.5"]),
     ("stack as a string", "players.2.stack", "50", ["'Cleo'", '"50"']),

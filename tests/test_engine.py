@@ -702,11 +702,11 @@ def test_declare_all_refusals_change_nothing() -> None:
         declare_all(state, {0: IN, 1: OUT})
     with pytest.raises(IllegalActionError, match="seat 7 is not at the table"):
         declare_all(state, {0: IN, 1: OUT, 2: OUT, 7: IN})
-    with pytest.raises(IllegalActionError,
-                       match="'Ben' declared in, but their hand is unknown"):
+    with pytest.raises(IllegalActionError) as refused:  # a showdown needs Ben's cards
         declare_all(state, {0: IN, 1: IN, 2: OUT})
-    assert can_declare(state, 1, IN) == (
-        "'Ben' declared in, but their hand is unknown: an in player needs a hand")
+    assert str(refused.value) == ("'Ben' is in, but their cards were not recorded: the "
+                                  "showdown compares the hands of everyone in")
+    assert can_declare(state, 1, IN) is None  # alone in, he would win unseen
     assert can_declare(state, 5, IN) == "seat 5 was not dealt in"
     assert can_declare(state, 0, "in") == (  # type: ignore[arg-type]
         "declaration of 'Ana' must be in or out, not 'in'")

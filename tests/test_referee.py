@@ -321,7 +321,8 @@ INVALID: list[tuple[str, dict[str, Any] | Any, str]] = [
                                                      DELETE),
      "round 1: 'Ana' was dealt in but has no declaration"),
     ("in player without a hand", with_change(("rounds", 0, "hands", "Ben"), DELETE),
-     "round 1: 'Ben' is in but has no hand"),
+     "round 1: 'Ben' is in, but their cards were not recorded: the showdown compares the "
+     "hands of everyone in"),
 ]
 
 

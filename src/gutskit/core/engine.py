@@ -1556,7 +1556,9 @@ def can_declare(state: GameState, seat: int, declaration: Declaration) -> str | 
 
 def _declaration_problem(state: GameState, seat: int, declaration: Declaration) -> str | None:
     """The checks on the declaration itself (in/out or, under ``hi_lo``, high/low/both/out;
-    hand known, ``require_cover``)."""
+    ``require_cover``). A hand dealt at a real table and not recorded (``()``) may be
+    declared in: the resolution refuses a showdown that needs it
+    (:meth:`gutskit.variants.Variants.missing_cards`)."""
     if declaration is _OUT:
         return None
     name = state.names[seat]
@@ -1571,8 +1573,6 @@ def _declaration_problem(state: GameState, seat: int, declaration: Declaration) 
             return (f"{name!r} declared {declaration.value!r}: high, low and both need "
                     "hi_lo; declare in or out")
         return f"declaration of {name!r} must be in or out, not {declaration!r}"
-    if not state.hands[seat] and not state.companion:  # companion: shown at the showdown
-        return f"{name!r} declared in, but their hand is unknown: an in player needs a hand"
     if not settlement.can_cover(state.stacks[seat], state.pot, state.rules):
         owed = settlement.match_amount(state.pot, state.rules)
         return (f"{name!r} cannot declare in: require_cover needs {owed} "
@@ -1689,6 +1689,7 @@ def declare_all(state: GameState, declarations: Mapping[int, Declaration]
             f"cannot declare now: the session is in the {state.phase.value} phase")
     decls = list(state.declarations)
     dealt = 0
+    unrecorded = False  # an in hand dealt at a real table, not recorded (``()``)
     for seat, hand in enumerate(state.hands):
         if hand is None:
             if seat in declarations:
@@ -1703,12 +1704,13 @@ def declare_all(state: GameState, declarations: Mapping[int, Declaration]
                 problem = _declaration_problem(state, seat, choice)
                 if problem is not None:
                     raise IllegalActionError(problem)
+                unrecorded = unrecorded or not hand
             decls[seat] = choice
     if len(declarations) > dealt:
         extra = next(s for s in declarations
                      if not (isinstance(s, int) and 0 <= s < state.n_seats))
         raise IllegalActionError(f"seat {extra!r} is not at the table")
-    if not state.variants.plain and not state.companion:
+    if (unrecorded or not state.variants.plain) and not state.companion:
         problem = _resolution_problem(state, decls)
         if problem is not None:
             raise IllegalActionError(problem)
@@ -1758,8 +1760,8 @@ def _sit_out(state: GameState) -> tuple[GameState, list[Event]]:
 
 def _resolution_problem(state: GameState, decls: Sequence[Declaration | None]) -> str | None:
     """Cards a variant needs to resolve the round but that were not recorded (``()``, a
-    referee's real table): the ghost hand, the community card, every hand for the
-    all-out penalty (:meth:`gutskit.variants.Variants.missing_cards`)."""
+    referee's real table): the hands in at a showdown, the ghost hand, the community card,
+    every hand for the all-out penalty (:meth:`gutskit.variants.Variants.missing_cards`)."""
     out = Declaration.OUT
     in_seats = [s for s, d in enumerate(decls) if d is not None and d is not out]
     return state.variants.missing_cards(state, in_seats)

@@ -7,8 +7,8 @@ Input (a JSON object; see docs/referee.md for the full format and examples)::
      "dealer": "Ana",                                    # dealer of the first round
      "pot": 5,                                           # optional starting pot (0)
      "reserve": 0,                                       # optional starting reserve (0)
-     "rounds": [{"hands": {"Ana": "Ah Kd", ...},         # out players' hands may be left out
-                 "declarations": {"Ana": "in", ...}}]}
+     "rounds": [{"hands": {"Ana": "Ah Kd", ...},         # only the hands a showdown
+                 "declarations": {"Ana": "in", ...}}]}   # compares are needed
 
 Variants add optional keys (docs/variants/)::
 
@@ -229,8 +229,8 @@ def _start(data: Mapping[str, Any]) -> GameState:
     return state
 
 
-def _round_hands(state: GameState, rnd: Mapping[str, Any], where: str,
-                 decls: dict[int, Declaration]) -> tuple[Hand | None, ...]:
+def _round_hands(state: GameState, rnd: Mapping[str, Any], where: str
+                 ) -> tuple[Hand | None, ...]:
     raw = _mapping(rnd.get("hands", {}), f"{where}: hands")
     hands: list[Hand | None] = [None] * state.n_seats
     for name, text in raw.items():
@@ -242,10 +242,8 @@ def _round_hands(state: GameState, rnd: Mapping[str, Any], where: str,
         except CardError as error:
             raise RefereeError(f"{where}: hand of {name!r}: {error}") from None
     for seat in state.seats_in_play:
-        if hands[seat] is None:
-            if seat in decls and decls[seat] is not Declaration.OUT:
-                raise RefereeError(f"{where}: {state.names[seat]!r} is in but has no hand")
-            hands[seat] = ()
+        if hands[seat] is None:  # dealt, not recorded: the engine refuses a showdown
+            hands[seat] = ()     # that needs it (an uncontested winner's hand is not)
     return tuple(hands)
 
 
@@ -569,7 +567,7 @@ def _played_round(state: GameState, rnd: Mapping[str, Any], where: str
         if key in rnd:
             raise RefereeError(f"{where}: {key} are named only in a companion file "
                                "(\"companion\": true)")
-    hands = _round_hands(state, rnd, where, decls)
+    hands = _round_hands(state, rnd, where)
     ghost = _extra(state, rnd, "ghost", rules.ghost_hand, rules.cards_per_hand, where)
     community = _extra(state, rnd, "community", rules.community_card, 1, where)
     if "passes" in rnd and not rules.pass_the_trash:
@@ -712,6 +710,8 @@ def referee_file(events: Iterable[Record]) -> dict[str, Any]:
                 current["losers"] = [names[s] for s in event.losers]
         elif isinstance(event, Misdealt | RoundResolved):
             assert current is not None
+            if isinstance(event, RoundResolved) and not data.get("companion"):
+                _shown_hands(current, event, names)
             if isinstance(event, Misdealt):
                 rounds.append({"misdeal": True, **({"rebuys": current["rebuys"]}
                                                    if "rebuys" in current else {})})
@@ -788,4 +788,21 @@ def _dealt_hands(current: dict[str, Any], event: CardsDealt, names: tuple[str, .
     for key in ("ghost", "community"):
         extra = getattr(event, key)
         if extra:
+            current[key] = format_cards(extra)
+
+
+def _shown_hands(current: dict[str, Any], event: RoundResolved,
+                 names: tuple[str, ...]) -> None:
+    """A seat's or a spectator's copy of a dealt round holds only the cards its viewer
+    saw: the hands the showdown shows (and the ghost hand, the community card turned)
+    complete the round's cards where the deal did not show them."""
+    hands = current.setdefault("hands", {})
+    for seat, hand in enumerate(event.shown):
+        if hand and names[seat] not in hands:
+            hands[names[seat]] = format_cards(hand)
+    if not hands:
+        del current["hands"]
+    for key in ("ghost", "community"):
+        extra = getattr(event, key)
+        if extra and key not in current:
             current[key] = format_cards(extra)

@@ -160,8 +160,23 @@ class Variants:
 
     def missing_cards(self, state: RoundState, in_seats: Sequence[int]) -> str | None:
         """The first variant's reason the round cannot be settled from what was recorded,
-        or ``None``."""
+        or ``None``: first the standard game's (a showdown compares the hands of everyone
+        in, so none of them may be unrecorded, ``()``), then the variants'.
+
+        >>> from gutskit.core.rules import Rules
+        >>> class Round:  # the fields missing_cards reads
+        ...     names, hands, ghost = ("Ana", "Ben"), ((0, 1, 2), ()), None
+        >>> print(variants_for(Rules()).missing_cards(Round(), [0, 1]))  # doctest: +ELLIPSIS
+        'Ben' is in, but their cards were not recorded: the showdown compares the hands ...
+        >>> variants_for(Rules()).missing_cards(Round(), [1]) is None  # an uncontested win
+        True
+        """
         compared = self.compares_hands(in_seats)
+        if compared:
+            for seat in in_seats:
+                if state.hands[seat] == ():
+                    return (f"{state.names[seat]!r} is in, but their cards were not "
+                            "recorded: the showdown compares the hands of everyone in")
         for variant in self.active:
             problem = variant.missing_cards(state, in_seats, compared)
             if problem is not None:
