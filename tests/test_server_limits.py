@@ -29,6 +29,7 @@ from websockets.sync.client import connect
 
 from gutskit.cli.app import app
 from gutskit.cli.serve import allowed_hosts
+from gutskit.server import app as server_app
 from gutskit.server.app import STATIC
 from gutskit.server.cluster import WorkerSettings
 from gutskit.server.protocol import CreateRoom, Hello
@@ -294,6 +295,77 @@ def test_spectators_cannot_fill_a_room_against_a_seated_player(db_url: str) -> N
             player.send({"type": "ping"})
             assert player.expect("pong") == {"type": "pong"}
         for player in (host, *watchers, *back[1:]):
+            player.close()
+
+
+def _hello(server: Server, room_id: str, token: str | None) -> tuple[Player, dict[str, Any]]:
+    """Connect, say hello with ``token``; the connection and the server's first answer."""
+    player = Player(server, room_id, hello=False)
+    player.send({"type": "hello", "protocol": 1, "token": token})
+    return player, player.recv()
+
+
+def _welcomed_soon(server: Server, room_id: str, token: str | None = None) -> Player:
+    """Connect until welcomed (a place given back is free once the server has seen its
+    connection end: a moment after the client closed it)."""
+    deadline = time.monotonic() + 60
+    while True:
+        player, first = _hello(server, room_id, token)
+        if first["type"] == "welcome":
+            return player
+        assert first["code"] == "too_many_connections", first
+        player.close()
+        assert time.monotonic() < deadline, "no place came free"
+        time.sleep(0.05)
+
+
+def test_seat_tokens_do_not_lift_the_address_limit(db_url: str,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """attack6 M1 (t17_token_overflow.py): with a limit of 3, one address holding 30 seat
+    tokens held 63 connections (2 per seat beyond the limits). The connections beyond the
+    limits are capped per address (``app.ADDRESS_OVERFLOW``, 20; 3 here): past it, a seat
+    with a connection of this address beyond the limits takes that one's place (the
+    oldest is replaced, as a second tab replaces the first); another seat is refused."""
+    monkeypatch.setattr(server_app, "ADDRESS_OVERFLOW", 3)
+    with running_server(db_url, max_connections_per_address=1) as server:
+        created = server.create_room()
+        room_id, host_token = created["room_id"], created["token"]
+        tokens = []
+        for name in ("Ben", "Cleo"):  # the address collects two more seats
+            joiner = _welcomed_soon(server, room_id)
+            joiner.send({"type": "join", "name": name})
+            tokens.append(joiner.expect("seated")["token"])
+            joiner.close()
+        watcher = _welcomed_soon(server, room_id)  # the address's one place
+        ben1, ben2, cleo1 = (_welcomed_soon(server, room_id, token)
+                             for token in (tokens[0], tokens[0], tokens[1]))
+        # The address holds 1 + 3: the host's token finds no place beyond the limits.
+        host, first = _hello(server, room_id, host_token)
+        assert first == {"type": "error", "code": "too_many_connections", "action_id": None,
+                         "message": "your address already holds 3 connections beyond the "
+                                    "limits, the most one address may hold"}
+        assert closed_code(host) == 1008
+        # A seat that has one comes back all the same: its oldest is replaced.
+        replaced = {"type": "error", "code": "too_many_connections", "action_id": None,
+                    "message": "replaced by a newer connection of your seat"}
+        cleo2, first = _hello(server, room_id, tokens[1])
+        assert (first["type"], first["seat"]) == ("welcome", 2)
+        assert cleo1.expect("error") == replaced
+        assert closed_code(cleo1) == 1008
+        ben3, first = _hello(server, room_id, tokens[0])
+        assert (first["type"], first["seat"]) == ("welcome", 1)
+        assert ben1.expect("error") == replaced
+        assert closed_code(ben1) == 1008
+        alive = [watcher, ben2, ben3, cleo2]
+        for player in alive:
+            player.send({"type": "ping"})
+            assert player.expect("pong") == {"type": "pong"}
+        # A connection beyond the limits that ends gives its place back: the host gets in.
+        ben2.close()
+        host = _welcomed_soon(server, room_id, host_token)
+        for player in (watcher, ben3, cleo2, host):
+            player.send({"type": "ping"})
+            assert player.expect("pong") == {"type": "pong"}
             player.close()
 
 

@@ -47,7 +47,7 @@ import contextlib
 import functools
 import time
 from collections import Counter
-from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Sequence
 from pathlib import Path
 from typing import Annotated, Any
 from urllib.parse import urlsplit
@@ -78,7 +78,7 @@ from gutskit.server.protocol import (
     describe_body_error,
     parse_client_message,
 )
-from gutskit.server.quotas import CONNECTIONS, WAITING, ConnectionQuota, Held
+from gutskit.server.quotas import CONNECTIONS, OVERFLOW, WAITING, ConnectionQuota, Held
 from gutskit.server.rooms import MAX_SEATS, Room, RoomManager, ServerConfig
 from gutskit.server.store import SET_ASIDE, RoomStore, open_room_store
 from gutskit.server.web import (
@@ -89,8 +89,8 @@ from gutskit.server.web import (
     rule_choices,
 )
 
-__all__ = ["BURST", "MESSAGE_LIMIT", "RATE", "SECURITY_HEADERS", "UVICORN_OPTIONS", "HttpGuard",
-           "create_app"]
+__all__ = ["ADDRESS_OVERFLOW", "BURST", "MESSAGE_LIMIT", "RATE", "SECURITY_HEADERS",
+           "UVICORN_OPTIONS", "HttpGuard", "create_app"]
 
 STATIC = Path(__file__).parent / "static"
 SERVICE_RESTART = 1012
@@ -267,6 +267,11 @@ class WsClient:
         queue is empty."""
         self.failed = False
         """A send failed (the connection is closing): later frames are dropped."""
+        self.address = ""
+        """The client's address (what the per-address limits count)."""
+        self.beyond: Held | None = None
+        """The connection's place among its address's connections beyond the limits
+        (:data:`ADDRESS_OVERFLOW`), when a seat's token got it in over them."""
 
     def send(self, message: BaseModel | str) -> None:
         """Queue ``message`` (a model, or its JSON text; the connection is dropped when
@@ -629,7 +634,7 @@ def create_app(db: str | Path | None = None, *, config: ServerConfig | None = No
         client = WsClient(websocket)
         writer = asyncio.get_running_loop().create_task(client.writer())
         room = current().rooms.get(room_id)
-        address = _address(websocket)
+        address = client.address = _address(websocket)
         close_code: int | None = None
         counted = restarting = False
         held: Held | None = None  # the connection's place in its address's count
@@ -658,13 +663,13 @@ def create_app(db: str | Path | None = None, *, config: ServerConfig | None = No
                 if held is not None:
                     places.give_back(held)
                     held = None
-                waiting = await places.take(WAITING, address, SEAT_OVERFLOW * MAX_SEATS)
+                waiting = await places.take(WAITING, address, ADDRESS_OVERFLOW)
                 if waiting is None:
                     client.send(Error(code="too_many_connections", message=refusal))
                     close_code = 1008
                     return
 
-            def admit(hello: Hello) -> str | None:
+            async def admit(hello: Hello) -> str | None:
                 nonlocal waiting, seat_key
                 if refusal is None:
                     return None
@@ -674,16 +679,23 @@ def create_app(db: str | Path | None = None, *, config: ServerConfig | None = No
                 row = None if hello.token is None else room.seat_of_token(hello.token)
                 if row is None:
                     return refusal
+                place = await places.take(OVERFLOW, address, ADDRESS_OVERFLOW)
                 key = f"{room_id} {row.seat}"
-                held = over_limits.setdefault(key, [])
-                if len(held) >= SEAT_OVERFLOW:  # the seat's oldest such connection goes
-                    oldest = held.pop(0)
-                    oldest.send(Error(code="too_many_connections", message="replaced by a "
-                                      "newer connection of your seat"))
-                    oldest.queue.put_nowait(None)
-                    asyncio.get_running_loop().create_task(
-                        oldest.websocket.close(code=1008, reason="replaced"))
-                held.append(client)
+                seat = over_limits.setdefault(key, [])  # the seat's, oldest first
+                if place is None:  # the address's places beyond the limits are all taken:
+                    # a connection of this seat from this address hands its place over
+                    mine = [c for c in seat if c.address == address and c.beyond is not None]
+                    if not mine:
+                        if not seat:
+                            del over_limits[key]
+                        return (f"your address already holds {ADDRESS_OVERFLOW} connections "
+                                "beyond the limits, the most one address may hold")
+                    place, mine[0].beyond = mine[0].beyond, None
+                    _replace(seat, mine[0])
+                elif len(seat) >= SEAT_OVERFLOW:  # the seat's oldest such connection goes
+                    _replace(seat, seat[0])
+                client.beyond = place
+                seat.append(client)
                 seat_key = key
                 return None
 
@@ -692,9 +704,10 @@ def create_app(db: str | Path | None = None, *, config: ServerConfig | None = No
         except WebSocketDisconnect as closed:
             restarting = closed.code == SERVICE_RESTART
         finally:
-            for place in (held, waiting):
+            for place in (held, waiting, client.beyond):
                 if place is not None:
                     places.give_back(place)
+            client.beyond = None
             if counted:
                 connections[f"room {room_id}"] -= 1
             if seat_key is not None and client in over_limits.get(seat_key, []):
@@ -762,8 +775,26 @@ SEAT_OVERFLOW = 2
 """Connections a seat's token may hold beyond the room's and the address's limits
 (``docs/protocol.md``, "Limits"): spectators cannot fill a room so that a seated player who
 dropped cannot come back; one more connection of the seat replaces (closes) its oldest one
-beyond the limits. At most ``SEAT_OVERFLOW * MAX_SEATS`` connections of one address
-may wait for their hello beyond the limits."""
+beyond the limits. At most :data:`ADDRESS_OVERFLOW` connections of one address may wait
+for their hello beyond the limits."""
+ADDRESS_OVERFLOW = SEAT_OVERFLOW * MAX_SEATS
+"""Connections beyond the limits one address may hold at once, whatever seat tokens it
+collected (attack6 M1: with a limit of 3, one address holding 30 seat tokens held 63
+connections). Counted like the per-address limit (across the workers of a cluster); when
+the address holds them all, a seat's token still gets in by taking over the place of the
+oldest connection of its seat from that address (which is closed, as a second tab
+replaces the first), else it is refused."""
+
+
+def _replace(seat: list[WsClient], oldest: WsClient) -> None:
+    """Close ``oldest``, one of a seat's connections beyond the limits (``seat``), replaced
+    by a newer connection of the seat: ``too_many_connections``, then closed 1008."""
+    seat.remove(oldest)
+    oldest.send(Error(code="too_many_connections", message="replaced by a newer connection "
+                      "of your seat"))
+    oldest.queue.put_nowait(None)
+    asyncio.get_running_loop().create_task(oldest.websocket.close(code=1008,
+                                                                  reason="replaced"))
 
 
 def _connection_refusal(config: ServerConfig, connections: Counter[str], room_id: str,
@@ -782,7 +813,8 @@ def _connection_refusal(config: ServerConfig, connections: Counter[str], room_id
 
 
 async def _serve(websocket: WebSocket, client: WsClient, room: Room,
-                 hello_timeout: float, admit: Callable[[Hello], str | None]) -> bool:
+                 hello_timeout: float, admit: Callable[[Hello], Awaitable[str | None]]
+                 ) -> bool:
     """Read and handle the connection's messages until it closes (``True``) or sends no
     accepted ``hello`` within ``hello_timeout`` seconds of connecting (``False``, after an
     ``error`` ``hello_timeout``), or ``admit`` refuses its hello (``False``, after an
@@ -816,7 +848,7 @@ async def _serve(websocket: WebSocket, client: WsClient, room: Room,
             if not attached:
                 if not isinstance(message, Hello):
                     raise ProtocolError("hello_required", "the first message must be hello")
-                refused = admit(message)
+                refused = await admit(message)
                 if refused is not None:
                     client.send(Error(code="too_many_connections", message=refused))
                     return False

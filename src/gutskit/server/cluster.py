@@ -290,16 +290,17 @@ class ClusterRoomManager(RoomManager):
 
 
 class ClusterQuota(ConnectionQuota):
-    """Places per client address (:class:`~gutskit.server.quotas.ConnectionQuota`) counted
-    across the cluster, in the shared Redis: one sorted set per kind and address
-    (``<prefix>:conns:<address>``, ``<prefix>:waiting:<address>``) whose members are the
-    places (``<worker id> <random>``), each scored with the Redis clock's time of its last
-    renewal. The worker's lease thread renews every place it holds with its room leases
-    (:meth:`Node._renew`, every :data:`RENEW_SECONDS`); a place not renewed for
-    :data:`LEASE_SECONDS` is dropped by the next :meth:`take` of that address, so the places
-    of a worker killed with ``kill -9`` (or whose event loop is stuck,
-    :data:`STALL_SECONDS`) are free again within :data:`LEASE_SECONDS`. When Redis cannot be
-    reached, a place is counted in this worker only (logged).
+    """Places per client address (:class:`~gutskit.server.quotas.ConnectionQuota`) counted across
+    the cluster, in the shared Redis: one sorted set per kind and address
+    (``<prefix>:conns:<address>``, ``<prefix>:waiting:<address>``,
+    ``<prefix>:overflow:<address>``) whose members are the places (``<worker id> <random>``),
+    each scored with the Redis clock's time of its last renewal. The worker's lease thread
+    renews every place it holds with its room leases (:meth:`Node._renew`, every
+    :data:`RENEW_SECONDS`); a place not renewed for :data:`LEASE_SECONDS` is dropped by the
+    next :meth:`take` of that address, so the places of a worker killed with ``kill -9`` (or
+    whose event loop is stuck, :data:`STALL_SECONDS`) are free again within
+    :data:`LEASE_SECONDS`. When Redis cannot be reached, a place is counted in this worker only
+    (logged).
 
     Args:
         node: the worker (its Redis connection, key prefix and lease time).

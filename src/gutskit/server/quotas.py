@@ -1,7 +1,8 @@
 """Places held per client address: the WebSocket connections one address holds at once
-(:attr:`~gutskit.server.rooms.ServerConfig.max_connections_per_address`) and the
-connections over the limits that wait for their ``hello`` (:data:`gutskit.server.app.
-SEAT_OVERFLOW`); ``docs/protocol.md``, "Limits".
+(:attr:`~gutskit.server.rooms.ServerConfig.max_connections_per_address`), the
+connections over the limits that wait for their ``hello`` and those a seat's token got in
+beyond the limits (:data:`gutskit.server.app.SEAT_OVERFLOW`,
+:data:`gutskit.server.app.ADDRESS_OVERFLOW`); ``docs/protocol.md``, "Limits".
 
 A place is taken when a connection is accepted and given back when it ends. One process
 (the default ``guts serve``) counts in memory (:class:`ConnectionQuota`); the workers of a
@@ -19,13 +20,16 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-__all__ = ["CONNECTIONS", "WAITING", "ConnectionQuota", "Held"]
+__all__ = ["CONNECTIONS", "OVERFLOW", "WAITING", "ConnectionQuota", "Held"]
 
 CONNECTIONS = "conns"
 """Kind of place: an accepted connection within the per-address limit."""
 WAITING = "waiting"
 """Kind of place: a connection over the limits waiting for its ``hello`` (only a seat's
 token gets it in)."""
+OVERFLOW = "overflow"
+"""Kind of place: a connection beyond the limits that a seat's token got in (held until
+it ends, or handed to the newer connection of the same seat that replaces it)."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -33,7 +37,7 @@ class Held:
     """One place taken (:meth:`ConnectionQuota.take`), to give back once.
 
     Attributes:
-        kind: :data:`CONNECTIONS` or :data:`WAITING`.
+        kind: :data:`CONNECTIONS`, :data:`WAITING` or :data:`OVERFLOW`.
         address: the client address counted.
         member: the place's id in the shared count (``""``: counted in this process).
     """
@@ -64,7 +68,7 @@ class ConnectionQuota:
         """Take a place of ``kind`` for ``address`` if it holds fewer than ``limit``.
 
         Args:
-            kind: :data:`CONNECTIONS` or :data:`WAITING`.
+            kind: :data:`CONNECTIONS`, :data:`WAITING` or :data:`OVERFLOW`.
             address: the client address.
             limit: the most places of that kind one address may hold.
 
