@@ -2023,6 +2023,9 @@ def deal_from_rng(state: GameState, rng: random.Random | None = None
 _DRAWS = tuple((n, n.bit_length()) for n in range(len(DECK), 0, -1))
 """The pool sizes of the deal's draws, largest first, with the bits each draw takes."""
 
+_TOP_SIX_BITS = bytes(b >> 2 for b in range(256))
+"""``bytes.translate`` table: the top byte of a 32-bit word -> the word's top 6 bits."""
+
 
 def _sample_deck(rng: random.Random, k: int) -> list[Card]:
     """``rng.sample(DECK, k)``: the same cards in the same order, drawn from the same
@@ -2031,17 +2034,32 @@ def _sample_deck(rng: random.Random, k: int) -> list[Card]:
     drawn card replaced in the pool by the pool's last) the draws are made here, without
     ``sample``'s argument checks and one Python call per card: the deal's hot path. Any
     other source, and fewer cards, use ``rng.sample`` itself. ``tests/test_engine_speed``
-    checks the equality for many seeds and sizes; the golden sessions pin the deals."""
+    checks the equality for many seeds and sizes; the golden sessions pin the deals.
+
+    While the pool holds 32 cards or more every draw takes 6 bits: the top 6 bits of one
+    32-bit output of the Mersenne Twister (``getrandbits(6)``). Those draws take their
+    words in batches, ``getrandbits(32 * m)`` being ``m`` outputs in order (the first in
+    the lowest bits): a batch is never larger than the draws still to make, since each
+    draw takes at least one word, so no bit is taken that ``sample`` would not take. Each
+    drawn card is swapped to the end of the pool, whose tail then holds the draws in
+    reverse order."""
     if type(rng) is not random.Random or k <= 5:
         return rng.sample(DECK, k)
-    getrandbits = rng.getrandbits
     pool = list(DECK)
-    cards: list[Card] = []
-    draw = cards.append
-    for n, bits in _DRAWS[:k]:
+    n = len(pool)
+    stop = n - k
+    floor = max(stop, 31)  # 6-bit draws: pools of 52 down to 32 cards
+    getrandbits = rng.getrandbits
+    while n > floor:
+        m = n - floor
+        for j in getrandbits(32 * m).to_bytes(4 * m, "little")[3::4].translate(_TOP_SIX_BITS):
+            if j < n:
+                n -= 1
+                pool[j], pool[n] = pool[n], pool[j]
+    for size, bits in _DRAWS[len(DECK) - n:k]:  # smaller pools: one call a draw
         j = getrandbits(bits)
-        while j >= n:
+        while j >= size:
             j = getrandbits(bits)
-        draw(pool[j])
-        pool[j] = pool[n - 1]
-    return cards
+        last = size - 1
+        pool[j], pool[last] = pool[last], pool[j]
+    return pool[:stop - 1:-1] if stop else pool[::-1]
