@@ -817,12 +817,16 @@ def _hands(state: GameState, order: Sequence[int], deck: Sequence[Card]
     end = n * state.rules.cards_per_hand
     if len(deck) < end:
         raise IllegalActionError(f"a deck of {len(deck)} cards cannot deal {end}")
-    hands: list[Hand | None] = [None] * len(state.names)
     # one card at a time around the table: the i-th seat of the order gets the cards
-    # i, i + n, i + 2n, ... of the deck
-    cards = tuple(deck[:end])
-    for i, seat in enumerate(order):
-        hands[seat] = cards[i:end:n]
+    # i, i + n, i + 2n, ... of the deck: the columns of the deal's rounds of n cards
+    by_turn: list[Hand] = list(zip(*zip(*[iter(deck[:end])] * n, strict=True), strict=True))
+    n_seats = len(state.names)
+    if n == n_seats:  # every seat dealt in: the order is the table from the dealer's left
+        first = n_seats - order[0]
+        return (*by_turn[first:], *by_turn[:first])
+    hands: list[Hand | None] = [None] * n_seats
+    for seat, hand in zip(order, by_turn, strict=True):
+        hands[seat] = hand
     return tuple(hands)
 
 
@@ -1687,10 +1691,23 @@ def declare_all(state: GameState, declarations: Mapping[int, Declaration]
     if state.phase is not _DECLARE:
         raise IllegalActionError(
             f"cannot declare now: the session is in the {state.phase.value} phase")
+    hands = state.hands
+    n = len(hands)
+    if (len(declarations) == n and None not in hands and state.declarations.count(None) == n
+            and None not in (decls := list(map(declarations.get, range(n))))):
+        # the usual case: every seat is dealt in, none has declared yet, each is given
+        unrecorded = False
+        for seat, choice in enumerate(decls):
+            if choice is not _OUT:  # out is always legal
+                problem = _declaration_problem(state, seat, choice)  # type: ignore[arg-type]
+                if problem is not None:
+                    raise IllegalActionError(problem)
+                unrecorded = unrecorded or not hands[seat]
+        return _reveal(state, decls, unrecorded)
     decls = list(state.declarations)
     dealt = 0
     unrecorded = False  # an in hand dealt at a real table, not recorded (``()``)
-    for seat, hand in enumerate(state.hands):
+    for seat, hand in enumerate(hands):
         if hand is None:
             if seat in declarations:
                 raise IllegalActionError(f"seat {seat!r} was not dealt in")
@@ -1710,6 +1727,14 @@ def declare_all(state: GameState, declarations: Mapping[int, Declaration]
         extra = next(s for s in declarations
                      if not (isinstance(s, int) and 0 <= s < state.n_seats))
         raise IllegalActionError(f"seat {extra!r} is not at the table")
+    return _reveal(state, decls, unrecorded)
+
+
+def _reveal(state: GameState, decls: list[Declaration | None], unrecorded: bool
+            ) -> tuple[GameState, list[Event]]:
+    """:func:`declare_all` once each declaration ``decls`` (per seat) is checked
+    (``unrecorded``: a seat in holds a hand dealt at a real table, not recorded): the fists
+    open, then the round resolves."""
     if (unrecorded or not state.variants.plain) and not state.companion:
         problem = _resolution_problem(state, decls)
         if problem is not None:

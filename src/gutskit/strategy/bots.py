@@ -133,10 +133,12 @@ def qualifies_by_rule_of_thumb(cards: Sequence[Card], cards_per_hand: int) -> bo
     return category is not Category.PAIR or max(ranks) >= JACK
 
 
-_Bars = tuple[bool, float, "float | None", tuple[float, ...], tuple[bool, ...]]
 # read once (in Python 3.11 ``Declaration.IN`` goes through ``EnumType.__getattr__``'s slot)
 _IN, _OUT = Declaration.IN, Declaration.OUT
-"""A rule-of-thumb bot's bars for one pot (:meth:`RuleOfThumbBot._bars`)."""
+_Bars = tuple[bool, bool, float, "float | None", tuple[float, ...], tuple[bool, ...]]
+"""A rule-of-thumb bot's bars for one pot (:meth:`RuleOfThumbBot._bars`): whether an in
+needs cover (``require_cover``), whether the pot is a coin flip, the bar, the loose bar, the
+percentile and rule tables."""
 
 
 @dataclass
@@ -230,26 +232,32 @@ class RuleOfThumbBot:
         if hand is None:
             return _OUT
         rules = view.rules
-        if rules.require_cover and view.stacks[view.seat] < view.owed:
-            return _OUT
-        if not hand:  # No Peek: the cards are unseen
-            return self.declare_blind(view, rng)
         # :meth:`plays`, with the bars of a pot and a table remembered: they depend only on
         # the rules, the pot and who is dealt in, so they are worked out once (by
         # :meth:`_bars`, with the very expressions of :meth:`plays`) and looked up after;
-        # only plain rules have bars
-        bars = self._bars_seen.get((id(rules), view.pot, view.dealt_in))
+        # only plain rules with a seen hand have bars
+        bars = self._bars_seen.get((id(rules), view.pot, view.dealt_in)) if hand else None
         if bars is None:
+            if rules.require_cover and view.stacks[view.seat] < view.owed:
+                return _OUT
+            if not hand:  # No Peek: the cards are unseen
+                return self.declare_blind(view, rng)
             game = self._variants.get(id(rules))  # by identity: a Variants holds its rules
             if game is None:
                 game = self._variants[id(rules)] = variants_for(rules)
             if not game.plain:
                 return self.declare_variant(view, rng)
             bars = self._bars(view)
-        coin_flip, bar, loose_bar, pct_table, rule_table = bars
-        index = 0
-        for card in hand:
-            index = index * 52 + card
+        cover, coin_flip, bar, loose_bar, pct_table, rule_table = bars
+        if cover and view.stacks[view.seat] < view.owed:  # require_cover
+            return _OUT
+        if len(hand) == 3:  # the hand's index in the tables: its cards in base 52
+            first, second, third = hand
+            index = (first * 52 + second) * 52 + third
+        else:
+            index = 0
+            for card in hand:
+                index = index * 52 + card
         pct = pct_table[index]
         if pct >= bar and (coin_flip or rule_table[index]):
             return _IN
@@ -258,7 +266,8 @@ class RuleOfThumbBot:
         return _OUT
 
     def _bars(self, view: SeatView) -> _Bars:
-        """For :meth:`declare` under plain rules: whether the pot is a coin flip (at most
+        """For :meth:`declare` under plain rules: whether an in needs cover
+        (``require_cover``), whether the pot is a coin flip (at most
         two antes), the percentile bar, and the loose style's bar (``None`` unless
         ``style < 0``), as :meth:`plays` computes them, with the ranking's percentile and
         rule tables; remembered by rules, pot and dealt-in seats."""
@@ -274,7 +283,7 @@ class RuleOfThumbBot:
             self._bars_seen.clear()
             self._rules_seen.clear()
         bars = self._bars_seen[(id(rules), view.pot, view.dealt_in)] = (
-            coin_flip, bar, loose_bar, pct_table, rule_table)
+            rules.require_cover, coin_flip, bar, loose_bar, pct_table, rule_table)
         self._rules_seen[id(rules)] = rules  # keeps the ids in the keys unique
         return bars
 
