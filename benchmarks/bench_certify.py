@@ -10,19 +10,23 @@ Run: python benchmarks/bench_certify.py [--json] [--all]
 
 from __future__ import annotations
 
-import sys
 from typing import Any, Literal
 
-from common import cpu_seconds, emit, header, result
+from common import arguments, cpu_seconds, emit, header, result
 
 
 def main() -> None:
+    parser = arguments(__doc__)
+    parser.add_argument("--all", action="store_true",
+                        help="also the cells that take minutes (3 cards, 3 players; 4-6 "
+                             "players; one sampled cell)")
+    every = parser.parse_args().all
     header("certified per-hand equilibria (exact card removal)")
     from gutskit.core.rules import Rules
     from gutskit.strategy import certify
 
     cells: list[tuple[Literal[2, 3], int]] = [(2, 2), (3, 2), (2, 3)]
-    if "--all" in sys.argv:
+    if every:
         cells.append((3, 3))
     models: tuple[Literal["recursive", "one_round"], ...] = ("recursive", "one_round")
     out: list[dict[str, Any]] = []
@@ -58,7 +62,7 @@ def main() -> None:
                 s.seconds, "s",
                 note=f"exploitability {s.exploitability:.3g} {how}; in rate {s.in_rate:.6f}; "
                      f"{s.method}"))
-    if "--all" in sys.argv:
+    if every:
         for k, n in ((2, 4), (3, 5)):
             box2: list[Any] = []
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 
 import numpy as np
-from common import best_rate, emit, header, result
+from common import arguments, best_rate, emit, header, result
 
 from gutskit.core.evaluation import DEFAULT_RANKING, strength, strength_table
 from gutskit.strategy.tables import batch_keys, hand_table
@@ -21,6 +21,7 @@ N_BATCH = 2_000_000
 
 
 def main() -> None:
+    arguments(__doc__).parse_args()
     header("hand evaluation (3 cards)")
     rng = random.Random(1)
     hands = [tuple(rng.sample(range(52), 3)) for _ in range(N_SCALAR)]

@@ -20,7 +20,7 @@ import os
 import time
 from importlib import metadata
 
-from common import emit, header, result
+from common import arguments, emit, header, result
 
 from gutskit.core.rules import Rules
 from gutskit.strategy.bots import RuleOfThumbBot
@@ -33,6 +33,7 @@ REPEATS = 5
 
 
 def main() -> None:
+    arguments(__doc__).parse_args()
     header("vectorized simulator, 5 seats, default rules")
     if numba_available():
         import numba

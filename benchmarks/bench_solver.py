@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from common import cpu_seconds, emit, header, result
+from common import arguments, cpu_seconds, emit, header, result
 
 
 def main() -> None:
+    arguments(__doc__).parse_args()
     header("equilibrium table, 2 and 3 cards, N = 2..10")
     from gutskit.strategy import solver
 

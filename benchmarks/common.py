@@ -5,6 +5,7 @@ Benchmarks print figures; they are not tests and assert nothing about speed.
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import platform
@@ -13,6 +14,20 @@ import time
 from collections.abc import Callable
 from importlib import metadata
 from typing import Any
+
+
+def arguments(doc: str | None) -> argparse.ArgumentParser:
+    """The argument parser of a benchmark script: its module docstring as the ``--help``
+    text (first paragraph as the description, the rest below the options) and
+    ``--json`` (also print one JSON line for ``run_all.py``: :func:`emit`). A script adds
+    its own options, then calls ``parse_args()`` (``--help`` prints and exits 0)."""
+    text = (doc or "").strip()
+    description, _, rest = text.partition("\n\n")
+    parser = argparse.ArgumentParser(description=description, epilog=rest or None,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--json", action="store_true",
+                        help="also print the figures as one JSON line (for run_all.py)")
+    return parser
 
 
 def cpu_model() -> str:
@@ -83,18 +98,33 @@ def cpu_seconds(run: Callable[[], object]) -> tuple[float, float]:
 
 
 def emit(results: list[dict[str, Any]]) -> None:
-    """Print the figures; with ``--json`` also one JSON line for ``run_all.py``."""
+    """Print the figures (each with its target, when it has one: ``target >= 50,000
+    rounds/s: met``); with ``--json`` also one JSON line for ``run_all.py``."""
     for r in results:
         target = r.get("target")
         goal = "" if target is None else (
-            f"  (target {r['cmp']} {target:,.4g} {r['unit']}: "
+            f"  (target {r['cmp']} {plain_number(target)} {r['unit']}: "
             f"{'met' if r['met'] else 'NOT met'})")
-        print(f"{r['name']}: {r['value']:,.4g} {r['unit']}{goal}")
+        print(f"{r['name']}: {plain_number(r['value'])} {r['unit']}{goal}")
         if "note" in r:
             print(f"    {r['note']}")
     if "--json" in sys.argv:
         print("JSON " + json.dumps({"machine": machine(), "versions": versions(),
                                     "results": results}))
+
+
+def plain_number(value: float) -> str:
+    """A figure as people write it: 4 significant digits, from 1,000 up as a whole number
+    with thousands separators (never ``5e+04``).
+
+    >>> plain_number(50_000), plain_number(3e6), plain_number(14_904.2), plain_number(1.094e8)
+    ('50,000', '3,000,000', '14,900', '109,400,000')
+    >>> plain_number(10.0), plain_number(1.4751), plain_number(0.25)
+    ('10', '1.475', '0.25')
+    """
+    if abs(value) >= 1000:
+        return f"{int(float(f'{value:.4g}')):,}"
+    return f"{value:.4g}"
 
 
 def result(name: str, value: float, unit: str, *, target: float | None = None,

@@ -14,10 +14,9 @@ from __future__ import annotations
 import io
 import random
 import statistics
-import sys
 from collections.abc import Iterator, Sequence
 
-from common import header
+from common import arguments, header
 from rich.console import Console
 
 from gutskit.cli.terminal import play_session
@@ -76,8 +75,13 @@ def run(kinds: tuple[str, ...], sessions: int, rounds_each: int) -> str:
 
 
 def main() -> None:
-    sessions = int(sys.argv[1]) if len(sys.argv) > 1 else 40
-    rounds_each = int(sys.argv[2]) if len(sys.argv) > 2 else 10
+    parser = arguments(__doc__)
+    parser.add_argument("sessions", nargs="?", type=int, default=40,
+                        help="seeded sessions per table (default 40)")
+    parser.add_argument("rounds", nargs="?", type=int, default=10,
+                        help="rounds per session at most (default 10)")
+    args = parser.parse_args()
+    sessions, rounds_each = args.sessions, args.rounds
     header(f"guts play tables against an always-in player ({sessions} seeded sessions, "
            f"up to {rounds_each} rounds each)")
     for label, kinds in TABLES.items():

@@ -14,13 +14,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from common import header
+from common import arguments, header, plain_number
 
 SCRIPTS = ("bench_eval.py", "bench_engine.py", "bench_fast.py", "bench_solver.py",
            "bench_certify.py", "bench_memory.py")
 
 
 def main() -> int:
+    arguments(__doc__).parse_args()
     here = Path(__file__).resolve().parent
     header("gutskit benchmarks")
     rows: list[dict[str, Any]] = []
@@ -38,11 +39,11 @@ def main() -> int:
             rows.append({"script": script, "load": data["machine"]["load_1min"], **r})
     width = max(len(r["name"]) for r in rows) if rows else 10
     print()
-    print(f"{'figure':<{width}}  {'value':>14}  {'unit':<9} {'target':>12}  met   load")
+    print(f"{'figure':<{width}}  {'value':>14}  {'unit':<9} {'target':>14}  met   load")
     for r in rows:
-        target = f"{r['cmp']} {r['target']:,.4g}" if "target" in r else ""
+        target = f"{r['cmp']} {plain_number(r['target'])}" if "target" in r else ""
         met = ("yes" if r["met"] else "NO") if "target" in r else ""
-        print(f"{r['name']:<{width}}  {r['value']:>14,.4g}  {r['unit']:<9} {target:>12}  "
+        print(f"{r['name']:<{width}}  {plain_number(r['value']):>14}  {r['unit']:<9} {target:>14}  "
               f"{met:<4}  {r['load']}")
     return 1 if failed else 0
 
