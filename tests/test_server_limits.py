@@ -30,7 +30,7 @@ from websockets.sync.client import connect
 from gutskit.cli.app import app
 from gutskit.cli.serve import allowed_hosts
 from gutskit.server import app as server_app
-from gutskit.server.app import STATIC
+from gutskit.server.app import STATIC, WsClient
 from gutskit.server.cluster import WorkerSettings
 from gutskit.server.protocol import CreateRoom, Hello
 from gutskit.server.rooms import PRESENCE_DELAY, RoomManager, ServerConfig
@@ -367,6 +367,76 @@ def test_seat_tokens_do_not_lift_the_address_limit(db_url: str,
             player.send({"type": "ping"})
             assert player.expect("pong") == {"type": "pong"}
             player.close()
+
+
+def _raw_websocket(server: Server, room_id: str) -> socket.socket:
+    """A WebSocket opened by hand on a socket with a 2 KiB receive buffer, hello said (a
+    client library would read by itself)."""
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 2048)
+    sock.connect(("127.0.0.1", server.port))
+    sock.sendall(f"GET /ws/{room_id} HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\n"
+                 "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\n"
+                 "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n".encode())
+    answer = b""
+    while b"\r\n\r\n" not in answer:
+        answer += sock.recv(1)
+    assert answer.startswith(b"HTTP/1.1 101"), answer
+    sock.sendall(_client_frame(json.dumps({"type": "hello", "protocol": 1, "token": None})))
+    return sock
+
+
+def _client_frame(text: str) -> bytes:
+    """A masked WebSocket text frame (under 126 bytes) as a client sends it."""
+    data = text.encode()
+    mask = b"\x01\x02\x03\x04"
+    return bytes([0x81, 0x80 | len(data)]) + mask + bytes(
+        byte ^ mask[i % 4] for i, byte in enumerate(data))
+
+
+def test_a_client_that_stops_reading_is_dropped(db_url: str,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """attack6 (t2c_slow_queue.py): a client that sent pings and read nothing was cut off
+    by the keepalive ping's timeout after about 40 s (1011), not by the documented queue
+    limit (uvicorn's send waits once 64 KiB are unread, the frames after it waited in the
+    connection's queue past QUEUE_LIMIT and the close waited behind them for ever). Past
+    the limit the connection is now dropped (its transport aborted, SLOW_GRACE seconds
+    after the close was queued); the room goes on for the others."""
+    monkeypatch.setattr(server_app, "QUEUE_LIMIT", 20)
+    monkeypatch.setattr(server_app, "SLOW_GRACE", 0.2)
+    with running_server(db_url) as server:
+        room_id = server.create_room()["room_id"]
+        room = server.manager.rooms[room_id]
+        watcher = Player(server, room_id)
+        sock = _raw_websocket(server, room_id)
+        deadline = time.monotonic() + 60
+        while len(room.clients) < 2:
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        slow = next(c for c in cast(set[WsClient], room.clients)
+                    if c.websocket.client is not None
+                    and c.websocket.client.port == sock.getsockname()[1])
+        assert slow.transport is not None  # kept by app.KeepTransport
+        # The server's socket buffer made small: its kernel takes 4 KiB, not megabytes,
+        # before the transport holds what the client has not read.
+        slow.transport.get_extra_info("socket").setsockopt(socket.SOL_SOCKET,
+                                                           socket.SO_SNDBUF, 4096)
+        pings = _client_frame(json.dumps({"type": "ping"})) * 100  # each one answered
+        sock.settimeout(0.5)
+        with pytest.raises((ConnectionResetError, BrokenPipeError)):
+            while True:  # until the server drops it
+                assert time.monotonic() < deadline, "the client was not dropped"
+                with contextlib.suppress(TimeoutError):
+                    sock.sendall(pings)
+        sock.close()
+        assert slow.overflow
+        while slow in room.clients:  # detached from the room
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        assert len(room.clients) == 1  # the watcher
+        watcher.send({"type": "ping"})
+        assert watcher.expect("pong") == {"type": "pong"}
+        watcher.close()
 
 
 def test_a_connection_that_never_says_hello_is_closed(db_url: str) -> None:

@@ -109,7 +109,13 @@ connection (:meth:`WsClient.allow`): the :mod:`limits` library's in-memory movin
 scans every key of every connection from a timer thread it restarts every 10 ms, which
 cost the server about a tenth of its CPU under load."""
 QUEUE_LIMIT = 1000
-"""Messages queued for a slow client before the server drops the connection."""
+"""Frames waiting for a slow client (behind what its connection's buffers hold: uvicorn's
+send waits once 64 KiB are unread) before the server closes the connection (1008 "too
+slow") and drops it :data:`SLOW_GRACE` seconds later if the client has not taken them."""
+SLOW_GRACE = 5.0
+"""Seconds a client past :data:`QUEUE_LIMIT` has to read what was sent to it and the close
+before its connection is dropped (the transport aborted: a client that reads nothing gets
+no close frame, and its buffers are freed at once)."""
 
 SECURITY_HEADERS: dict[str, str] = {
     "Content-Security-Policy": (
@@ -246,11 +252,13 @@ class WsClient:
 
     A frame is written at once when nothing is waiting before it: the WebSocket's send
     runs to its end without suspending (uvicorn's implementations write to the transport
-    and return), so it needs no task switch. Only when a send does suspend (a server whose
-    send waits) do the frames after it wait in :attr:`queue` for the writer task
-    (:meth:`writer`), which sends them in order; more than :data:`QUEUE_LIMIT` waiting
-    drop the connection. (uvicorn buffers what the client has not read yet in the
-    transport, as it did when every frame went through the writer task.)
+    and return), so it needs no task switch. Only when a send does suspend (uvicorn's
+    waits while the transport holds more than 64 KiB the client has not read) do the frames
+    after it wait in :attr:`queue` for the writer task (:meth:`writer`), which sends them
+    in order; more than :data:`QUEUE_LIMIT` waiting close the connection (1008 "too slow",
+    after the frames already queued) and drop it :data:`SLOW_GRACE` seconds later (its
+    transport aborted, :func:`transport_of`): a client that stopped reading is cut off
+    then, not by the keepalive ping's timeout (about 40 s, code 1011).
     """
 
     def __init__(self, websocket: WebSocket) -> None:
@@ -267,6 +275,8 @@ class WsClient:
         queue is empty."""
         self.failed = False
         """A send failed (the connection is closing): later frames are dropped."""
+        self.transport = transport_of(websocket.scope)
+        """The connection's transport (``None``: not served by uvicorn here)."""
         self.address = ""
         """The client's address (what the per-address limits count)."""
         self.beyond: Held | None = None
@@ -301,6 +311,8 @@ class WsClient:
         if self.queue.qsize() >= QUEUE_LIMIT:
             self.overflow = True
             self.queue.put_nowait(None)
+            if self.transport is not None:  # a client that reads nothing more is dropped
+                asyncio.get_running_loop().call_later(SLOW_GRACE, self.transport.abort)
             return
         self.queue.put_nowait(frame)
 
@@ -347,6 +359,40 @@ class WsClient:
             finally:
                 if self.queue.empty():
                     self.busy = False
+
+
+TRANSPORT = "gutskit.transport"
+"""Key of a WebSocket's transport in its ASGI scope's ``state`` (:class:`KeepTransport`)."""
+
+
+class KeepTransport:
+    """ASGI middleware, outermost: keeps the transport under uvicorn's WebSocket send (every
+    uvicorn implementation's send is a method of its protocol, which holds ``transport``) in
+    the scope's ``state`` (:data:`TRANSPORT`), so :class:`WsClient` can drop a client that
+    stopped reading (:data:`QUEUE_LIMIT`). Nothing when there is none (a test client, a
+    connection relayed from another worker: its relay watches it, ``cluster.Node``)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "websocket" and "state" in scope:
+            transport = transport_under(send)
+            if transport is not None:
+                scope["state"][TRANSPORT] = transport
+        await self.app(scope, receive, send)
+
+
+def transport_under(send: Any) -> asyncio.WriteTransport | None:
+    """The transport of the uvicorn protocol whose method ``send`` is, if it is one."""
+    transport = getattr(getattr(send, "__self__", None), "transport", None)
+    return transport if isinstance(transport, asyncio.WriteTransport) else None
+
+
+def transport_of(scope: Scope) -> asyncio.WriteTransport | None:
+    """The transport :class:`KeepTransport` kept for a WebSocket's ``scope``, if any."""
+    transport = scope.get("state", {}).get(TRANSPORT)
+    return transport if isinstance(transport, asyncio.WriteTransport) else None
 
 
 class _Resume:
@@ -456,9 +502,10 @@ def create_app(db: str | Path | None = None, *, config: ServerConfig | None = No
                        allowed=tuple(allowed_origins))
     app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(settings.allowed_hosts),
                        www_redirect=False)
-    if settings.forwarded_allow_ips:  # outermost: every check below sees the client
+    if settings.forwarded_allow_ips:  # outside every check: each sees the client
         app.add_middleware(ProxyHeadersMiddleware,
                            trusted_hosts=list(settings.forwarded_allow_ips))
+    app.add_middleware(KeepTransport)  # sees uvicorn's own send
     room_rates = limits.parse_many(settings.room_limit)
     room_limiter = limits.aio.strategies.MovingWindowRateLimiter(_limits_storage(
         redis_url, redis_prefix))

@@ -820,6 +820,10 @@ class Node:
                 if incoming["type"] == "websocket.disconnect":
                     return
 
+        from gutskit.server import app as server_app
+
+        transport = server_app.transport_under(send)
+
         async def downstream() -> None:
             accepted = False
             while True:
@@ -830,6 +834,11 @@ class Node:
                     out = {"type": "websocket.close", "code": 1013}
                 if out is None:
                     return
+                if transport is not None and proxy.inbox.qsize() >= server_app.QUEUE_LIMIT:
+                    # the client stopped reading (as app.WsClient does on one process)
+                    asyncio.get_running_loop().call_later(server_app.SLOW_GRACE,
+                                                          transport.abort)
+                    out = {"type": "websocket.close", "code": 1008, "reason": "too slow"}
                 accepted = True
                 with contextlib.suppress(Exception):
                     await send(out)
