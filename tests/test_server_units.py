@@ -43,7 +43,15 @@ from gutskit.server.fairness import (
     verify_commitment,
 )
 from gutskit.server.protocol import ProtocolError, TableState, TableView, parse_client_message
-from gutskit.server.rooms import encode, table_facts, table_fields, table_view
+from gutskit.server.rooms import (
+    PER_VIEWER,
+    encode,
+    private_fields,
+    public_fields,
+    table_facts,
+    table_fields,
+    table_view,
+)
 from gutskit.server.store import open_room_store
 
 
@@ -221,7 +229,12 @@ def test_the_encoded_table_is_the_table_view_model() -> None:
         facts = table_facts(now)
         for viewer in (SPECTATOR, Viewer(0), Viewer(1), Viewer(2)):
             fields = table_fields(now, view(now, viewer), 12.5, facts)
-            assert list(fields) == list(TableView.model_fields)
+            assert sorted(fields) == sorted(TableView.model_fields)  # a JSON object: any order
+            # the public part is the spectator's (every viewer's alike), the rest its own
+            public = public_fields(now, view(now, SPECTATOR), 12.5, facts)
+            private = private_fields(now, view(now, viewer), facts)
+            assert set(private) == PER_VIEWER and not set(public) & PER_VIEWER
+            assert {**public, **private} == fields
             model = TableState(table=TableView.model_validate(fields))
             text = encode({"type": "state", "table": fields})
             assert json.loads(text) == json.loads(model.model_dump_json())

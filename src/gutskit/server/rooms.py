@@ -126,8 +126,9 @@ from gutskit.strategy import coach
 from gutskit.strategy.bots import BOT_NAMES, Strategy, bot_action
 from gutskit.strategy.strategies import play_table
 
-__all__ = ["PRESENCE_DELAY", "Client", "Room", "RoomManager", "ServerConfig", "TableFacts",
-           "encode", "table_facts", "table_fields", "table_view"]
+__all__ = ["PER_VIEWER", "PRESENCE_DELAY", "Client", "Room", "RoomManager", "ServerConfig",
+           "TableFacts", "encode", "private_fields", "public_fields", "table_facts",
+           "table_fields", "table_view"]
 
 log = logging.getLogger("gutskit.server")
 
@@ -365,8 +366,9 @@ def table_facts(state: GameState) -> TableFacts:
 PER_VIEWER = frozenset({"seat", "hand", "declarations", "my_turn", "passed", "passed_card",
                         "received_card", "matches", "rebuy", "can_show", "companion"})
 """The :func:`table_fields` that may differ from one viewer to another of the same state
-(a seat's own cards, declaration, turn, match quotes, rebuy, show button); every other
-field is the table's public facts, the same for every viewer."""
+(a seat's own cards, declaration, turn, match quotes, rebuy, show button:
+:func:`private_fields`); every other field is the table's public facts, the same for every
+viewer (:func:`public_fields`)."""
 
 
 def _my_turn(seat: int, facts: TableFacts) -> bool:
@@ -374,52 +376,90 @@ def _my_turn(seat: int, facts: TableFacts) -> bool:
     return seat >= 0 and seat in facts.to_act
 
 
-def table_fields(state: GameState, view: SeatView, time_left: float | None,
-                 facts: TableFacts | None = None) -> dict[str, Any]:
-    """The protocol form of a :class:`~gutskit.core.views.SeatView` of ``state`` as plain
-    JSON values, one key per field of :class:`TableView` (variant fields read when the view
-    has them; a server encodes it without building the model: :func:`encode`). Whose turn
-    it is, the antes of the next deal and the smallest rebuy come from the table driver
-    (``facts``, :func:`table_facts` of ``state`` when not given): public facts, the same
-    for every viewer but ``matches`` and ``rebuy`` (the recipient's own)."""
-    if facts is None:
-        facts = table_facts(state)
+_QUOTES: dict[tuple[int, int, int], tuple[Rules, list[dict[str, Any]]]] = {}
+
+
+def _matches(state: GameState, seat: int) -> list[dict[str, Any]]:
+    """The JSON form of :func:`gutskit.core.table.match_quotes` of ``seat``: a quote is
+    the rules' function of the pot and the seat's stack alone, so it is worked out once
+    per (rule set, pot, stack) and shared (callers must not mutate it)."""
+    rules, pot, stack = state.rules, state.pot, state.stacks[seat]
+    key = (id(rules), pot, stack)
+    known = _QUOTES.get(key)
+    if known is not None and known[0] is rules:
+        return known[1]
+    if len(_QUOTES) >= 4096:
+        _QUOTES.clear()
+    quotes = [{"declaration": q.declaration.value, "least": q.least, "most": q.most,
+               "pays": q.pays, "eliminated": q.eliminated}
+              for q in driver.match_quotes(state, seat)]
+    _QUOTES[key] = (rules, quotes)
+    return quotes
+
+
+def public_fields(state: GameState, view: SeatView, time_left: float | None,
+                  facts: TableFacts) -> dict[str, Any]:
+    """The fields of :class:`TableView` that every viewer of ``state`` sees alike (all but
+    :data:`PER_VIEWER`), from the public fields of a view of it (by the allow-list:
+    :data:`gutskit.core.views.VIEW_FIELDS`, audience everyone; a server takes the
+    spectator's view) and the driver's public ``facts``."""
+    result = view.last_result
+    # Between rounds the table shows the settled round's community card and ghost hand;
+    # not after a round thrown in (a misdeal, the session ended in the middle of it), whose
+    # cards stay unknown: the last result belongs to the round before.
+    settled = view.phase.value in ("deal", "over") and _settled(state)
+    community = getattr(result, "community", None) if settled else None
+    ghost = getattr(result, "ghost", None) if settled else None
+    return {
+        "names": list(view.names), "stacks": list(view.stacks),
+        "eliminated": list(view.eliminated), "dealer": view.dealer, "pot": view.pot,
+        "reserve": view.reserve, "phase": view.phase.value, "round": view.round_number,
+        "game": view.game_number, "declared": list(view.declared),
+        "dealt_in": list(view.dealt_in), "owed": view.owed,
+        "last_result": None if result is None else _result_dict(result),
+        "time_left": time_left, "legal_declarations": facts.legal_declarations,
+        "community": _names(community) or None, "ghost": _names(ghost) or None,
+        "to_act": list(facts.to_act), "turn": facts.turn, "next_antes": facts.next_antes,
+    }
+
+
+def private_fields(state: GameState, view: SeatView, facts: TableFacts) -> dict[str, Any]:
+    """The fields of :class:`TableView` of :data:`PER_VIEWER` for the viewer of ``view``
+    (its seat's own cards, declarations as it may see them, turn, match quotes, rebuy,
+    show button), from its own allow-listed view of ``state``."""
     seat = view.seat
     chosen = getattr(view, "passes_chosen", ())
     passed = getattr(view, "passed", None)
     received = getattr(view, "received", None)
-    between = view.phase.value in ("deal", "over")
-    result = view.last_result
     matches = None
     if seat >= 0 and view.phase is Phase.DECLARE and view.dealt_in[seat]:
-        matches = [{"declaration": q.declaration.value, "least": q.least, "most": q.most,
-                    "pays": q.pays, "eliminated": q.eliminated}
-                   for q in driver.match_quotes(state, seat)]
-    # Between rounds the table shows the settled round's community card and ghost hand;
-    # not after a round thrown in (a misdeal, the session ended in the middle of it), whose
-    # cards stay unknown: the last result belongs to the round before.
-    settled = between and _settled(state)
-    community = getattr(result, "community", None) if settled else None
-    ghost = getattr(result, "ghost", None) if settled else None
+        matches = _matches(state, seat)
     return {
-        "seat": seat, "names": list(view.names), "stacks": list(view.stacks),
-        "eliminated": list(view.eliminated), "dealer": view.dealer, "pot": view.pot,
-        "reserve": view.reserve, "phase": view.phase.value, "round": view.round_number,
-        "game": view.game_number, "hand": _names(view.hand),
+        "seat": seat, "hand": _names(view.hand),
         "declarations": [None if d is None else d.value for d in view.declarations],
-        "declared": list(view.declared), "dealt_in": list(view.dealt_in),
-        "owed": view.owed, "my_turn": _my_turn(seat, facts),
-        "last_result": None if result is None else _result_dict(result),
-        "time_left": time_left, "legal_declarations": facts.legal_declarations,
-        "community": _names(community) or None, "ghost": _names(ghost) or None,
+        "my_turn": _my_turn(seat, facts),
         "passed": list(chosen) if chosen else None,
         "passed_card": None if passed is None else card_name(passed),
         "received_card": None if received is None else card_name(received),
-        "to_act": list(facts.to_act), "turn": facts.turn, "next_antes": facts.next_antes,
         "matches": matches, "rebuy": facts.rebuys[seat] if seat >= 0 else None,
         "companion": None,
         "can_show": seat >= 0 and driver.can_show_hand(state, seat) is None,
     }
+
+
+def table_fields(state: GameState, view: SeatView, time_left: float | None,
+                 facts: TableFacts | None = None) -> dict[str, Any]:
+    """The protocol form of a :class:`~gutskit.core.views.SeatView` of ``state`` as plain
+    JSON values, one key per field of :class:`TableView` (variant fields read when the view
+    has them; a server encodes it without building the model: :func:`encode`): its
+    :func:`public_fields` and :func:`private_fields`. Whose turn it is, the antes of the
+    next deal and the smallest rebuy come from the table driver (``facts``,
+    :func:`table_facts` of ``state`` when not given): public facts, the same for every
+    viewer but ``matches`` and ``rebuy`` (the recipient's own)."""
+    if facts is None:
+        facts = table_facts(state)
+    return {**public_fields(state, view, time_left, facts),
+            **private_fields(state, view, facts)}
 
 
 def table_view(state: GameState, view: SeatView, time_left: float | None) -> TableView:
@@ -431,6 +471,66 @@ def encode(message: dict[str, Any]) -> str:
     """A message as JSON text (compact, UTF-8 as is), built from plain JSON values
     (pydantic's encoder: the same text as the protocol model's ``model_dump_json``)."""
     return pydantic_core.to_json(message).decode()
+
+
+def _body(fields: dict[str, Any]) -> str:
+    """``fields`` as the members of a JSON object, without its braces (``""``: none)."""
+    return encode(fields)[1:-1]
+
+
+class _Texts:
+    """The table messages of one change (:meth:`Room._broadcast_state`) as JSON text, each
+    distinct part encoded once: the public fields (``public``, of every viewer) and their
+    change since each table held, each viewer's own fields and their change. A message is
+    its parts joined (the parts' keys are disjoint: :data:`PER_VIEWER`)."""
+
+    def __init__(self, public: dict[str, Any], time_left: float | None) -> None:
+        self.public = public
+        self.ticking = '"time_left":' + pydantic_core.to_json(time_left).decode()
+        self._public_body: str | None = None
+        self._wholes: dict[int | None, str] = {}
+        self._public_changes: dict[int, tuple[dict[str, Any], str]] = {}
+        """id(a public part held) -> it (kept alive: its id stays its own) and the
+        members of its change."""
+        self._private_changes: dict[tuple[int | None, int], tuple[dict[str, Any], str]] = {}
+        """(seat, id(its own part held)) -> it and the members of its change."""
+
+    def whole(self, seat: int | None, private: dict[str, Any]) -> str:
+        """The :class:`TableState` of viewer ``seat`` whose own fields are ``private``."""
+        text = self._wholes.get(seat)
+        if text is None:
+            if self._public_body is None:
+                self._public_body = _body(self.public)
+            text = self._wholes[seat] = ('{"type":"state","table":{' + self._public_body
+                                         + "," + _body(private) + "}}")
+        return text
+
+    def patch(self, seat: int | None,
+              held: tuple[dict[str, Any], dict[str, Any], float | None],
+              private: dict[str, Any], clock: float | None) -> str | None:
+        """The :class:`TablePatch` from the table ``held`` (its public part, its own part
+        and the deadline its clock counts to) to the current one of viewer ``seat`` (own
+        part ``private``, deadline ``clock``); ``None`` when nothing changed."""
+        held_public, held_private, held_clock = held
+        public = self.public
+        known = self._public_changes.get(id(held_public))
+        if known is None:
+            change = "" if held_public is public else _body(
+                {k: v for k, v in public.items() if k != "time_left" and held_public[k] != v})
+            known = self._public_changes[id(held_public)] = (held_public, change)
+        parts = [known[1]] if known[1] else []
+        if held_private is not private:
+            mine = self._private_changes.get((seat, id(held_private)))
+            if mine is None:
+                mine = self._private_changes[seat, id(held_private)] = (held_private, _body(
+                    {k: v for k, v in private.items() if held_private[k] != v}))
+            if mine[1]:
+                parts.append(mine[1])
+        if held_clock != clock:
+            parts.append(self.ticking)
+        if not parts:
+            return None
+        return '{"type":"patch","table":{' + ",".join(parts) + "}}"
 
 
 def _chair(seat: SeatRow) -> int:
@@ -521,17 +621,21 @@ class Room:
         """Seats whose chat the host muted (:class:`~gutskit.server.protocol.Mute`)."""
         self._payloads: tuple[list[Event], list[dict[str, Any]]] | None = None
         """The last change's events and their JSON objects (:meth:`_payloads_of`)."""
-        self._tables: dict[int | None, dict[str, Any]] = {}
-        """The table fields of each viewer (seat; ``None``: the spectator) last sent, all
-        of the state :attr:`_tables_state` (:meth:`_broadcast_state`)."""
+        self._public: dict[str, Any] | None = None
+        """The public table fields last sent (:func:`public_fields`), of the state
+        :attr:`_tables_state` (:meth:`_broadcast_state`)."""
+        self._private: dict[int | None, dict[str, Any]] = {}
+        """Each viewer's own table fields last sent (:func:`private_fields`; seat,
+        ``None``: the spectator), of the state :attr:`_tables_state`."""
         self._tables_state: GameState | None = None
         self._sealed: tuple[GameState, int, list[Any]] | None = None
         """Set by :meth:`_persist_and_send` for the broadcasts when the change was one
         sealed declaration: the state before it, the declaring seat and everyone else's
         copy of the change (a ``DeclarationSealed``)."""
-        self._sent: dict[Client, tuple[dict[str, Any], float | None]] = {}
-        """Protocol 3: the table fields each connection holds (and the deadline its
-        ``time_left`` counts to), what its next :class:`TablePatch` is worked out from."""
+        self._sent: dict[Client, tuple[dict[str, Any], dict[str, Any], float | None]] = {}
+        """Protocol 3: the table each connection holds, as its public and its own fields
+        (and the deadline its ``time_left`` counts to), what its next :class:`TablePatch`
+        is worked out from."""
         self._secrets: dict[str, tuple[fairness.DeckSecret, list[str]]] = {}
         """Worked-out secret orders and leaves by seed (:meth:`_secret`)."""
         for row in self.seats:  # rooms stored before chairs: the chair is the seat number
@@ -595,12 +699,20 @@ class Room:
         """The table of ``client``'s :class:`Welcome` (its viewer's, :meth:`view_of`);
         under protocol 3 remembered as the view the connection holds."""
         self._sent.pop(client, None)
-        if self.state is None or self.settings.companion or client.protocol < 3:
+        state = self.state
+        if state is None or self.settings.companion or client.protocol < 3:
             return self.view_of(client.seat)
-        fields = table_fields(self.state, views.view(self.state, self.viewer(client.seat)),
-                              self._time_left())
-        self._sent[client] = (fields, self._clock())
-        return TableView.model_validate(fields)
+        facts = table_facts(state)
+        time_left = self._time_left()
+        viewer = self.viewer(client.seat)
+        public, private = self._public, self._private.get(viewer.seat)
+        if public is None or self._tables_state is not state:
+            public = public_fields(state, views.view(state, SPECTATOR), time_left, facts)
+            private = None
+        if private is None:
+            private = private_fields(state, views.view(state, viewer), facts)
+        self._sent[client] = (public, private, self._clock())
+        return TableView.model_validate({**public, "time_left": time_left, **private})
 
     def visible(self, events: Sequence[Event], seat: int | None) -> list[dict[str, Any]]:
         """``events`` (the last ones of the session) as ``seat`` may see them (JSON
@@ -2025,17 +2137,20 @@ class Room:
         return None if self.paused else self.deadline
 
     def _broadcast_state(self) -> None:
-        """Each client gets the table as its seat may see it: one view per distinct
-        viewer (every spectator shares one), encoded once; the public facts worked out
-        once (:func:`table_facts`). Protocol 1 and 2: the whole view (:class:`TableState`);
-        protocol 3: what changed since the view the connection holds (:class:`TablePatch`,
-        one per distinct viewer and view held; nothing when nothing changed).
+        """Each client gets the table as its seat may see it, worked out in two parts: the
+        fields every viewer shares (:func:`public_fields`, from the spectator's view, the
+        driver's public facts worked out once: :func:`table_facts`) once per change, and
+        each distinct viewer's own fields (:func:`private_fields`, from its own
+        allow-listed view; every spectator shares one). Protocol 1 and 2: the whole view
+        (:class:`TableState`); protocol 3: what changed since the view the connection holds
+        (:class:`TablePatch`; nothing when nothing changed), the public part's change
+        worked out and encoded once for every connection that holds the same table, each
+        viewer's own change once per viewer.
 
-        After one sealed declaration (:attr:`_sealed`) only the declarer's own view and the
-        public facts change (what another viewer sees of it is public: nothing else of
-        theirs may depend on it): every other viewer's view is the one last built for it
-        with the public fields that changed in the declarer's (all but
-        :data:`PER_VIEWER`) and its ``my_turn``; only the declarer's is built
+        After one sealed declaration (:attr:`_sealed`) only the declarer's own fields and
+        the public ones change (what another viewer sees of it is public: nothing else of
+        theirs may depend on it): every other viewer's own fields are the ones last built
+        for it with its ``my_turn``; only the declarer's are built
         (``tests/test_server_patch.py`` checks every view so derived against one built
         afresh)."""
         state = self.state
@@ -2048,85 +2163,42 @@ class Room:
         facts = table_facts(state)
         time_left = self._time_left()
         clock = self._clock()
-        old = self._tables
-        if sealed is not None and (self._tables_state is not sealed[0] or not old):
+        old = self._private
+        if sealed is not None and (self._tables_state is not sealed[0] or self._public is None):
             sealed = None
-        tables: dict[int | None, dict[str, Any]] = {}
-        derived: dict[int | None, dict[str, Any]] = {}
-        """Seat -> its patch, for the views derived from the last ones (a sealed
-        declaration of another seat)."""
-        memo: list[dict[str, Any]] = []
-
-        def public_change() -> dict[str, Any]:
-            """What changed in the public fields, ``time_left`` aside (worked out on the
-            declarer's view, built afresh: the public fields are every viewer's)."""
-            if not memo:
-                assert sealed is not None
-                after = fields_of(sealed[1])
-                base = next(iter(old.values()))  # of the state before: public fields alike
-                memo.append({k: v for k, v in after.items()
-                             if k not in PER_VIEWER and k != "time_left" and base[k] != v})
-            return memo[0]
-
-        def fields_of(seat: int | None) -> dict[str, Any]:
-            fields = tables.get(seat)
-            if fields is not None:
-                return fields
-            before = old.get(seat) if sealed is not None and seat != sealed[1] else None
-            if before is not None:
-                public = public_change()
-                turn = seat is not None and _my_turn(seat, facts)
-                fields = {**before, **public, "time_left": time_left, "my_turn": turn}
-                derived[seat] = ({**public, "my_turn": turn} if turn != before["my_turn"]
-                                 else public)
-            else:
-                fields = table_fields(state, views.view(state, self.viewer(seat)),
-                                      time_left, facts)
-            tables[seat] = fields
-            return fields
-
-        if sealed is None:  # every viewer's view built at once (the work they share once)
-            wanted = list({self.viewer(client.seat) for client in self.clients})
-            for viewer, seen in zip(wanted, views.views(state, wanted), strict=True):
-                tables[viewer.seat] = table_fields(state, seen, time_left, facts)
-        whole: dict[int | None, str] = {}
-        patches: dict[tuple[int | None, int, float | None], str | None] = {}
-        shared: dict[int, str | None] = {}
-        """id(change) -> its patch (a change kept alive in ``derived`` or ``changes``)."""
-        changes: list[dict[str, Any]] = []
+        wanted = {self.viewer(client.seat) for client in self.clients}
+        privates: dict[int | None, dict[str, Any]] = {}
+        fresh = []
+        for viewer in wanted:
+            before = None if sealed is None or viewer.seat == sealed[1] else old.get(viewer.seat)
+            if before is None:
+                fresh.append(viewer)
+                continue
+            turn = viewer.seat is not None and _my_turn(viewer.seat, facts)
+            privates[viewer.seat] = (before if before["my_turn"] == turn
+                                     else {**before, "my_turn": turn})
+        # every view built at once (the work they share once); the spectator's gives the
+        # public fields
+        built = views.views(state, [SPECTATOR, *fresh])
+        public = public_fields(state, built[0], time_left, facts)
+        for viewer, seen in zip(fresh, built[1:], strict=True):
+            privates[viewer.seat] = private_fields(state, seen, facts)
+        texts = _Texts(public, time_left)
+        sent = self._sent
         for client in self.clients:
             seat = self.viewer(client.seat).seat
-            fields = fields_of(seat)
-            if client.protocol < 3 or client not in self._sent:
-                text = whole.get(seat)
-                if text is None:
-                    text = whole[seat] = encode({"type": "state", "table": fields})
-                client.send(text)
+            private = privates[seat]
+            held = sent.get(client) if client.protocol >= 3 else None
+            if held is None:
+                client.send(texts.whole(seat, private))
             else:
-                held, held_clock = self._sent[client]
-                key = (seat, id(held), held_clock)
-                if key in patches:
-                    patch = patches[key]
-                else:
-                    if seat in derived and held is old.get(seat) and held_clock == clock:
-                        change = derived[seat]  # often the public change itself: shared
-                    else:
-                        change = {k: v for k, v in fields.items()
-                                  if k != "time_left" and held[k] != v}
-                        if held_clock != clock:
-                            change["time_left"] = time_left
-                        changes.append(change)  # alive: its id is not reused meanwhile
-                    if id(change) in shared:  # the same change: encoded once
-                        patch = shared[id(change)]
-                    else:
-                        patch = shared[id(change)] = (
-                            encode({"type": "patch", "table": change}) if change else None)
-                    patches[key] = patch
-                if patch is not None:
-                    client.send(patch)
+                text = texts.patch(seat, held, private, clock)
+                if text is not None:
+                    client.send(text)
             if client.protocol >= 3:
-                self._sent[client] = (fields, clock)
-        self._tables = tables
+                sent[client] = (public, private, clock)
+        self._public = public
+        self._private = privates
         self._tables_state = state
 
     def _broadcast_companion_state(self) -> None:
@@ -2143,7 +2215,8 @@ class Room:
                     type="state", table=companion_view).model_dump_json()
             client.send(text)
         self._sent.clear()
-        self._tables = {}
+        self._public = None
+        self._private = {}
         self._tables_state = None
 
     # -- restore -------------------------------------------------------------------------
