@@ -533,6 +533,17 @@ class _Texts:
         return '{"type":"patch","table":{' + ",".join(parts) + "}}"
 
 
+def _record_key(record: Any) -> Any:
+    """What tells a viewer's copy of an event apart (:meth:`Room._broadcast_events`): a
+    redacted copy (a frozen dataclass) by its value, looked up by hash (equal copies of
+    several viewers share one encoding), anything unhashable by its identity."""
+    try:
+        hash(record)
+    except TypeError:
+        return id(record)
+    return record
+
+
 def _chair(seat: SeatRow) -> int:
     """A seat's chair (0-9 clockwise; rooms stored before chairs: its seat number)."""
     return seat.seat if seat.chair is None else seat.chair
@@ -929,8 +940,12 @@ class Room:
         """The seats whose pending requests (a return, a mute, a rebuy, a client seed)
         differ from what is stored (:attr:`seats` holds what is stored), stamped (a copy
         made only of a seat that changed: this runs after every client message)."""
+        asked = self.returning | self.muted | self.rebuys.keys() | self.client_seeds.keys()
         return [self._stamped(row) for row in self.seats
-                if self._pending_of(row.seat) != row.pending()]
+                if (row.seat in asked or row.back_next_game or row.muted
+                    or row.rebuy_chips is not None or row.rebuy_approved
+                    or row.client_seed is not None)  # else nothing pending, nothing stored
+                and self._pending_of(row.seat) != row.pending()]
 
     def _pending_stored(self, rows: Sequence[SeatRow]) -> None:
         """``rows`` (:meth:`_pending_changes`) are now stored."""
@@ -2096,11 +2111,12 @@ class Room:
 
     def _broadcast_events(self, events: Sequence[Event]) -> None:
         """Each client gets each event as its seat may see it: one copy per distinct
-        viewer (every spectator shares one), each distinct copy encoded once (an event
-        everyone may read in full is encoded once for all)."""
+        viewer (every spectator shares one), each copy encoded once (an event everyone may
+        read in full, or equal copies of several viewers, is encoded once for all: a copy
+        is looked up by its hash, :func:`_record_key`, never compared with every other)."""
         first = len(self.events) - len(events)
         cache: dict[int | None, list[str]] = {}
-        encoded: list[list[tuple[Any, str]]] = [[] for _ in events]
+        encoded: list[dict[Any, tuple[Any, str]]] = [{} for _ in events]
         payloads = self._payloads_of(events)
         sealed = self._sealed
         public = all(views.public_event(e) for e in events)
@@ -2118,16 +2134,15 @@ class Room:
                     shown = self._visible_records(events, seat)
                 texts = []
                 for offset, record in enumerate(shown):
-                    text = next((t for r, t in encoded[offset]
-                                 if r is record or r == record), None)
-                    if text is None:
+                    key = id(record) if record is events[offset] else _record_key(record)
+                    known = encoded[offset].get(key)
+                    if known is None:  # (the record is kept with its text: its id stays)
                         data = (record if isinstance(record, dict)
                                 else payloads[offset] if record is events[offset]
                                 else event_to_dict(record))
-                        text = encode({"type": "event", "seq": first + offset,
-                                       "event": data})
-                        encoded[offset].append((record, text))
-                    texts.append(text)
+                        known = encoded[offset][key] = (record, encode(
+                            {"type": "event", "seq": first + offset, "event": data}))
+                    texts.append(known[1])
                 cache[seat] = texts
             for text in texts:
                 client.send(text)
