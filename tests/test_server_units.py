@@ -33,7 +33,7 @@ from gutskit.core.events import Declaration
 from gutskit.core.rules import Rules
 from gutskit.core.views import SPECTATOR, Viewer, view
 from gutskit.io.storage import Base, open_store
-from gutskit.server import app
+from gutskit.server import app, rooms
 from gutskit.server.exports import ledger_csv
 from gutskit.server.fairness import (
     FairnessError,
@@ -42,7 +42,13 @@ from gutskit.server.fairness import (
     deck_names,
     verify_commitment,
 )
-from gutskit.server.protocol import ProtocolError, TableState, TableView, parse_client_message
+from gutskit.server.protocol import (
+    Ack,
+    ProtocolError,
+    TableState,
+    TableView,
+    parse_client_message,
+)
 from gutskit.server.rooms import (
     PER_VIEWER,
     encode,
@@ -317,3 +323,31 @@ def test_a_connection_sends_its_frames_in_order_when_a_send_suspends() -> None:
         await asyncio.wait_for(writer, 1)
 
     asyncio.run(main())
+
+
+def test_the_encoded_ack_is_the_ack_model() -> None:
+    """An applied action's ack is encoded without the model: the same JSON."""
+    assert json.loads(rooms._ack("r3")) == json.loads(Ack(action_id="r3").model_dump_json())
+    assert rooms._ack("r3") == '{"type":"ack","action_id":"r3","duplicate":false}'
+
+
+def test_a_patch_is_joined_from_the_public_and_the_own_change() -> None:
+    """_Texts: the public change worked out once per table held, the viewer's own change,
+    and time_left only when the clock was set again; nothing when nothing changed; a
+    whole state is both parts."""
+    held_public = {"pot": 6, "declared": [False, False], "time_left": 9.5}
+    public = {"pot": 6, "declared": [True, False], "time_left": 4.25}
+    held_mine = {"seat": 0, "my_turn": True, "hand": ["As", "Kd"]}
+    mine = {"seat": 0, "my_turn": False, "hand": ["As", "Kd"]}
+    texts = rooms._Texts(public, 4.25)
+    assert texts.patch(0, (held_public, held_mine, 100.0), mine, 100.0) == (
+        '{"type":"patch","table":{"declared":[true,false],"my_turn":false}}')
+    # another seat holding the same public table: only the public change (shared)
+    other = {"seat": 1, "my_turn": True, "hand": None}
+    assert texts.patch(1, (held_public, other, 100.0), other, 100.0) == (
+        '{"type":"patch","table":{"declared":[true,false]}}')
+    # a new deadline: time_left is sent
+    assert texts.patch(1, (held_public, other, 90.0), other, 100.0) == (
+        '{"type":"patch","table":{"declared":[true,false],"time_left":4.25}}')
+    assert texts.patch(1, (public, other, 100.0), other, 100.0) is None
+    assert json.loads(texts.whole(0, mine)) == {"type": "state", "table": {**public, **mine}}

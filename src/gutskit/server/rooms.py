@@ -544,6 +544,12 @@ def _record_key(record: Any) -> Any:
     return record
 
 
+def _ack(action_id: str) -> str:
+    """The :class:`Ack` of an applied action, encoded (the model's JSON, without building
+    the model: one per declaration)."""
+    return encode({"type": "ack", "action_id": action_id, "duplicate": False})
+
+
 def _chair(seat: SeatRow) -> int:
     """A seat's chair (0-9 clockwise; rooms stored before chairs: its seat number)."""
     return seat.seat if seat.chair is None else seat.chair
@@ -694,7 +700,7 @@ class Room:
         token, a kicked or unknown seat) the spectator."""
         if seat is None or self.state is None or not 0 <= seat < self.state.n_seats:
             return SPECTATOR
-        return Viewer(seat)
+        return views.seat_viewer(seat)  # the seat's shared instance: no tuple built
 
     def view_of(self, seat: int | None) -> TableView | None:
         """The table as ``seat`` (``None`` = spectator) may see it; ``None`` in the lobby."""
@@ -1789,7 +1795,7 @@ class Room:
         state, events = driver.declare(state, seat, decl)
         await self._persist_and_send(state, events, (key, seat, message.round))
         self.actions[key] = (seat, message.round)
-        client.send(Ack(action_id=message.action_id))
+        client.send(_ack(message.action_id))
         if own_view is not None:
             await self._send_coach(client, own_view, message.round)
 
@@ -1831,7 +1837,7 @@ class Room:
         state, events = driver.pass_card(state, seat, card)
         await self._persist_and_send(state, events, (key, seat, message.round))
         self.actions[key] = (seat, message.round)
-        client.send(Ack(action_id=message.action_id))
+        client.send(_ack(message.action_id))
 
     async def _persist_and_send(self, state: GameState, events: list[Event],
                           action: tuple[str, int, int] | None) -> None:
