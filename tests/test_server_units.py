@@ -11,6 +11,7 @@ import struct
 from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 import pytest
 from alembic.autogenerate import compare_metadata
@@ -351,3 +352,38 @@ def test_a_patch_is_joined_from_the_public_and_the_own_change() -> None:
         '{"type":"patch","table":{"declared":[true,false],"time_left":4.25}}')
     assert texts.patch(1, (public, other, 100.0), other, 100.0) is None
     assert json.loads(texts.whole(0, mine)) == {"type": "state", "table": {**public, **mine}}
+
+
+def test_every_connection_of_a_turn_is_flushed_by_one_callback() -> None:
+    """Protocol 2: the messages each connection gets in one turn of the loop are one frame
+    (a JSON array), in order; the connections with messages are flushed together by one
+    callback of the loop (app._Flusher), in the order they got their first message."""
+
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+        scheduled: list[Any] = []
+        original = loop.call_soon
+
+        def counted(callback: Any, *args: Any, **kwargs: Any) -> Any:
+            scheduled.append(callback)
+            return original(callback, *args, **kwargs)
+
+        sockets = [_Socket(), _Socket()]
+        clients = [app.WsClient(s) for s in sockets]  # type: ignore[arg-type]
+        for client in clients:
+            client.protocol = 2
+        loop.call_soon = counted  # type: ignore[method-assign, assignment]
+        try:
+            clients[1].send('{"n":1}')
+            clients[0].send('{"n":2}')
+            clients[1].send('{"n":3}')
+        finally:
+            loop.call_soon = original  # type: ignore[method-assign]
+        assert len(scheduled) == 1 and sockets[0].sent == sockets[1].sent == []
+        await asyncio.sleep(0)
+        assert sockets[1].sent == ['[{"n":1},{"n":3}]'] and sockets[0].sent == ['[{"n":2}]']
+        clients[0].send('{"n":4}')  # the next turn: a frame of its own
+        await asyncio.sleep(0)
+        assert sockets[0].sent == ['[{"n":2}]', '[{"n":4}]']
+
+    asyncio.run(main())

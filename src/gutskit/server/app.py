@@ -46,6 +46,7 @@ import collections
 import contextlib
 import functools
 import time
+import weakref
 from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Sequence
 from pathlib import Path
@@ -241,6 +242,41 @@ async def _json_error(send: Send, status: int, code: str, message: str) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
+class _Flusher:
+    """The connections of one event loop with messages collected this turn
+    (:meth:`WsClient.send`, protocol 2 and later): flushed together, by one callback per
+    turn rather than one per connection (a change of a room reaches each of its
+    connections)."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.clients: list[WsClient] = []
+
+    def add(self, client: WsClient) -> None:
+        """Flush ``client`` at the end of this turn of the loop."""
+        if not self.clients:
+            self.loop.call_soon(self.run)
+        self.clients.append(client)
+
+    def run(self) -> None:
+        clients, self.clients = self.clients, []
+        for client in clients:
+            client.flush()
+
+
+_FLUSHERS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Flusher] = (
+    weakref.WeakKeyDictionary())
+
+
+def _flusher() -> _Flusher:
+    """The running event loop's :class:`_Flusher`."""
+    loop = asyncio.get_running_loop()
+    flusher = _FLUSHERS.get(loop)
+    if flusher is None:
+        flusher = _FLUSHERS[loop] = _Flusher(loop)
+    return flusher
+
+
 class WsClient:
     """One WebSocket connection: its frames in order, and its message rate
     (:data:`MESSAGE_LIMIT`).
@@ -248,7 +284,8 @@ class WsClient:
     Under protocol 1 each message is a frame. Under protocol 2 the messages sent during
     one turn of the event loop (one change of the room: its events, the new view, the
     ack) are collected and sent as one frame, a JSON array of them, when the loop gets
-    to the flush the first of them scheduled.
+    to the flush the first of them scheduled (one flush per turn of the loop for every
+    connection with messages waiting: :class:`_Flusher`).
 
     A frame is written at once when nothing is waiting before it: the WebSocket's send
     runs to its end without suspending (uvicorn's implementations write to the transport
@@ -293,7 +330,7 @@ class WsClient:
             self._put(text)
             return
         if not self.pending:
-            asyncio.get_running_loop().call_soon(self.flush)
+            _flusher().add(self)
         self.pending.append(text)
 
     def flush(self) -> None:
