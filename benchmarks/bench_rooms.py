@@ -50,6 +50,7 @@ class _Socket:
     """Stands for a WebSocket: what the server sends goes to the seat's bot."""
 
     def __init__(self) -> None:
+        self.scope: dict[str, Any] = {}  # no transport (app.transport_of)
         self.inbox: asyncio.Queue[str] = asyncio.Queue()
         self.frames = 0
         self.bytes = 0

@@ -257,7 +257,7 @@ def test_a_connection_may_send_30_messages_in_any_3_seconds(
     the first 30 have left the window: one more passes, the next is refused again."""
     now = [100.0]
     monkeypatch.setattr(app, "time", SimpleNamespace(monotonic=lambda: now[0]))
-    client = app.WsClient(None)  # type: ignore[arg-type]
+    client = app.WsClient(SimpleNamespace(scope={}))  # type: ignore[arg-type]
     assert [client.allow() for _ in range(31)] == [True] * 30 + [False]
     now[0] = 102.9
     assert not client.allow()
@@ -270,6 +270,7 @@ class _Socket:
     before a frame counts as sent; ``sleep0`` frames suspend once on a bare yield."""
 
     def __init__(self) -> None:
+        self.scope: dict[str, Any] = {}  # no transport kept (app.transport_of)
         self.sent: list[str] = []
         self.gate: asyncio.Future[None] | None = None
         self.closed = False
