@@ -118,9 +118,13 @@ def serve(
                 raise UsageProblem(f"--redis {redis!r}: {problem}")
         from gutskit.server.app import UVICORN_OPTIONS, create_app
         from gutskit.server.rooms import ServerConfig
+        from gutskit.server.serving import hold_database
         from gutskit.server.store import open_room_store
 
         store = open_room_store(db)  # fail early (exit 2) on a bad database
+        clustered = workers > 1 or redis is not None
+        # one server without Redis per database (it runs every room in its memory)
+        hold = hold_database(store.engine, store.location, alone=not clustered)
         config = ServerConfig(
             bot_delay=(min(0.6, bot_delay), bot_delay), room_limit=room_limit,
             chat_limit=chat_limit,
@@ -133,13 +137,16 @@ def serve(
         if host in WILDCARDS and not base_url:
             typer.echo(f"answering the host names {', '.join(hosts)} (others: "
                        "--allowed-host NAME or --public-url URL)", err=True)
-        if workers > 1 or redis is not None:
+        if clustered:
             store.close()  # each worker opens its own
             from gutskit.cli.workers import run_cluster
 
-            run_cluster(listener, host=host, port=port, db=db, redis_url=redis,
-                        workers=workers, config=config,
-                        allowed_origins=tuple(allow_origin or ()))
+            try:
+                run_cluster(listener, host=host, port=port, db=db, redis_url=redis,
+                            workers=workers, config=config,
+                            allowed_origins=tuple(allow_origin or ()))
+            finally:
+                hold.release()
             return
         app = create_app(store=store, config=config, allowed_origins=allow_origin or ())
     except BaseException:
@@ -149,7 +156,10 @@ def serve(
                err=True)
     server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning",
                                            **UVICORN_OPTIONS))
-    server.run(sockets=[listener])
+    try:
+        server.run(sockets=[listener])
+    finally:
+        hold.release()
 
 
 WILDCARDS = ("0.0.0.0", "::", "")

@@ -1,0 +1,145 @@
+"""Which ``guts serve`` processes serve a database, so two servers never run one room twice.
+
+A server without Redis (``guts serve``, one process) runs every open room of its database
+in its own memory: a second one on the same database would load and run the same rooms
+(attack6 L2: a declaration accepted by one, ``server_error`` on the other). The servers of a
+cluster (``--workers N``, ``--redis URL``) share the rooms through Redis leases and may be
+many. So a server without Redis holds its database *alone* and the servers of a cluster
+hold it *shared* (:func:`hold_database`): a second server without Redis, or a cluster
+server while one without Redis runs, refuses to start with :class:`DatabaseServed`.
+
+The hold is the operating system's, released the moment its process ends, also by
+``kill -9`` (a restart is never kept waiting):
+
+* SQLite: a ``flock`` on ``<database>.serving``, a file next to the database (one machine:
+  SQLite's own locking does not work across machines either). The database file itself is
+  not locked: closing another descriptor of it would drop SQLite's own POSIX locks.
+* PostgreSQL: a session advisory lock (``pg_try_advisory_lock``, shared:
+  ``pg_try_advisory_lock_shared``; :data:`ADVISORY_KEY`) on a connection of its own kept
+  for the server's life; across machines.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+from sqlalchemy import create_engine, text
+from sqlalchemy.engine import Engine
+from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.pool import NullPool
+
+from gutskit.io.location import StorageError, shown
+
+__all__ = ["ADVISORY_KEY", "DatabaseServed", "Hold", "hold_database"]
+
+ADVISORY_KEY = 0x67757473  # "guts"
+"""The PostgreSQL advisory lock of a served database: this key and the hash of the schema
+its tables are in (one PostgreSQL database may hold several gutskit schemas)."""
+
+
+class DatabaseServed(StorageError):
+    """Another live ``guts serve`` serves the database in a way this one cannot share."""
+
+
+class Hold:
+    """A database held by this process (:func:`hold_database`); :meth:`release` lets go
+    (the process ending does too)."""
+
+    def __init__(self, release: Callable[[], None] | None = None) -> None:
+        self._release = release
+
+    def release(self) -> None:
+        """Let go of the database (once; never raises)."""
+        release, self._release = self._release, None
+        if release is not None:
+            with contextlib.suppress(Exception):
+                release()
+
+
+def hold_database(engine: Engine, location: str, *, alone: bool) -> Hold:
+    """Hold the database of ``engine`` for this server: ``alone`` (a server without Redis),
+    or shared with the other servers of a cluster.
+
+    Args:
+        engine: the database (SQLite or PostgreSQL; an in-memory SQLite is not held).
+        location: the database as the user named it (for the message).
+        alone: no other server may serve it meanwhile.
+
+    Returns:
+        The hold, kept until the server stops.
+
+    Raises:
+        DatabaseServed: another live server holds it alone, or (``alone``) holds it at all;
+            the message names the database and what to do.
+        StorageError: the lock file or the lock cannot be taken for another reason.
+    """
+    url = engine.url
+    backend = url.get_backend_name()
+    taken = None
+    if backend == "sqlite":
+        if url.database and url.database != ":memory:":
+            taken = _flock(Path(url.database), alone, location)
+    elif backend == "postgresql":
+        try:
+            taken = _advisory(engine, alone, location)
+        except SQLAlchemyError as error:
+            reason = getattr(error, "orig", None) or error
+            raise StorageError(f"cannot lock database {shown(location)!r}: {reason}") from None
+    return Hold(taken)
+
+
+def _refusal(location: str, alone: bool) -> DatabaseServed:
+    location = shown(location)
+    if alone:
+        return DatabaseServed(
+            f"database {location!r} is already served by another running guts serve; two "
+            "servers without --redis would run the same rooms twice: stop the other one, "
+            "or use --workers N (one machine) or --redis URL on every server for several "
+            "processes")
+    return DatabaseServed(
+        f"database {location!r} is served by a running guts serve without --redis; stop "
+        "it first (or start it with --redis URL too)")
+
+
+def _flock(database: Path, alone: bool, location: str) -> Callable[[], None] | None:
+    try:
+        import fcntl
+    except ImportError:  # not a POSIX system: no hold
+        return None
+    lock = database.with_name(database.name + ".serving")
+    try:
+        descriptor = os.open(lock, os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError as error:
+        raise StorageError(f"cannot open {str(lock)!r}: {error.strerror}") from None
+    try:
+        fcntl.flock(descriptor, (fcntl.LOCK_EX if alone else fcntl.LOCK_SH) | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(descriptor)
+        raise _refusal(location, alone) from None
+
+    def release() -> None:
+        os.close(descriptor)
+
+    return release
+
+
+def _advisory(engine: Engine, alone: bool, location: str) -> Callable[[], None]:
+    own = create_engine(engine.url, poolclass=NullPool)  # a connection of its own
+    connection = own.connect()
+    function = "pg_try_advisory_lock" if alone else "pg_try_advisory_lock_shared"
+    got = connection.execute(text(f"SELECT {function}(:key, hashtext(current_schema()))"),
+                             {"key": ADVISORY_KEY}).scalar()
+    connection.commit()  # a session lock outlives the transaction; none stays open
+    if not got:
+        connection.close()
+        own.dispose()
+        raise _refusal(location, alone)
+
+    def release() -> None:
+        connection.close()
+        own.dispose()
+
+    return release

@@ -1,0 +1,119 @@
+"""One ``guts serve`` without Redis per database (attack6 L2, t16_two_servers_no_redis.py:
+two servers on one SQLite file both ran the same room; a declaration accepted by one got
+``server_error`` on the other). :mod:`gutskit.server.serving`: a server without Redis holds
+its database alone, the servers of a cluster hold it shared; the operating system lets go
+when the process ends, so ``kill -9`` does not keep a restart waiting."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+import pytest
+from server_support import DB_KINDS, make_db_url
+from test_cluster import free_port, redis_url, stop_process_group
+
+from gutskit.server.serving import DatabaseServed, hold_database
+from gutskit.server.store import open_room_store
+
+__all__ = ["redis_url"]  # the fixture, imported for the tests below
+
+
+def _serve(port: int, db: str, *extra: str) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "gutskit.cli.app", "serve", "--db", db, "--port", str(port),
+         *extra], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+
+
+@contextmanager
+def serving(port: int, db: str, *extra: str) -> Iterator[subprocess.Popen[bytes]]:
+    """``guts serve`` on ``port``, answering; stopped on exit."""
+    process = _serve(port, db, *extra)
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            assert process.poll() is None, process.stderr.read() if process.stderr else ""
+            try:
+                if httpx.get(f"http://127.0.0.1:{port}/api/rules", timeout=5).is_success:
+                    break
+            except httpx.TransportError:
+                pass
+            assert time.monotonic() < deadline, "the server did not start"
+            time.sleep(0.1)
+        yield process
+    finally:
+        stop_process_group(process)
+
+
+def refusal(port: int, db: str, *extra: str) -> str:
+    """Start ``guts serve`` that must refuse: its one stderr line (exit 2)."""
+    process = _serve(port, db, *extra)
+    _, err = process.communicate(timeout=120)
+    assert process.returncode == 2, err
+    text = err.decode()
+    assert text.count("\n") == 1 and "Traceback" not in text, text
+    return text.rstrip("\n")
+
+
+def test_a_second_server_without_redis_refuses_the_database(tmp_path: Path,
+                                                            redis_url: str) -> None:
+    db = str(tmp_path / "one.db")
+    ports = free_port(), free_port()
+    with serving(ports[0], db) as first:
+        origin = f"http://127.0.0.1:{ports[0]}"
+        room = httpx.post(f"{origin}/api/rooms", headers={"Origin": origin}, timeout=30,
+                          json={"host_name": "Ana", "buy_in": 20}).json()["room_id"]
+        assert refusal(ports[1], db) == (
+            f"error: database {db!r} is already served by another running guts serve; two "
+            "servers without --redis would run the same rooms twice: stop the other one, "
+            "or use --workers N (one machine) or --redis URL on every server for several "
+            "processes")
+        # Nor may a cluster's server share it with a server that runs its rooms alone.
+        assert refusal(ports[1], db, "--redis", redis_url) == (
+            f"error: database {db!r} is served by a running guts serve without --redis; "
+            "stop it first (or start it with --redis URL too)")
+        # kill -9: nothing left to clean up, a new server starts at once with the room.
+        os.kill(first.pid, signal.SIGKILL)
+        first.wait(30)
+        with serving(ports[1], db):
+            info = httpx.get(f"http://127.0.0.1:{ports[1]}/api/rooms/{room}", timeout=30)
+            assert (info.status_code, info.json()["seats"][0]["name"]) == (200, "Ana")
+    # The servers of a cluster share it (tests/test_cluster_quotas.py runs two), and then
+    # a server without Redis is refused.
+    with serving(ports[0], db, "--redis", redis_url):
+        assert refusal(ports[1], db).startswith(
+            f"error: database {db!r} is already served by another running guts serve")
+
+
+@pytest.fixture(params=DB_KINDS)
+def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    with make_db_url(request.param, tmp_path) as url:
+        yield url
+
+
+def test_holds_alone_and_shared(db_url: str) -> None:
+    """The holds in one process (SQLite: a flock of ``<database>.serving``; PostgreSQL: a
+    session advisory lock): alone excludes every other, shared ones go together."""
+    store = open_room_store(db_url)
+    try:
+        alone = hold_database(store.engine, "db", alone=True)
+        for second in (True, False):
+            with pytest.raises(DatabaseServed):
+                hold_database(store.engine, "db", alone=second)
+        alone.release()
+        alone.release()  # once only
+        shared = [hold_database(store.engine, "db", alone=False) for _ in range(2)]
+        with pytest.raises(DatabaseServed, match=r"^database 'db' is already served by"):
+            hold_database(store.engine, "db", alone=True)
+        for hold in shared:
+            hold.release()
+        hold_database(store.engine, "db", alone=True).release()
+    finally:
+        store.close()
