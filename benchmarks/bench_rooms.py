@@ -3,9 +3,10 @@
 ``load_server.py`` measures the whole server over real WebSockets; this runs the rooms of
 ``guts serve`` (:class:`~gutskit.server.rooms.RoomManager`, the real SQLite store with its
 group commit, the real per-connection framing of :class:`~gutskit.server.app.WsClient`)
-with in-memory connections: every seat is a bot that decodes each frame it receives and
-declares as soon as its table says it is its turn (in with probability 0.3; protocol
-``--protocol``, default 4: the bot keeps its table and applies each ``patch``). So the CPU
+with in-memory connections: every seat is a bot that decodes each frame that may change
+what it reads (as the load script's bots do) and declares as soon as its table says it is
+its turn (in with probability 0.3; protocol ``--protocol``, default 4: the bot keeps its
+table and applies each ``patch``). So the CPU
 it reports per round is the rooms' own (views, encoding, storage, fairness), without
 uvicorn, the websockets library and the kernel; it is far less noisy on a shared machine
 than the load test, and ``--profile`` shows where it goes (cProfile, the top functions).
@@ -71,6 +72,9 @@ async def _bot(room: Room, client: WsClient, socket: _Socket, rng: random.Random
     while True:
         frame = await socket.inbox.get()
         started = time.thread_time()
+        if not any(key in frame for key in _NEEDED):  # e.g. another seat's sealed declaration
+            _BOTS[0] += time.thread_time() - started
+            continue
         for message in json.loads(frame):
             if message["type"] == "welcome" and message["table"] is not None:
                 table = message["table"]
@@ -94,6 +98,12 @@ async def _bot(room: Room, client: WsClient, socket: _Socket, rng: random.Random
                 started = time.thread_time()
         _BOTS[0] += time.thread_time() - started
 
+
+_NEEDED = ('"my_turn"', '"round"', "RoundResolved", '"type":"welcome"', '"type":"state"')
+"""What a frame must hold for a bot to decode it (as in ``load_server.py``): the fields of
+its table it reads (a patch holds a field only when it changed), the event it counts, the
+messages that give it a whole table. The others (most: another seat's sealed declaration)
+are received, not decoded: the bots' own work is not the rooms'."""
 
 _BOTS = [0.0]
 """CPU seconds the bots spent on their own (decoding frames, choosing): not the rooms'."""
