@@ -2121,21 +2121,29 @@ class Room:
         read in full, or equal copies of several viewers, is encoded once for all: a copy
         is looked up by its hash, :func:`_record_key`, never compared with every other)."""
         first = len(self.events) - len(events)
-        cache: dict[int | None, list[str]] = {}
+        cache: dict[int | str | None, list[str]] = {}
         encoded: list[dict[Any, tuple[Any, str]]] = [{} for _ in events]
         payloads = self._payloads_of(events)
         sealed = self._sealed
-        public = all(views.public_event(e) for e in events)
+        started = isinstance(events[0], SessionStarted)
+        # everyone reads them in full: the events themselves
+        public = not started and all(views.public_event(e) for e in events)
         for client in self.clients:
             seat = client.seat
-            texts = cache.get(seat)
+            # the viewers who get the same copies: everyone (public events), every seat
+            # but the declarer (a sealed declaration: the spectator's copy), else the seat
+            group: int | str | None = (
+                "public" if public else "sealed" if sealed is not None and not started
+                and seat != sealed[1] else seat)
+            texts = cache.get(group)
             if texts is None:
-                if isinstance(events[0], SessionStarted):
+                if started:
                     shown: list[Any] = self.history_for(seat)[first:first + len(events)]
-                elif public:  # everyone reads them in full: the events themselves
+                elif public:
                     shown = list(events)
-                elif sealed is not None and seat != sealed[1]:
-                    shown = sealed[2]  # a sealed declaration: theirs is the spectator's
+                elif group == "sealed":
+                    assert sealed is not None
+                    shown = sealed[2]
                 else:
                     shown = self._visible_records(events, seat)
                 texts = []
@@ -2149,7 +2157,7 @@ class Room:
                         known = encoded[offset][key] = (record, encode(
                             {"type": "event", "seq": first + offset, "event": data}))
                     texts.append(known[1])
-                cache[seat] = texts
+                cache[group] = texts
             for text in texts:
                 client.send(text)
 
@@ -2187,7 +2195,8 @@ class Room:
         old = self._private
         if sealed is not None and (self._tables_state is not sealed[0] or self._public is None):
             sealed = None
-        wanted = {self.viewer(client.seat) for client in self.clients}
+        n = state.n_seats
+        wanted = {self.viewer(seat) for seat in {client.seat for client in self.clients}}
         privates: dict[int | None, dict[str, Any]] = {}
         fresh = []
         for viewer in wanted:
@@ -2207,7 +2216,9 @@ class Room:
         texts = _Texts(public, time_left)
         sent = self._sent
         for client in self.clients:
-            seat = self.viewer(client.seat).seat
+            seat = client.seat
+            if seat is not None and not 0 <= seat < n:  # as self.viewer: the spectator
+                seat = None
             private = privates[seat]
             held = sent.get(client) if client.protocol >= 3 else None
             if held is None:
