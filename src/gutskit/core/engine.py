@@ -265,7 +265,7 @@ class GameState:
     def dealt(self) -> tuple[int, ...]:
         """Seats dealt in this round, in seat order."""
         hands = self.hands
-        if None not in hands:
+        if all(hands) or None not in hands:  # (``all``: cheaper, when every hand is seen)
             return tuple(range(len(hands)))  # every seat (the usual case)
         return tuple([s for s, h in enumerate(hands) if h is not None])
 
@@ -366,16 +366,17 @@ def evolve(state: GameState | None, event: Event) -> GameState:
         IllegalActionError: the event does not fit the state (a corrupt history).
     """
     handler = _HANDLERS.get(type(event))
-    if handler is None:
+    if handler is None or state is None:
         if isinstance(event, SessionStarted):
             if state is not None:
                 raise IllegalActionError("a session can start only once")
             return _start(event)
+        if state is None:
+            raise IllegalActionError(
+                f"the history must start with SessionStarted, not {event!r}")
         handler = _handler_of(event)
-    if state is None:
-        raise IllegalActionError(f"the history must start with SessionStarted, not {event!r}")
-    if handler is None:  # pragma: no cover - exhaustive over Event
-        raise IllegalActionError(f"unknown event {event!r}")
+        if handler is None:  # pragma: no cover - exhaustive over Event
+            raise IllegalActionError(f"unknown event {event!r}")
     new = handler(state, event)
     if new.undo_point is not None and type(event) in _BETWEEN_ROUNDS and not (
             type(event) is SessionEnded and state.phase is _OVER):
@@ -414,7 +415,10 @@ def _undo_point(state: GameState) -> GameState:
 
 
 def _on_antes(state: GameState, event: AntesPosted) -> GameState:
-    stacks = tuple(map(_sub, state.stacks, _per_seat(state, event.amounts, "antes")))
+    amounts = event.amounts
+    if len(amounts) != len(state.stacks):
+        _per_seat(state, amounts, "antes")  # raises
+    stacks = tuple(map(_sub, state.stacks, amounts))
     point = _undo_point(state) if state.companion else None
     return _with(
         state, stacks=stacks, pot=state.pot + event.refill + sum(event.amounts),
@@ -469,12 +473,16 @@ def _on_undone(state: GameState, event: RoundUndone) -> GameState:
 
 
 def _on_resolved(state: GameState, event: RoundResolved) -> GameState:
-    stacks = tuple(map(_sub, map(_add, state.stacks, _per_seat(state, event.won, "won")),
-                       _per_seat(state, event.matched, "matched")))
+    won, matched_chips = event.won, event.matched
+    n = len(state.stacks)
+    if len(won) != n or len(matched_chips) != n:
+        _per_seat(state, won, "won")  # raises for one of them
+        _per_seat(state, matched_chips, "matched")
+    stacks = tuple(map(_sub, map(_add, state.stacks, won), matched_chips))
     eliminated = state.eliminated
     if event.eliminated:
         eliminated = tuple(e or s in event.eliminated for s, e in enumerate(eliminated))
-    matched = event.outcome is _COMPARED and any(event.matched)
+    matched = event.outcome is _COMPARED and any(matched_chips)
     return _with(
         state, stacks=stacks, eliminated=eliminated, pot=event.pot_after,
         reserve=state.reserve + event.to_reserve, dealer=event.next_dealer,
@@ -617,7 +625,8 @@ def _handler_of(event: object) -> Callable[[GameState, Any], GameState] | None:
 
 
 def _per_seat(state: GameState, values: tuple[int, ...], what: str) -> tuple[int, ...]:
-    """``values``, checked to have one entry per seat (a corrupt history has not)."""
+    """``values``, checked to have one entry per seat (a corrupt history has not; the
+    handlers call it when the lengths differ, for its error)."""
     if len(values) != len(state.stacks):
         raise IllegalActionError(f"{what} {list(values)} do not have one entry for each of "
                                  f"the {len(state.stacks)} seats")
@@ -794,7 +803,7 @@ def _deal_order(state: GameState) -> Sequence[int]:
     """The seats in play, clockwise from the dealer's left (the order of the deal)."""
     stacks = state.stacks
     eliminated = state.eliminated
-    if not state.away and min(stacks) > 0 and True not in eliminated:
+    if not state.away and min(stacks) > 0 and not any(eliminated):
         return _clockwise(state.dealer, len(stacks))  # the usual case: every seat plays
     order = [s for s in _clockwise(state.dealer, len(stacks))
              if stacks[s] > 0 and not eliminated[s]]
@@ -817,16 +826,12 @@ def _hands(state: GameState, order: Sequence[int], deck: Sequence[Card]
     end = n * state.rules.cards_per_hand
     if len(deck) < end:
         raise IllegalActionError(f"a deck of {len(deck)} cards cannot deal {end}")
+    hands: list[Hand | None] = [None] * len(state.names)
     # one card at a time around the table: the i-th seat of the order gets the cards
-    # i, i + n, i + 2n, ... of the deck: the columns of the deal's rounds of n cards
-    by_turn: list[Hand] = list(zip(*zip(*[iter(deck[:end])] * n, strict=True), strict=True))
-    n_seats = len(state.names)
-    if n == n_seats:  # every seat dealt in: the order is the table from the dealer's left
-        first = n_seats - order[0]
-        return (*by_turn[first:], *by_turn[:first])
-    hands: list[Hand | None] = [None] * n_seats
-    for seat, hand in zip(order, by_turn, strict=True):
-        hands[seat] = hand
+    # i, i + n, i + 2n, ... of the deck
+    cards = tuple(deck[:end])
+    for i, seat in enumerate(order):
+        hands[seat] = cards[i:end:n]
     return tuple(hands)
 
 
@@ -981,7 +986,7 @@ def next_antes(state: GameState) -> AntesPosted | None:
     stacks = state.stacks
     eliminated = state.eliminated
     in_play: Sequence[bool]
-    if not state.away and min(stacks) > 0 and True not in eliminated:
+    if not state.away and min(stacks) > 0 and not any(eliminated):
         in_play = (True,) * len(stacks)  # the usual case: every seat plays
     else:
         in_play = [stack > 0 and not eliminated[s] for s, stack in enumerate(stacks)]
@@ -1693,48 +1698,43 @@ def declare_all(state: GameState, declarations: Mapping[int, Declaration]
             f"cannot declare now: the session is in the {state.phase.value} phase")
     hands = state.hands
     n = len(hands)
-    if (len(declarations) == n and None not in hands and state.declarations.count(None) == n
-            and None not in (decls := list(map(declarations.get, range(n))))):
+    unrecorded = False  # an in hand dealt at a real table, not recorded (``()``)
+    given: list[Declaration | None] | None = None
+    # ``all``: no hand is None or unrecorded, and no declaration is missing (cheaper than
+    # ``None not in``, which compares each item with None)
+    if len(declarations) == n and all(hands) and state.declarations.count(None) == n:
+        given = list(map(declarations.get, range(n)))
+    if given is not None and all(given):
         # the usual case: every seat is dealt in, none has declared yet, each is given
-        unrecorded = False
+        decls = given
         for seat, choice in enumerate(decls):
             if choice is not _OUT:  # out is always legal
                 problem = _declaration_problem(state, seat, choice)  # type: ignore[arg-type]
                 if problem is not None:
                     raise IllegalActionError(problem)
-                unrecorded = unrecorded or not hands[seat]
-        return _reveal(state, decls, unrecorded)
-    decls = list(state.declarations)
-    dealt = 0
-    unrecorded = False  # an in hand dealt at a real table, not recorded (``()``)
-    for seat, hand in enumerate(hands):
-        if hand is None:
-            if seat in declarations:
-                raise IllegalActionError(f"seat {seat!r} was not dealt in")
-            continue
-        dealt += 1
-        choice = declarations.get(seat)
-        if choice is None:
-            raise IllegalActionError(f"no declaration for {state.names[seat]!r}")
-        if decls[seat] is None:
-            if choice is not _OUT:  # out is always legal
-                problem = _declaration_problem(state, seat, choice)
-                if problem is not None:
-                    raise IllegalActionError(problem)
-                unrecorded = unrecorded or not hand
-            decls[seat] = choice
-    if len(declarations) > dealt:
-        extra = next(s for s in declarations
-                     if not (isinstance(s, int) and 0 <= s < state.n_seats))
-        raise IllegalActionError(f"seat {extra!r} is not at the table")
-    return _reveal(state, decls, unrecorded)
-
-
-def _reveal(state: GameState, decls: list[Declaration | None], unrecorded: bool
-            ) -> tuple[GameState, list[Event]]:
-    """:func:`declare_all` once each declaration ``decls`` (per seat) is checked
-    (``unrecorded``: a seat in holds a hand dealt at a real table, not recorded): the fists
-    open, then the round resolves."""
+    else:
+        decls = list(state.declarations)
+        dealt = 0
+        for seat, hand in enumerate(hands):
+            if hand is None:
+                if seat in declarations:
+                    raise IllegalActionError(f"seat {seat!r} was not dealt in")
+                continue
+            dealt += 1
+            choice = declarations.get(seat)
+            if choice is None:
+                raise IllegalActionError(f"no declaration for {state.names[seat]!r}")
+            if decls[seat] is None:
+                if choice is not _OUT:  # out is always legal
+                    problem = _declaration_problem(state, seat, choice)
+                    if problem is not None:
+                        raise IllegalActionError(problem)
+                    unrecorded = unrecorded or not hand
+                decls[seat] = choice
+        if len(declarations) > dealt:
+            extra = next(s for s in declarations
+                         if not (isinstance(s, int) and 0 <= s < state.n_seats))
+            raise IllegalActionError(f"seat {extra!r} is not at the table")
     if (unrecorded or not state.variants.plain) and not state.companion:
         problem = _resolution_problem(state, decls)
         if problem is not None:
@@ -1900,7 +1900,7 @@ def _resolve(state: GameState, named: WinnersNamed | None = None) -> RoundResolv
             flags[seat] = True
         out_flags = flags
     playing: Sequence[int]
-    if min(stacks_after) > 0 and True not in out_flags:
+    if min(stacks_after) > 0 and not any(out_flags):
         playing = range(n)  # every seat (the usual case)
     else:
         playing = [s for s, stack in enumerate(stacks_after) if stack > 0 and not out_flags[s]]
@@ -1914,11 +1914,9 @@ def _resolve(state: GameState, named: WinnersNamed | None = None) -> RoundResolv
         outcome is _UNCONTESTED and state.rules.end_on_uncontested
         and state.game_matched)
     if result is None:
-        return _ROUND_RESOLVED(
-            outcome=outcome, shown=tuple(shown), winners=winners,
-            won=tuple(won), matched=tuple(matched), eliminated=tuple(eliminated),
-            to_reserve=to_reserve, pot_after=pot_after, next_dealer=next_dealer,
-            session_over=session_over)
+        return _ROUND_RESOLVED(  # positional (faster): the fields in their order
+            outcome, tuple(shown), winners, tuple(won), tuple(matched), tuple(eliminated),
+            to_reserve, pot_after, next_dealer, session_over)
     return _ROUND_RESOLVED(
         outcome=outcome, shown=tuple(shown), winners=winners, won=tuple(won),
         matched=tuple(matched), eliminated=tuple(eliminated), to_reserve=to_reserve,
@@ -2048,9 +2046,6 @@ def deal_from_rng(state: GameState, rng: random.Random | None = None
 _DRAWS = tuple((n, n.bit_length()) for n in range(len(DECK), 0, -1))
 """The pool sizes of the deal's draws, largest first, with the bits each draw takes."""
 
-_TOP_SIX_BITS = bytes(b >> 2 for b in range(256))
-"""``bytes.translate`` table: the top byte of a 32-bit word -> the word's top 6 bits."""
-
 
 def _sample_deck(rng: random.Random, k: int) -> list[Card]:
     """``rng.sample(DECK, k)``: the same cards in the same order, drawn from the same
@@ -2059,32 +2054,17 @@ def _sample_deck(rng: random.Random, k: int) -> list[Card]:
     drawn card replaced in the pool by the pool's last) the draws are made here, without
     ``sample``'s argument checks and one Python call per card: the deal's hot path. Any
     other source, and fewer cards, use ``rng.sample`` itself. ``tests/test_engine_speed``
-    checks the equality for many seeds and sizes; the golden sessions pin the deals.
-
-    While the pool holds 32 cards or more every draw takes 6 bits: the top 6 bits of one
-    32-bit output of the Mersenne Twister (``getrandbits(6)``). Those draws take their
-    words in batches, ``getrandbits(32 * m)`` being ``m`` outputs in order (the first in
-    the lowest bits): a batch is never larger than the draws still to make, since each
-    draw takes at least one word, so no bit is taken that ``sample`` would not take. Each
-    drawn card is swapped to the end of the pool, whose tail then holds the draws in
-    reverse order."""
+    checks the equality for many seeds and sizes; the golden sessions pin the deals."""
     if type(rng) is not random.Random or k <= 5:
         return rng.sample(DECK, k)
-    pool = list(DECK)
-    n = len(pool)
-    stop = n - k
-    floor = max(stop, 31)  # 6-bit draws: pools of 52 down to 32 cards
     getrandbits = rng.getrandbits
-    while n > floor:
-        m = n - floor
-        for j in getrandbits(32 * m).to_bytes(4 * m, "little")[3::4].translate(_TOP_SIX_BITS):
-            if j < n:
-                n -= 1
-                pool[j], pool[n] = pool[n], pool[j]
-    for size, bits in _DRAWS[len(DECK) - n:k]:  # smaller pools: one call a draw
+    pool = list(DECK)
+    cards: list[Card] = []
+    draw = cards.append
+    for n, bits in _DRAWS[:k]:
         j = getrandbits(bits)
-        while j >= size:
+        while j >= n:
             j = getrandbits(bits)
-        last = size - 1
-        pool[j], pool[last] = pool[last], pool[j]
-    return pool[:stop - 1:-1] if stop else pool[::-1]
+        draw(pool[j])
+        pool[j] = pool[n - 1]
+    return cards

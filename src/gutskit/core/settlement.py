@@ -39,7 +39,7 @@ def ante_amounts(stacks: Sequence[int], antes: Sequence[bool], rules: Rules
     (2, 0, 1)
     """
     ante = rules.ante
-    if stacks and min(stacks) >= ante and False not in antes:
+    if stacks and min(stacks) >= ante and all(antes):
         return (ante,) * len(stacks)  # the usual case: every seat pays the full ante
     if rules.shortfall == "debt":
         return tuple([ante if due else 0 for due in antes])

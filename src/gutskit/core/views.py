@@ -382,7 +382,9 @@ def _build(state: GameState, seats: Sequence[int | None], plan: _Plan,
     hands = state.hands
     declarations = state.declarations
     passes = state.passes
-    table, open_now, own_hand, own_decl = _decisions(plan, rules)
+    known = _DECISIONS.get(id(rules)) if plan is _PLAN else None
+    table, open_now, own_hand, own_decl = (
+        known[1] if known is not None and known[0] is rules else _decisions(plan, rules))
     # the fists are open: as made (sequential), or revealed while a companion showdown waits
     open_decls = (declaring and open_now) or phase is _SHOWDOWN
     # the public facts (the private fields start hidden)
@@ -392,7 +394,8 @@ def _build(state: GameState, seats: Sequence[int | None], plan: _Plan,
     decls = declarations if open_decls else (None,) * n
     declared = ((False,) * n if declarations.count(None) == n
                 else tuple([d is not None for d in declarations]))
-    dealt_in = (True,) * n if None not in hands else tuple([h is not None for h in hands])
+    dealt_in = ((True,) * n if all(hands) or None not in hands  # (``all``: cheaper)
+                else tuple([h is not None for h in hands]))
     round_number, game_number = state.round_number, state.game_number
     owed, last_result = settlement.match_amount(state.pot, rules), state.last_result
     chosen = () if passes is None or not showing else tuple([p is not None for p in passes])
