@@ -313,8 +313,10 @@ _ROUND_RESOLVED = builder(RoundResolved)
 
 
 def _with(state: GameState, **changes: Any) -> GameState:
-    """A copy of ``state`` with ``changes`` (fast: the engine's hot path)."""
-    fields = state.__dict__.copy()  # a copy of a key-sharing dict is cheap
+    """A copy of ``state`` with ``changes`` (fast: the engine's hot path). The handlers of
+    a round's events (antes, deal, reveal, resolution) do the same inline, storing each
+    change in the copied ``__dict__`` (no keyword dict to build and merge, no call)."""
+    fields = state.__dict__.copy()  # one C call: the dict's entries as they are
     fields.update(changes)
     new = _new_object(GameState)
     _set_attribute(new, "__dict__", fields)
@@ -401,11 +403,19 @@ def _on_dealt(state: GameState, event: CardsDealt) -> GameState:
         point = state.undo_point
         if point is None or point.round_number != state.round_number:  # no antes before
             state = _with(state, undo_point=_undo_point(state))
-    return _with(state, hands=event.hands, declarations=(None,) * n,
-                 phase=_PASS if passing else _DECLARE,
-                 round_number=state.round_number + 1, ghost=event.ghost,
-                 community=event.community, misdeal_redeal=False,
-                 passes=(None,) * n if passing else None, volunteered=())
+    fields = state.__dict__.copy()
+    fields["hands"] = event.hands
+    fields["declarations"] = (None,) * n
+    fields["phase"] = _PASS if passing else _DECLARE
+    fields["round_number"] = state.round_number + 1
+    fields["ghost"] = event.ghost
+    fields["community"] = event.community
+    fields["misdeal_redeal"] = False
+    fields["passes"] = (None,) * n if passing else None
+    fields["volunteered"] = ()
+    new = _new_object(GameState)
+    _set_attribute(new, "__dict__", fields)
+    return new
 
 
 def _undo_point(state: GameState) -> GameState:
@@ -419,14 +429,18 @@ def _on_antes(state: GameState, event: AntesPosted) -> GameState:
     if len(amounts) != len(state.stacks):
         _per_seat(state, amounts, "antes")  # raises
     stacks = tuple(map(_sub, state.stacks, amounts))
-    point = _undo_point(state) if state.companion else None
-    return _with(
-        state, stacks=stacks, pot=state.pot + event.refill + sum(event.amounts),
-        reserve=state.reserve - event.refill, reante_due=False,
-        game_number=state.game_number + event.new_game,
-        game_matched=state.game_matched and not event.new_game, ante_payers=(),
-        undo_point=point,
-    )
+    fields = state.__dict__.copy()
+    fields["stacks"] = stacks
+    fields["pot"] = state.pot + event.refill + sum(amounts)
+    fields["reserve"] = state.reserve - event.refill
+    fields["reante_due"] = False
+    fields["game_number"] = state.game_number + event.new_game
+    fields["game_matched"] = state.game_matched and not event.new_game
+    fields["ante_payers"] = ()
+    fields["undo_point"] = _undo_point(state) if state.companion else None
+    new = _new_object(GameState)
+    _set_attribute(new, "__dict__", fields)
+    return new
 
 
 def _in_seats(declarations: Sequence[Declaration | None]) -> list[int]:
@@ -436,10 +450,14 @@ def _in_seats(declarations: Sequence[Declaration | None]) -> list[int]:
 
 
 def _on_revealed(state: GameState, event: DeclarationsRevealed) -> GameState:
+    fields = state.__dict__.copy()
+    fields["declarations"] = event.declarations
     if state.companion and state.variants.compares_hands(_in_seats(event.declarations)):
         # companion mode: the hands compared are at the real table; wait for them
-        return _with(state, declarations=event.declarations, phase=_SHOWDOWN)
-    return _with(state, declarations=event.declarations)
+        fields["phase"] = _SHOWDOWN
+    new = _new_object(GameState)
+    _set_attribute(new, "__dict__", fields)
+    return new
 
 
 def _on_cards_shown(state: GameState, event: CardsShown) -> GameState:
@@ -483,16 +501,21 @@ def _on_resolved(state: GameState, event: RoundResolved) -> GameState:
     if event.eliminated:
         eliminated = tuple(e or s in event.eliminated for s, e in enumerate(eliminated))
     matched = event.outcome is _COMPARED and any(matched_chips)
-    return _with(
-        state, stacks=stacks, eliminated=eliminated, pot=event.pot_after,
-        reserve=state.reserve + event.to_reserve, dealer=event.next_dealer,
-        phase=_OVER if event.session_over else _DEAL,
-        reante_due=event.outcome is _VOID and state.rules.all_out != "carry",
-        game_matched=(state.game_matched or matched) and event.pot_after > 0,
-        last_result=event,
-        end_reason=_end_reason(state, event) if event.session_over else None,
-        ante_payers=event.ante_payers,
-    )
+    fields = state.__dict__.copy()
+    fields["stacks"] = stacks
+    fields["eliminated"] = eliminated
+    fields["pot"] = event.pot_after
+    fields["reserve"] = state.reserve + event.to_reserve
+    fields["dealer"] = event.next_dealer
+    fields["phase"] = _OVER if event.session_over else _DEAL
+    fields["reante_due"] = event.outcome is _VOID and state.rules.all_out != "carry"
+    fields["game_matched"] = (state.game_matched or matched) and event.pot_after > 0
+    fields["last_result"] = event
+    fields["end_reason"] = _end_reason(state, event) if event.session_over else None
+    fields["ante_payers"] = event.ante_payers
+    new = _new_object(GameState)
+    _set_attribute(new, "__dict__", fields)
+    return new
 
 
 def _on_pass_chosen(state: GameState, event: PassChosen) -> GameState:
