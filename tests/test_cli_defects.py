@@ -324,15 +324,17 @@ def test_level_stacks_have_no_session_winner() -> None:
 
 @pytest.mark.parametrize(("args", "line"), [
     (["odds", "Qs Qh", "--players", "99"],
-     "error: --players 99 is out of range: it must be at most 10 (see 'guts odds --help')"),
+     "error: --players 99 is out of range: it must be from 2 to 10 (see 'guts odds --help')"),
     (["odds", "Qs Qh", "--pot", "0"],
-     "error: --pot 0 is out of range: it must be at least 1 (see 'guts odds --help')"),
+     "error: --pot 0 is out of range: it must be from 1 to 1000000000000 (see 'guts odds "
+     "--help')"),
     (["odds", "Qs Qh", "-n", "x"],
      "error: --players 'x' is not a whole number (see 'guts odds --help')"),
     (["sim", "--rounds", "0"],
-     "error: --rounds 0 is out of range: it must be at least 1 (see 'guts sim --help')"),
+     "error: --rounds 0 is out of range: it must be from 1 to 10000000 (see 'guts sim "
+     "--help')"),
     (["sim", "--players", "1"],
-     "error: --players 1 is out of range: it must be at least 2 (see 'guts sim --help')"),
+     "error: --players 1 is out of range: it must be from 2 to 10 (see 'guts sim --help')"),
 ])
 def test_an_out_of_range_number_names_the_option_and_the_value(args: list[str],
                                                                 line: str) -> None:

@@ -44,7 +44,7 @@ def test_a_buy_in_above_the_bound_is_refused(tmp_path: Path, command: tuple[str,
     db = tmp_path / "g.db"
     extra = () if command == ("sim",) else ("--db", str(db))
     result = guts(*command, "--chips", "1000001", *extra, input="in\n")
-    assert one_error(result) == ("error: --chips 1000001 is out of range: it must be at most "
+    assert one_error(result) == ("error: --chips 1000001 is out of range: it must be from 1 to "
                                  f"1000000 (see 'guts {command[0]} --help')")
     assert not db.exists()
 

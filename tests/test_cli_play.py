@@ -445,8 +445,8 @@ def test_away_and_back_in_the_terminal_game(tmp_path: Path) -> None:
 
 
 def test_away_is_refused_when_the_table_driver_says_no(tmp_path: Path) -> None:
-    """Typing away twice: the second time the driver's reason is quoted back."""
+    """Typing away twice: the second time the driver's reason is said back to you."""
     result = guts("play", "--players", "2", "--seed", "3", "--chips", "10", "--db",
                   str(tmp_path / "a.db"), input="away\naway\nout\nquit\n")
     assert result.exit_code == 0, result.output
-    assert "'You' is already away" in result.output
+    assert "You are already away" in result.output

@@ -41,7 +41,7 @@ def test_coach_ev_is_the_certified_solvers_exact_gain(players: int, hand: str) -
     assert a.exact and a.ev_se is None and a.ev is not None
     assert a.ev == pytest.approx(cell.ev_in_minus_out(cards), abs=1e-12)
     assert a.in_probability == cell.in_probability(cards)
-    assert a.source == "certified per-hand equilibrium (exact)"
+    assert a.source == "certified per-hand equilibrium"
 
 
 def test_coach_beyond_exact_reach_gives_a_standard_error() -> None:
@@ -49,7 +49,7 @@ def test_coach_beyond_exact_reach_gives_a_standard_error() -> None:
     assert a.in_probability == 1.0  # a pair of queens is above the 5-player threshold
     assert a.ev is not None and a.ev > 0 and a.ev_se is not None and 0 < a.ev_se < 0.2
     assert "s.e." in a.line() and a.source == (
-        "per-hand equilibrium, sampled (figures are estimates ± s.e., not certified)")
+        "per-hand equilibrium, sampled (an estimate, not certified)")
 
 
 def test_coach_without_a_model_says_why() -> None:
@@ -74,7 +74,7 @@ def test_play_with_coach_through_a_pipe(tmp_path: Path) -> None:
     assert f"{gain:+.3f}" == "-0.022"
     assert ("Coach: the equilibrium stays out with T♥ 7♠ (Ten-seven high; in-probability "
             "0.000, always); in minus out -0.022 chips at pot 2 (exact); certified per-hand "
-            "equilibrium (exact).") in out
+            "equilibrium.") in out
     assert "Coach: the equilibrium goes in with J♥ Q♣ (Queen-jack high; in-probability 1.000" in out
     # the coach speaks after your declaration and before the reveal
     assert out.index("In or out?") < out.index("Coach:") < out.index("Reveal:")
@@ -106,3 +106,22 @@ def test_default_table_has_an_equilibrium_bot_and_mixed_styles() -> None:
         "Ava (random)", "Bruno (random)", "Chen (random)"]
     with pytest.raises(UnknownBotError, match="no bot kind"):
         parse_bot_kinds("equilibrium,,loose")
+
+
+def test_a_coach_line_says_exact_or_a_standard_error_never_both() -> None:
+    """Fresh user, session 7: a line said "(exact)" of the expected value and "figures are
+    estimates ± s.e." of the sampled cell it was computed against. The expected value
+    against a cell is exact (joint card removal, 4 players) or sampled (± its standard
+    error, 5 players); the cell's words say only what the cell is."""
+    hand = parse_cards("Qd 7s 2h")
+    exact = advise_hand(hand, players=4, pot=4, rules=Rules())
+    assert exact.exact and exact.ev_se is None
+    assert exact.line() == (
+        "Coach: the equilibrium stays out with Q♦ 7♠ 2♥ (Queen-seven-two high; "
+        "in-probability 0.000, always); in minus out -0.157 chips at pot 4 (exact); "
+        "per-hand equilibrium, sampled (an estimate, not certified).")
+    sampled = advise_hand(hand, players=5, pot=5, rules=Rules(), deals=2000)
+    assert not sampled.exact and sampled.ev_se is not None
+    line = sampled.line()
+    assert f"at pot 5 (± {sampled.ev_se:.3f} s.e.); per-hand equilibrium, sampled" in line
+    assert "exact" not in line

@@ -148,7 +148,7 @@ def test_advise_names_the_threshold_cards_when_suits_break_ties() -> None:
     # threshold is named only off the stored cells: here ace_low_straight=false (a ranking
     # other than the default one, suits still breaking ties).
     out = guts("advise", "Jh 7d", "--players", "2", "--pot", "2").stdout
-    assert "equilibrium: certified per-hand equilibrium (exact) -> in 50% of the time" in out
+    assert "equilibrium: certified per-hand equilibrium -> in 50% of the time" in out
     off = guts("advise", "Jh 7d", "--players", "2", "--pot", "2", "--rule",
                "ace_low_straight=false").stdout
     assert "equilibrium: in with J♠ 7♣ (Jack-seven high) or better -> out" in off

@@ -168,7 +168,7 @@ def test_coach_agrees_with_the_stored_sampled_cells(cards: int, players: int) ->
         a = advise_hand(c, players=players, pot=players, rules=rules, deals=6_000)
         assert a.ev is not None and a.exact == (a.ev_se is None)
         assert a.source == (
-            "per-hand equilibrium, sampled (figures are estimates ± s.e., not certified)")
+            "per-hand equilibrium, sampled (an estimate, not certified)")
         advise_se = 0.0 if a.ev_se is None else a.ev_se  # 3 cards, 4 players: exact
         stored, stored_se = cell.ev_in_minus_out(c), cell.ev_standard_error(c)
         assert stored_se is not None

@@ -22,7 +22,7 @@ def test_solve_prints_the_certified_figures_of_2_cards_3_players() -> None:
     text = " ".join(result.stdout.split())
     # docs/strategy.md's certified table: +0.4364 exact, exploitability 0 exact; the
     # threshold strategy's own exploitability under exact card removal 5.6e-05.
-    assert "certified per-hand equilibrium (exact)" in text
+    assert "certified per-hand equilibrium" in text
     assert "value +0.4364 exact" in text
     assert "exploitability 0 exact" in text
     assert "exploitability 5.6e-05 exact" in text
@@ -39,7 +39,7 @@ def test_solve_prints_the_certified_figures_of_2_cards_3_players() -> None:
 def test_solve_3_cards_5_players_reports_the_sampled_figure_with_its_error() -> None:
     result = guts("solve", "--cards", "3", "--players", "5")
     text = " ".join(result.stdout.split())
-    assert "per-hand equilibrium, sampled (figures are estimates ± s.e., not certified)" in text
+    assert "per-hand equilibrium, sampled (an estimate, not certified)" in text
     assert "exploitability lower-bound estimate 0.00018 ± 0.0001" in text
     assert ("that is the strongest 15.73% of the 22,100 3-card hands (continuous Guts, hand "
             "strengths uniform on [0, 1]: the strongest 15.91%)") in text
@@ -106,16 +106,15 @@ def test_solve_export_says_a_sampled_exploitability_is_a_lower_bound_estimate(
     assert " ".join(result.stdout.split()) == (
         f"22100 hands written to {out}: 3 cards, 5 players, recursive model, in rate (share "
         "of hands that go in) 0.175710, exploitability lower-bound estimate 0.000183 ± 0.0001 "
-        "chips per round; per-hand equilibrium, sampled (figures are estimates ± s.e., not "
-        "certified)")
+        "chips per round; per-hand equilibrium, sampled (an estimate, not certified)")
 
 
 def test_advise_explains_its_two_figures_and_does_not_call_a_sampled_cell_certified() -> None:
     text = " ".join(guts("advise", "Qs Qh 7d", "--players", "5", "--pot", "5").stdout.split())
     assert "chips over the game, your share of the pots a match builds counted;" in text
     assert "counting this round only)" in text and "one-round view" not in text
-    assert ("equilibrium: per-hand equilibrium, sampled (figures are estimates ± s.e., not "
-            "certified) -> in") in text
+    assert ("equilibrium: per-hand equilibrium, sampled (an estimate, not certified) -> "
+            "in") in text
 
 
 def test_odds_equilibrium_is_the_stored_per_hand_cell_and_says_so() -> None:
@@ -125,7 +124,7 @@ def test_odds_equilibrium_is_the_stored_per_hand_cell_and_says_so() -> None:
     from gutskit.strategy.solver import equilibrium
 
     data = json.loads(guts("odds", "Qs Qh", "--players", "3", "--json").stdout)
-    assert data["strategy"] == "certified per-hand equilibrium (exact)"
+    assert data["strategy"] == "certified per-hand equilibrium"
     rules = Rules(cards_per_hand=2)
     cell = stored_strategy(2, 3, "recursive", rules, sampled=True)
     assert cell is not None and cell.certified == "exact"
@@ -136,5 +135,5 @@ def test_odds_equilibrium_is_the_stored_per_hand_cell_and_says_so() -> None:
                      strategy=equilibrium(cards_per_hand=2, players=3, rules=rules).strategy())
     assert abs(threshold.in_count[0] - nobody) > 1e-4  # not the threshold solver's
     text = " ".join(guts("odds", "Qs Qh 7d", "--players", "5").stdout.split())
-    assert ("opponents play: per-hand equilibrium, sampled (figures are estimates ± s.e., "
-            "not certified)") in text
+    assert ("opponents play: per-hand equilibrium, sampled (an estimate, not "
+            "certified)") in text

@@ -77,9 +77,11 @@ _SHOWN = 40
 
 def _bad_value(error: BaseException) -> str | None:
     """A bad option value in gutskit's words, naming the option and the value typed
-    (``--players 99 is out of range: it must be at most 10``, ``--rounds 'x' is not a whole
-    number``), or ``None`` when ``error`` is not one (typer raises its ``BadParameter`` from
-    pydantic's ``ValidationError``, which holds the value and the bound)."""
+    (``--players 99 is out of range: it must be from 2 to 10``, ``--alpha nan is not a
+    number: it must be from 0.0 to 1.0``, ``--rounds 'x' is not a whole number``; an
+    option with one bound: ``it must be at least 1``), or ``None`` when ``error`` is not
+    one (typer raises its ``BadParameter`` from pydantic's ``ValidationError``, which holds
+    the value and the bound)."""
     cause = error.__cause__
     param = getattr(error, "param", None)
     errors = getattr(cause, "errors", None)
@@ -95,9 +97,14 @@ def _bad_value(error: BaseException) -> str | None:
     text = str(value)
     if len(text) > _SHOWN:  # a 5000-digit number is quoted by its start and its length
         value = text = f"{text[:_SHOWN]}… ({len(text)} characters)"
+    low, high = getattr(param, "min", None), getattr(param, "max", None)
     if kind in _BOUNDS and _BOUNDS[kind][0] in bounds:
         key, words = _BOUNDS[kind]
-        return f"{name} {text} is out of range: it must be {words} {bounds[key]}"
+        allowed = (f"from {low} to {high}" if low is not None and high is not None
+                   else f"{words} {bounds[key]}")
+        if text.strip().lower() in ("nan", "+nan", "-nan"):  # compares false with any bound
+            return f"{name} {text} is not a number: it must be {allowed}"
+        return f"{name} {text} is out of range: it must be {allowed}"
     if kind == "int_parsing_size":  # more digits than int() reads (4300)
         return f"{name} {text} is out of range: it has too many digits"
     if kind == "int_parsing":

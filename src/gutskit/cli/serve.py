@@ -116,11 +116,13 @@ def serve(
             problem = redis_problem(redis)
             if problem is not None:
                 raise UsageProblem(f"--redis {redis!r}: {problem}")
+        from gutskit.io.location import check_location
         from gutskit.server.app import UVICORN_OPTIONS, create_app
         from gutskit.server.rooms import ServerConfig
         from gutskit.server.serving import hold_database
         from gutskit.server.store import open_room_store
 
+        check_location(db)  # a folder, a missing folder, a file that is not a database
         store = open_room_store(db)  # fail early (exit 2) on a bad database
         clustered = workers > 1 or redis is not None
         # one server without Redis per database (it runs every room in its memory)

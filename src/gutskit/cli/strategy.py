@@ -8,12 +8,14 @@ options, calls them and prints. ``gutskit.cli.app`` registers the three function
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import random
 import time
+from collections.abc import Callable
 from math import comb
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, ParamSpec
 
 import typer
 
@@ -36,6 +38,8 @@ RuleOpt = Annotated[list[str] | None, typer.Option(
     help="Set one house rule, e.g. --rule all_out=carry (repeatable; applied last).")]
 PlayersOpt = Annotated[int, typer.Option(
     "--players", "-n", min=2, max=10, help="Players at the table, you included (2..10).")]
+P = ParamSpec("P")
+
 ModelOpt = Annotated[str, typer.Option(
     "--model", "-m", metavar="one_round|recursive",
     help="recursive: the pot carries on until an uncontested win (the papers' game); "
@@ -512,18 +516,46 @@ def advise(
 
 
 
+def _naming_the_preset(command: Callable[P, None]) -> Callable[P, None]:
+    """``command``, whose refusal of a house rule the solver does not model names the
+    preset that set it (``--preset hi-lo sets hi_lo = true: hi_lo is not modelled by the
+    solver``) when the rule came from ``--preset`` and not from a ``--rule``."""
+
+    @functools.wraps(command)
+    def run(*args: P.args, **kwargs: P.kwargs) -> None:
+        from gutskit.core.rules import PRESETS
+        from gutskit.strategy.model import UnmodelledRule
+
+        try:
+            command(*args, **kwargs)
+        except UnmodelledRule as error:
+            name, given = kwargs.get("preset_name"), kwargs.get("rule")
+            overrides = PRESETS[name][1] if isinstance(name, str) and name in PRESETS else {}
+            ruled = any(str(a).partition("=")[0].strip() == error.rule
+                        for a in (given if isinstance(given, list) else []))
+            if error.rule not in overrides or ruled:
+                raise
+            value = overrides[error.rule]
+            shown = ("true" if value else "false") if isinstance(value, bool) else value
+            raise UnmodelledRule(error.rule, f"--preset {name} sets {error.rule} = {shown}: "
+                                             f"{error}") from None
+
+    return run
+
+
 def register(app: typer.Typer) -> None:
     """Add ``guts odds``, ``guts solve`` and ``guts advise`` to ``app``."""
     app.command("odds", epilog="Examples:\n\n"
                 "    guts odds '7h 7d' --players 4\n\n"
                 "    guts odds 'Qs Qh 7d' --players 3 --pot 9 --strategy threshold:'9c 9d 2h'\n\n"
-                "    guts odds 'Ah Kd' --players 2 --strategy always-in --json")(odds_command)
+                "    guts odds 'Ah Kd' --players 2 --strategy always-in --json")(
+        _naming_the_preset(odds_command))
     app.command(epilog="Examples:\n\n"
                 "    guts solve --cards 3 --players 5\n\n"
                 "    guts solve --cards 2 --players 4 --model one_round --json\n\n"
                 "    guts solve --table --plot thresholds.svg\n\n"
                 "    guts solve --cards 2 --players 6 --rule all_out=best_pays_antes --pot 6")(
-        solve)
+        _naming_the_preset(solve))
     app.command(epilog="Examples:\n\n"
                 "    guts advise 'Qs Qh 7d' --players 5 --pot 15\n\n"
-                "    guts advise 'Th Tc' --players 4 --pot 8 --json")(advise)
+                "    guts advise 'Th Tc' --players 4 --pot 8 --json")(_naming_the_preset(advise))

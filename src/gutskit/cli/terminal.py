@@ -29,7 +29,7 @@ from rich.markup import escape
 from rich.rule import Rule
 from rich.table import Table
 
-from gutskit.cli.words import count
+from gutskit.cli.words import count, second_person
 from gutskit.cli.words import verb as verb_for
 from gutskit.core import settlement
 from gutskit.core import table as driver
@@ -570,7 +570,7 @@ def ask_declaration(console: Console, read: Callable[[str], str], state: GameSta
             problem = driver.can_sit_out(state, seat)
             if problem is None:
                 raise _Away
-            console.print(f"[yellow]{escape(problem)}[/]")
+            console.print(f"[yellow]{escape(second_person(problem, state.names[seat]))}[/]")
             continue
         if answer not in table:
             console.print(f"{_not_an_answer(answer)} {hint(state.rules)} "
@@ -581,7 +581,7 @@ def ask_declaration(console: Console, read: Callable[[str], str], state: GameSta
             raise _Quit
         problem = driver.can_declare(state, seat, choice)
         if problem is not None:
-            console.print(f"[yellow]{escape(problem)}[/]")
+            console.print(f"[yellow]{escape(second_person(problem, state.names[seat]))}[/]")
             continue
         return choice
 
@@ -616,6 +616,8 @@ def ask_pass(console: Console, read: Callable[[str], str], state: GameState, sea
                 card = None
         problem = (f"{_shown(answer)!r} is not one of your cards" if card is None
                    else driver.can_pass_card(state, seat, card))
+        if problem is not None:
+            problem = second_person(problem, state.names[seat])
         if problem is None and card is not None:
             return card
         console.print(f"[yellow]{escape(problem or '')}.[/] Type {choices} or the card, "

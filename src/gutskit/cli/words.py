@@ -1,6 +1,7 @@
 """Small English helpers for what the ``guts`` commands print: a count with its noun in
 the right number (``1 session``, ``2 sessions``) and a verb that agrees with a player's
-name (``Ava pays``, ``You pay``).
+name (``Ava pays``, ``You pay``); a message of the table about the player named "You",
+said to them (``You cannot pass A♠: it is not in your hand``).
 
 >>> count(1, "session"), count(3, "session"), count(0, "match", "matches")
 ('1 session', '3 sessions', '0 matches')
@@ -10,7 +11,7 @@ name (``Ava pays``, ``You pay``).
 
 from __future__ import annotations
 
-__all__ = ["YOU", "count", "verb"]
+__all__ = ["YOU", "count", "second_person", "verb"]
 
 YOU = "You"
 """The name that takes the second-person verb (``guts play``'s default name)."""
@@ -25,3 +26,28 @@ def verb(name: str, third: str, second: str, *, you: bool = False) -> str:
     """The verb for ``name`` as the subject: ``second`` for "You" (or when ``you`` is set:
     the player we speak to), else ``third``."""
     return second if you or name == YOU else third
+
+
+def second_person(message: str, name: str) -> str:
+    """A message of the table (the core's words, in the third person: ``'Ana' cannot
+    pass 2c: it is not in their hand``) said to the player it is about, when that player
+    is named "You" (:data:`YOU`, ``guts play``'s default name); any other name is left as
+    it is.
+
+    >>> second_person("'You' cannot pass As: it is not in their hand (8d 3c 7s)", "You")
+    'You cannot pass As: it is not in your hand (8d 3c 7s)'
+    >>> second_person("'You' cannot declare in: require_cover needs 6 chips to match the "
+    ...               "pot, 'You' has 2", "You")
+    'You cannot declare in: require_cover needs 6 chips to match the pot, you have 2'
+    >>> second_person("'You' is already away", "You"), second_person("'Ana' is away", "Ana")
+    ('You are already away', "'Ana' is away")
+    """
+    if name != YOU:
+        return message
+    quoted = repr(YOU)
+    for third, second in ((f"{quoted} has ", "you have "), (f"{quoted} is ", "you are "),
+                          (f"{quoted} was ", "you were "), (quoted, "you"),
+                          ("their hand", "your hand"), ("their cards", "your cards"),
+                          ("their stack", "your stack")):
+        message = message.replace(third, second)
+    return message[:1].upper() + message[1:]

@@ -99,7 +99,9 @@ def check_location(location: str | Path | None, *, must_exist: bool = False) -> 
 
 def _check_file(path: Path, text: str) -> None:
     if path.is_dir():
-        raise StorageError(f"cannot open database {text!r}: it is a folder")
+        example = str(Path(text) / "gutskit.db")
+        raise StorageError(f"cannot open database {text!r}: it is a folder; --db takes a "
+                           f"database file (e.g. {example!r}) or a URL (scheme://...)")
     try:
         with path.open("rb") as file:
             head = file.read(len(SQLITE_HEADER))

@@ -723,9 +723,32 @@ def _describe(error: ValidationError, raw: dict[str, Any], whole: str = "message
         if item["type"] == "missing":
             parts.append(f"{loc}: field required")
         else:
-            got = item.get("input")
-            parts.append(f"{loc}: {msg} (got {json.dumps(got, default=str)[:40]})")
+            parts.append(f"{loc}: {msg} (got {quoted_input(item.get('input'))})")
     return "; ".join(parts)
+
+
+QUOTED = 40
+"""The most characters of a client's bad value quoted back in an error message."""
+
+
+def quoted_input(value: Any) -> str:
+    """A client's bad value as an error message quotes it: as JSON, bytes decoded first
+    (an HTTP body that is not JSON), cut to :data:`QUOTED` characters with its length
+    when longer (a 5000-digit number is not sent back whole).
+
+    >>> print(quoted_input(0), quoted_input("30"), quoted_input(b"[1, 2"))
+    0 "30" "[1, 2"
+    >>> print(quoted_input(b"[" + b"9" * 5000 + b"]"))
+    "[9999999999999999999999999… (5002 characters)
+    """
+    if isinstance(value, bytes | bytearray):
+        value = bytes(value).decode("utf-8", "replace")
+    if isinstance(value, str) and len(value) > QUOTED:
+        return f"{json.dumps(value[:QUOTED - 14])[:-1]}… ({len(value)} characters)"
+    text = json.dumps(value, default=str)
+    if len(text) > QUOTED:
+        return f"{text[:QUOTED - 14]}… ({len(text)} characters)"
+    return text
 
 
 def describe_body_error(error: ValidationError) -> str:

@@ -50,17 +50,18 @@ COACH_DEALS = 20_000
 def cell_source(certified: str) -> str:
     """What a stored per-hand cell is, in words (its ``certified``: ``"exact"`` or
     ``"sampled"``; docs/strategy.md): an exact cell is a certified equilibrium; a sampled
-    cell's figures are estimates (± standard error) and its exploitability a lower-bound
-    estimate, so it is not called certified.
+    cell's in-probabilities are estimates (and its exploitability a lower-bound estimate),
+    so it is not called certified. The words say nothing of the figures printed beside them
+    (an expected value against the cell is exact or carries its own standard error).
 
     >>> cell_source("exact")
-    'certified per-hand equilibrium (exact)'
+    'certified per-hand equilibrium'
     >>> cell_source("sampled")
-    'per-hand equilibrium, sampled (figures are estimates ± s.e., not certified)'
+    'per-hand equilibrium, sampled (an estimate, not certified)'
     """
     if certified == "exact":
-        return "certified per-hand equilibrium (exact)"
-    return "per-hand equilibrium, sampled (figures are estimates ± s.e., not certified)"
+        return "certified per-hand equilibrium"
+    return "per-hand equilibrium, sampled (an estimate, not certified)"
 
 
 @dataclass(frozen=True)
@@ -139,7 +140,8 @@ class Advice:
 
     def line(self) -> str:
         """One line for the table, e.g. ``"Coach: the equilibrium goes in with A♠ A♥
-        (always); in minus out +1.939 chips (exact) ..."``."""
+        (always); in minus out +1.939 chips at pot 3 (exact) ..."``: the expected value
+        says whether it is exact or ``± s.e.``, once."""
         if self.in_probability is None:
             return f"Coach: no advice here ({self.note})."
         p = self.in_probability

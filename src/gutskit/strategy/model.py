@@ -16,7 +16,7 @@ from typing import Literal
 from gutskit.core.errors import GutsError
 from gutskit.core.rules import Rules
 
-__all__ = ["MODELS", "GameModel", "Model", "SolverError", "game_model"]
+__all__ = ["MODELS", "GameModel", "Model", "SolverError", "UnmodelledRule", "game_model"]
 
 Model = Literal["one_round", "recursive"]
 MODELS: tuple[Model, ...] = ("one_round", "recursive")
@@ -24,6 +24,15 @@ MODELS: tuple[Model, ...] = ("one_round", "recursive")
 
 class SolverError(GutsError):
     """Settings the solver does not model, or bad arguments; the message names them."""
+
+
+class UnmodelledRule(SolverError):
+    """A house rule the solver does not model (``rule``: its name, e.g. ``"hi_lo"``), so
+    that a command can say where the rule came from (``--preset hi-lo``)."""
+
+    def __init__(self, rule: str, message: str) -> None:
+        super().__init__(message)
+        self.rule = rule
 
 
 @dataclass(frozen=True)
@@ -52,13 +61,14 @@ def game_model(players: int, rules: Rules, model: Model, pot: int) -> GameModel:
     if not isinstance(pot, int) or pot < 1:
         raise SolverError(f"pot must be a positive number of chips, not {pot!r}")
     if rules.declaration == "sequential":
-        raise SolverError("declaration = 'sequential' is not modelled (the solver models "
-                          "simultaneous declaration)")
+        raise UnmodelledRule("declaration", "declaration = 'sequential' is not modelled (the "
+                             "solver models simultaneous declaration)")
     for name in ("community_card", "pass_the_trash", "hi_lo", "no_peek"):
         if getattr(rules, name, False):
-            raise SolverError(f"{name} is not modelled by the solver")
+            raise UnmodelledRule(name, f"{name} is not modelled by the solver")
     if rules.pot_cap is not None and rules.pot_cap_mode == "reserve":
-        raise SolverError("pot_cap_mode = 'reserve' is not modelled (use 'match')")
+        raise UnmodelledRule("pot_cap_mode",
+                             "pot_cap_mode = 'reserve' is not modelled (use 'match')")
     losers_pay = str(getattr(rules, "losers_pay", "all"))
     ghost = bool(getattr(rules, "ghost_hand", False))
     if ghost and losers_pay == "worst":
