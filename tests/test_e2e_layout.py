@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from playwright._impl._api_structures import FloatRect
 from playwright.sync_api import Browser, Page, expect
 from server_support import Player, running_server
 from test_e2e import WAIT, browser, expect_stacks, open_page, seat, set_timers, shots
@@ -22,13 +23,13 @@ __all__ = ["browser", "shots"]  # the Chromium fixtures of test_e2e
 SIZES = [(1100, 900), (1366, 768), (1280, 860), (390, 844)]
 
 
-def _box(page: Page, selector: str) -> dict[str, float]:
+def _box(page: Page, selector: str) -> FloatRect:
     box = page.locator(selector).bounding_box()
     assert box is not None, selector
     return box
 
 
-def _overlap(a: dict[str, float], b: dict[str, float]) -> bool:
+def _overlap(a: FloatRect, b: FloatRect) -> bool:
     return (a["x"] < b["x"] + b["width"] and b["x"] < a["x"] + a["width"]
             and a["y"] < b["y"] + b["height"] and b["y"] < a["y"] + a["height"])
 
