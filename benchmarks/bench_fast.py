@@ -9,18 +9,28 @@ of 5 timings, so that other jobs on a shared machine slow the wall clock but not
 figure (much: they still share caches and memory bandwidth, hence the load printed with
 every figure). The numba kernel runs on one thread (it is compiled without
 ``parallel=True``; the CPU/wall ratio printed with each figure stays at or below 1 when
-only one core is used). The wall-clock rate of the same timings is printed beside it.
+only one core is used). The wall-clock rate of the same timings is printed beside it, and
+the rate of every repetition (CPU time), so that the spread the load causes is seen.
 
-Run: python benchmarks/bench_fast.py [--json]
+``--instructions`` also counts the numba kernel's instructions per round under valgrind's
+callgrind (exact, independent of the load; the method of ``compare_fast.py --count``: one
+call of 20,000 tables x 10 rounds instrumented alone, the kernel compiled for a fixed AVX2
+processor because valgrind does not run AVX-512 code). To judge a change to the kernel, use
+``compare_fast.py``: both kernels timed alternately in one process, and both counted.
+
+Run: python benchmarks/bench_fast.py [--json] [--instructions]
 """
 
 from __future__ import annotations
 
 import os
+import shutil
+import statistics
 import time
 from importlib import metadata
 
 from common import arguments, emit, header, result
+from compare_fast import ROOT, instructions
 
 from gutskit.core.rules import Rules
 from gutskit.strategy.bots import RuleOfThumbBot
@@ -33,7 +43,11 @@ REPEATS = 5
 
 
 def main() -> None:
-    arguments(__doc__).parse_args()
+    parser = arguments(__doc__)
+    parser.add_argument("--instructions", action="store_true",
+                        help="also count the numba kernel's instructions per round "
+                             "(callgrind; a few minutes)")
+    args = parser.parse_args()
     header("vectorized simulator, 5 seats, default rules")
     if numba_available():
         import numba
@@ -60,21 +74,28 @@ def main() -> None:
         for label, policies in (("threshold bots", thresholds), ("rule-of-thumb table",
                                                                  [rot] * 5)):
             load_before = os.getloadavg()[0]
-            best_cpu = best_wall = ratio = 0.0
+            best_wall = ratio = 0.0
+            each: list[float] = []
             for _ in range(REPEATS):
                 cpu, wall = time.process_time(), time.perf_counter()
                 rounds = run(policies, kernel)
                 cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
-                best_cpu = max(best_cpu, rounds / cpu)
+                each.append(rounds / cpu)
                 best_wall = max(best_wall, rounds / wall)
                 ratio = max(ratio, cpu / wall)
+            best_cpu = max(each)
+            count = ""
+            if args.instructions and kernel == "numba" and shutil.which("valgrind"):
+                count = (f"; {instructions(ROOT, label, 20_000):,.0f} instructions per "
+                         f"round (callgrind)")
             results.append(result(
                 f"fast ({kernel}): {label}, rounds/s per core", best_cpu, "rounds/s",
                 target=1e7,
                 note=f"{TABLES:,} tables x {ROUNDS} rounds per call, best of {REPEATS} "
-                     f"(CPU time); wall clock {best_wall:,.4g} rounds/s; CPU/wall <= "
-                     f"{ratio:.2f}; load {load_before:.2f} before, "
-                     f"{os.getloadavg()[0]:.2f} after"))
+                     f"(CPU time; each: {', '.join(f'{r / 1e6:.2f}' for r in each)} M, "
+                     f"median {statistics.median(each) / 1e6:.2f} M); wall clock "
+                     f"{best_wall:,.4g} rounds/s; CPU/wall <= {ratio:.2f}; load "
+                     f"{load_before:.2f} before, {os.getloadavg()[0]:.2f} after{count}"))
     emit(results)
 
 
