@@ -108,3 +108,18 @@ def test_a_huge_number_in_a_body_is_quoted_short_and_decoded(tmp_path: Path) -> 
         assert message.endswith(f'(got "[{digits[:25]}… (5002 characters))')
         assert "b'" not in message and len(message) < 200
         assert server.manager.rooms == {}
+
+
+# --- 5. trying every command as a new user ------------------------------------------------------
+
+def test_a_bad_argument_is_named_by_its_metavar(tmp_path: Path) -> None:
+    line = assert_user_error(guts("history", "abc", "--db", str(tmp_path / "g.db")))
+    assert line == "error: SESSION_ID 'abc' is not a whole number (see 'guts history --help')"
+
+
+def test_a_database_drivers_message_over_two_lines_is_one_error_line() -> None:
+    # PostgreSQL's client says why on two lines ("... Connection refused\n\tIs the server
+    # running on that host ..."): port 1 refuses at once
+    line = assert_user_error(guts("history", "--db", "postgresql://nouser@127.0.0.1:1/x"))
+    assert line.startswith("error: cannot open database 'postgresql://nouser@127.0.0.1:1/x': ")
+    assert "Connection refused Is the server running" in line

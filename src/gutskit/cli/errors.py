@@ -8,6 +8,7 @@ file that cannot be read or written) or one of typer's usage errors.
 
 from __future__ import annotations
 
+import re
 import sys
 from typing import NoReturn
 
@@ -54,10 +55,15 @@ def message(error: BaseException) -> str:
     return text or type(error).__name__
 
 
+_LINE_BREAKS = re.compile(r"[ \t]*[\r\n]+\s*")
+"""Line breaks (and the indentation after them) inside a message: one space each."""
+
+
 def report_error(error: BaseException) -> NoReturn:
-    """Print ``error: <message>`` on stderr and exit with status 2."""
+    """Print ``error: <message>`` on stderr, on one line (a database driver's message may
+    run over several: they are joined), and exit with status 2."""
     sys.stdout.flush()
-    line = f"error: {message(error)}\n"
+    line = f"error: {_LINE_BREAKS.sub(' ', message(error).strip())}\n"
     # A message may quote text that the terminal cannot encode (a lone surrogate, say).
     encoding = getattr(sys.stderr, "encoding", None) or "utf-8"
     sys.stderr.write(line.encode(encoding, "backslashreplace").decode(encoding))
@@ -93,7 +99,8 @@ def _bad_value(error: BaseException) -> str | None:
     except (IndexError, KeyError, TypeError):
         return None
     opts = [o for o in getattr(param, "opts", ()) if o.startswith("--")]
-    name = max(opts, key=len) if opts else str(getattr(param, "human_readable_name", "value"))
+    metavar = str(getattr(param, "metavar", None) or getattr(param, "name", None) or "value")
+    name = max(opts, key=len) if opts else metavar.strip("[]. ").upper()  # an argument
     text = str(value)
     if len(text) > _SHOWN:  # a 5000-digit number is quoted by its start and its length
         value = text = f"{text[:_SHOWN]}… ({len(text)} characters)"
