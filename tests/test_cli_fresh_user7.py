@@ -123,3 +123,14 @@ def test_a_database_drivers_message_over_two_lines_is_one_error_line() -> None:
     line = assert_user_error(guts("history", "--db", "postgresql://nouser@127.0.0.1:1/x"))
     assert line.startswith("error: cannot open database 'postgresql://nouser@127.0.0.1:1/x': ")
     assert "Connection refused Is the server running" in line
+
+
+@pytest.mark.parametrize(("bot", "line"), [
+    ("threshold:XX", "error: threshold percentile 'XX' in 'threshold:XX' is not a number: "
+                     "give a percentile from 0 to 1, e.g. threshold:0.7"),
+    ("threshold:150", "error: threshold percentile '150' in 'threshold:150' must be from 0 "
+                      "to 1, e.g. threshold:0.7"),
+])
+def test_a_bad_threshold_bot_names_its_percentile_and_the_range(bot: str, line: str) -> None:
+    assert assert_user_error(guts("tournament", "--sessions", "1", "--rounds", "3", "--bots",
+                                  bot)) == line

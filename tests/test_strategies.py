@@ -217,7 +217,8 @@ def test_fast_policies_of_bots() -> None:
 def test_make_bot() -> None:
     assert isinstance(make_bot("threshold:0.7"), ThresholdBot)
     assert make_bot("cautious").name == "cautious"
-    for bad, message in (("nope", "unknown bot"), ("threshold:x", "bad threshold"),
-                         ("threshold:2", "within 0..1"), ("random:1", "takes no argument")):
+    for bad, message in (("nope", "unknown bot"), ("threshold:x", "'x' .* is not a number"),
+                         ("threshold:2", "'2' .* must be from 0 to 1"),
+                         ("random:1", "takes no argument")):
         with pytest.raises(UnknownBotError, match=message):
             make_bot(bad)

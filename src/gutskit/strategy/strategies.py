@@ -500,9 +500,11 @@ def make_bot(kind: str) -> Strategy:
         try:
             p = float(arg) if arg else 0.5
         except ValueError:
-            raise UnknownBotError(f"bad threshold percentile in {kind!r}") from None
+            raise UnknownBotError(f"threshold percentile {arg!r} in {kind!r} is not a number: "
+                                  "give a percentile from 0 to 1, e.g. threshold:0.7") from None
         if not (0.0 <= p <= 1.0) or math.isnan(p):
-            raise UnknownBotError(f"threshold percentile in {kind!r} must be within 0..1")
+            raise UnknownBotError(f"threshold percentile {arg!r} in {kind!r} must be from 0 "
+                                  "to 1, e.g. threshold:0.7")
         return ThresholdBot(p, name=kind if arg else "threshold")
     if arg:
         raise UnknownBotError(f"bot {name!r} takes no argument (got {kind!r})")
