@@ -1,7 +1,8 @@
 """One ``guts serve`` without Redis per database (attack6 L2, t16_two_servers_no_redis.py:
 two servers on one SQLite file both ran the same room; a declaration accepted by one got
 ``server_error`` on the other). :mod:`gutskit.server.serving`: a server without Redis holds
-its database alone, the servers of a cluster hold it shared; the operating system lets go
+its database alone (also ``--workers N`` with its private ``redis-server``), the servers of
+a cluster on a shared Redis (``--redis URL``) hold it shared; the operating system lets go
 when the process ends, so ``kill -9`` does not keep a restart waiting."""
 
 from __future__ import annotations
@@ -75,6 +76,9 @@ def test_a_second_server_without_redis_refuses_the_database(tmp_path: Path,
             "servers without --redis would run the same rooms twice: stop the other one, "
             "or use --workers N (one machine) or --redis URL on every server for several "
             "processes")
+        # Nor --workers N (its private redis-server knows nothing of the first server).
+        assert refusal(ports[1], db, "--workers", "2").startswith(
+            f"error: database {db!r} is already served by another running guts serve")
         # Nor may a cluster's server share it with a server that runs its rooms alone.
         assert refusal(ports[1], db, "--redis", redis_url) == (
             f"error: database {db!r} is served by a running guts serve without --redis; "

@@ -125,8 +125,9 @@ def serve(
         check_location(db)  # a folder, a missing folder, a file that is not a database
         store = open_room_store(db)  # fail early (exit 2) on a bad database
         clustered = workers > 1 or redis is not None
-        # one server without Redis per database (it runs every room in its memory)
-        hold = hold_database(store.engine, store.location, alone=not clustered)
+        # one server without a shared Redis per database (it runs every room it has: in
+        # its memory, or its workers' through a private redis-server)
+        hold = hold_database(store.engine, store.location, alone=redis is None)
         config = ServerConfig(
             bot_delay=(min(0.6, bot_delay), bot_delay), room_limit=room_limit,
             chat_limit=chat_limit,

@@ -4,9 +4,11 @@ A server without Redis (``guts serve``, one process) runs every open room of its
 in its own memory: a second one on the same database would load and run the same rooms
 (attack6 L2: a declaration accepted by one, ``server_error`` on the other). The servers of a
 cluster (``--workers N``, ``--redis URL``) share the rooms through Redis leases and may be
-many. So a server without Redis holds its database *alone* and the servers of a cluster
-hold it *shared* (:func:`hold_database`): a second server without Redis, or a cluster
-server while one without Redis runs, refuses to start with :class:`DatabaseServed`.
+many. So a server without a shared Redis (one process, or ``--workers N`` with its
+private ``redis-server``, which no other server reaches) holds its database *alone* and
+the servers of a cluster on a shared Redis (``--redis URL``) hold it *shared*
+(:func:`hold_database`): a second server without ``--redis``, or a ``--redis`` server
+while one without runs, refuses to start with :class:`DatabaseServed`.
 
 The hold is the operating system's, released the moment its process ends, also by
 ``kill -9`` (a restart is never kept waiting):
