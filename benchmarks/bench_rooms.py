@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import cProfile
+import gc
 import json
 import os
 import platform
@@ -42,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from gutskit.server.app import WsClient
+from gutskit.server.gctuning import GcTuning
 from gutskit.server.protocol import CreateRoom, Declare, Hello, Join, Start
 from gutskit.server.rooms import Room, RoomManager, ServerConfig
 from gutskit.server.store import open_room_store
@@ -138,6 +140,11 @@ async def _run(args: argparse.Namespace
                 if seat == 0:
                     hosts.append((room, client))
         await asyncio.sleep(0.5)  # the presence messages go out
+        tuning = GcTuning() if args.gc == "serve" else None
+        if tuning is not None:
+            tuning.install()  # as guts serve does once its rooms are loaded
+        gc.callbacks.append(_COLLECTIONS)
+        _COLLECTIONS.on = True
         profile = cProfile.Profile() if args.profile else None
         before = os.times()
         bots_before = _BOTS[0]
@@ -157,6 +164,9 @@ async def _run(args: argparse.Namespace
         if profile is not None:
             profile.disable()
         after = os.times()
+        _COLLECTIONS.on = False
+        if tuning is not None:
+            tuning.remove()
         cpu = (after.user - before.user) + (after.system - before.system)
         bots = _BOTS[0] - bots_before
         db = (writer.commits - db_before[0], writer.writes - db_before[1],
@@ -172,6 +182,26 @@ async def _run(args: argparse.Namespace
             if args.dump:
                 stats.dump_stats(args.dump)
         return cpu, bots, rounds[0], frames, size, db
+
+
+class _Collections:
+    """The garbage collections while the rounds are played: generation -> the CPU
+    seconds of each (``time.thread_time``: collections run on the thread that
+    allocates)."""
+
+    def __init__(self) -> None:
+        self.on = False
+        self.started = 0.0
+        self.pauses: dict[int, list[float]] = {0: [], 1: [], 2: []}
+
+    def __call__(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self.started = time.thread_time()
+        elif self.on:
+            self.pauses[info["generation"]].append(time.thread_time() - self.started)
+
+
+_COLLECTIONS = _Collections()
 
 
 def _callgrind(state: str) -> None:
@@ -200,6 +230,9 @@ def main() -> None:
                              "valgrind --tool=callgrind --instr-atstart=no (instructions "
                              "per round = callgrind's total / rounds; not skewed by the "
                              "machine's load)")
+    parser.add_argument("--gc", choices=("default", "serve"), default="serve",
+                        help="the garbage collector's settings: CPython's defaults, or "
+                             "those of guts serve (gutskit.server.gctuning)")
     args = parser.parse_args()
     if not (1 <= args.tables <= 1000 and 2 <= args.seats <= 10 and 1 <= args.rounds <= 1000):
         parser.error("bounded: 1-1000 tables, 2-10 seats, 1-1000 rounds per table")
@@ -223,6 +256,16 @@ def main() -> None:
           f"{writes / rounds:.1f} writes per round ({writes / max(commits, 1):.1f} writes per "
           f"transaction), CPU {1000 * db_cpu / rounds:.2f} ms per round (part of the CPU "
           "above)")
+    shown = []
+    for generation, pauses in _COLLECTIONS.pauses.items():
+        if pauses:
+            ordered = sorted(pauses)
+            shown.append(f"generation {generation}: {len(pauses)}, "
+                         f"{1000 * sum(pauses) / rounds:.2f} ms per round, median "
+                         f"{1000 * ordered[len(ordered) // 2]:.1f} ms, longest "
+                         f"{1000 * ordered[-1]:.1f} ms")
+    print(f"garbage collections while playing ({args.gc} settings; CPU of the collecting "
+          f"thread): {'; '.join(shown) or 'none'}")
 
 
 if __name__ == "__main__":

@@ -58,6 +58,9 @@ import httpx
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
+sys.path.insert(0, str(Path(__file__).parent))
+import server_probe  # benchmarks/ is not a package
+
 HOST = "127.0.0.1"
 
 
@@ -84,6 +87,10 @@ class Stats:
     client_cpu: float = 0.0
     idle: float | None = None
     load_before: float = 0.0
+    window: tuple[float, float] = (0.0, 0.0)
+    """The measured window (``time.time``), for the server's probe."""
+    probe: dict[str, list[Any]] = field(default_factory=dict)
+    """The server's probe over the window (:func:`server_probe.read`)."""
 
 
 async def watch_lag(stats: Stats) -> None:
@@ -114,12 +121,20 @@ def start_server(port: int, db: Path, workers: int = 1,
     their rooms through ``redis_url`` (returns once every worker has joined)."""
     code = "import typer; from gutskit.cli.serve import serve; typer.run(serve)"
     cluster = [] if redis_url is None else ["--workers", str(workers), "--redis", redis_url]
+    site = db.parent / "probe-site"  # every server process (workers too) loads the probe
+    site.mkdir(exist_ok=True)
+    (site / "sitecustomize.py").write_text(
+        f"import sys; sys.path.insert(0, {str(Path(__file__).parent)!r})\n"
+        f"import server_probe; server_probe.install({str(db.parent / 'probe')!r})\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [str(site), *filter(None, [os.environ.get("PYTHONPATH")])])}
     process = subprocess.Popen(
         [sys.executable, "-c", code, "--host", HOST, "--port", str(port), "--db",
          f"sqlite:///{db}",
          # every client comes from one address: lift the per-address limits
          "--room-limit", "100000/minute", "--max-connections-per-address", "100000",
-         "--max-rooms", "100000", "--min-reveal-seconds", "0", *cluster], stdout=subprocess.DEVNULL,
+         "--max-rooms", "100000", "--min-reveal-seconds", "0", *cluster],
+        stdout=subprocess.DEVNULL, env=env,
         stderr=(db.parent / "server.log").open("wb"))  # a file: a full pipe would block it
     deadline = time.monotonic() + 180
     while time.monotonic() < deadline:
@@ -375,7 +390,9 @@ async def run(args: argparse.Namespace, port: int, pid: int | None, tables_here:
     own_start = time.process_time()
     machine = machine_times()
     watcher = asyncio.create_task(watch_lag(stats))
+    started = time.time()
     await asyncio.sleep(args.duration)
+    stats.window = (started, time.time())
     watcher.cancel()
     stats.play_cpu = 0.0 if pid is None else cpu_seconds(pid) - play_start
     stats.client_cpu = time.process_time() - own_start
@@ -425,11 +442,13 @@ def play_load(args: argparse.Namespace, port: int, pid: int, tables: int
     start = cpu_seconds(pid)
     clients_start = sum(cpu_seconds(p.pid) for p in processes if p.pid is not None)
     machine = machine_times()
+    started = time.time()
     time.sleep(args.duration)
+    window = (started, time.time())
     play_cpu = cpu_seconds(pid) - start
     client_cpu = sum(cpu_seconds(p.pid) for p in processes if p.pid is not None) - clients_start
     total = Stats(play_cpu=play_cpu, load_before=load_before, client_cpu=client_cpu,
-                  idle=idle_share(machine))
+                  idle=idle_share(machine), window=window)
     setup = 0.0
     for _ in processes:
         stats, took = results.get(timeout=600)
@@ -477,12 +496,33 @@ def report(args: argparse.Namespace, workers: int, tables: int, stats: Stats, se
         lag = [x * 1000 for x in stats.lag]
         print(f"load clients' own event-loop lag ms: p50 {statistics.median(lag):.1f}, "
               f"p99 {percentile(lag, 0.99):.1f}")
+    print_probe(stats.probe)
     print(f"machine load average (1 min): {stats.load_before:.1f} when play started, "
           f"{os.getloadavg()[0]:.1f} at the end")
     print(f"errors: {len(stats.errors)}" + (f" (first: {stats.errors[0]})"
                                             if stats.errors else "")
           + f"; connections dropped by the server: {stats.dropped}")
     return p99
+
+
+def _ms(values: list[float]) -> str:
+    ms = [1000 * x for x in values]
+    return (f"p50 {statistics.median(ms):.1f}, p99 {percentile(ms, 0.99):.1f}, max "
+            f"{max(ms):.1f} ms ({len(ms)})") if ms else "none"
+
+
+def print_probe(probe: dict[str, list[Any]]) -> None:
+    """The server's own figures over the window (benchmarks/server_probe.py)."""
+    if not probe:
+        return
+    print(f"server event-loop lag (a callback asked for every 10 ms): {_ms(probe['lag'])}")
+    for generation in (0, 1, 2):
+        pauses = [s for g, s in probe["gc"] if g == generation]
+        if pauses:
+            print(f"server garbage collections, generation {generation}: {len(pauses)}, "
+                  f"{_ms(pauses)}, {1000 * sum(pauses):.0f} ms in all")
+    print(f"server group commits (wall time on the database thread): {_ms(probe['commit'])}")
+    print(f"server writes waiting for their commit (submit to done): {_ms(probe['wait'])}")
 
 
 def _counts(text: str) -> list[int]:
@@ -544,6 +584,8 @@ def main() -> None:
             try:
                 for tables in sorted(args.tables):
                     stats, setup = play_load(args, port, server.pid, tables)
+                    time.sleep(1.2)  # the probe's last line of the window
+                    stats.probe = server_probe.read(Path(folder) / "probe", *stats.window)
                     p99 = report(args, workers, tables, stats, setup)
                     rate = stats.rounds / args.duration
                     lat = sorted(1000 * x for x in stats.latencies)

@@ -136,7 +136,8 @@ def serve(
             hello_timeout=hello_timeout, idle_minutes=idle_minutes,
             min_decision_seconds=min_decision_seconds, min_reveal_seconds=min_reveal_seconds,
             max_body_bytes=max_body_bytes, max_rooms=max_rooms,
-            forwarded_allow_ips=proxies, base_url=base_url, allowed_hosts=hosts)
+            forwarded_allow_ips=proxies, base_url=base_url, allowed_hosts=hosts,
+            tune_gc=True)
         if host in WILDCARDS and not base_url:
             typer.echo(f"answering the host names {', '.join(hosts)} (others: "
                        "--allowed-host NAME or --public-url URL)", err=True)

@@ -67,6 +67,7 @@ from gutskit.core.engine import Phase
 from gutskit.core.referee import RefereeError, referee_file
 from gutskit.core.rules import PRESETS, Rules
 from gutskit.server.exports import history_jsonl, ledger_csv
+from gutskit.server.gctuning import RECLAIM_SECONDS, GcTuning
 from gutskit.server.protocol import (
     MAX_CHIPS,
     CreatedRoom,
@@ -487,6 +488,13 @@ def _seat_of(room: Room, token: str | None) -> int | None:
     return row.seat
 
 
+async def _reclaim_every(tuning: GcTuning, seconds: float) -> None:
+    """:meth:`GcTuning.reclaim` every ``seconds`` (until cancelled)."""
+    while True:
+        await asyncio.sleep(seconds)
+        tuning.reclaim()
+
+
 def create_app(db: str | Path | None = None, *, config: ServerConfig | None = None,
                allowed_origins: Sequence[str] = (), store: RoomStore | None = None,
                manager: RoomManager | None = None, redis_url: str | None = None,
@@ -523,7 +531,16 @@ def create_app(db: str | Path | None = None, *, config: ServerConfig | None = No
         for room in rooms.load():
             await room.resume_after_restart()
         rooms.start_expiry()
+        tuning = GcTuning() if rooms.config.tune_gc else None
+        reclaimer = None
+        if tuning is not None:
+            tuning.install()  # after the rooms are loaded: they are frozen with the rest
+            reclaimer = asyncio.get_running_loop().create_task(
+                _reclaim_every(tuning, RECLAIM_SECONDS))
         yield
+        if tuning is not None and reclaimer is not None:
+            reclaimer.cancel()
+            tuning.remove()
         rooms.close()
         rooms.store.close()
 

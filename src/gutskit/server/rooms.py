@@ -194,11 +194,17 @@ class ServerConfig:
             (``X-Forwarded-For``, ``X-Forwarded-Proto``): addresses or networks
             (``"10.0.0.0/8"``), ``"*"`` for any; empty (the default): none, the client's
             address is the TCP peer's and those headers are ignored.
+
+    Attributes:
+        tune_gc: tune this process's garbage collector once the stored rooms are loaded
+            (:class:`gutskit.server.gctuning.GcTuning`; ``guts serve`` sets it; off by
+            default: a test's process keeps CPython's settings).
     """
 
     bot_delay: tuple[float, float] = (0.6, 1.8)
     base_url: str = ""
     allowed_hosts: tuple[str, ...] = ("localhost", "127.0.0.1", "::1")
+    tune_gc: bool = False
     min_decision_seconds: float = 1.0
     min_reveal_seconds: float = 0.5
     room_limit: str = "5/minute;30/hour"
