@@ -84,6 +84,7 @@ def main() -> None:
                 best_wall = max(best_wall, rounds / wall)
                 ratio = max(ratio, cpu / wall)
             best_cpu = max(each)
+            load_after = os.getloadavg()[0]  # (before the count, which takes minutes)
             count = ""
             if args.instructions and kernel == "numba" and shutil.which("valgrind"):
                 count = (f"; {instructions(ROOT, label, 20_000):,.0f} instructions per "
@@ -95,7 +96,7 @@ def main() -> None:
                      f"(CPU time; each: {', '.join(f'{r / 1e6:.2f}' for r in each)} M, "
                      f"median {statistics.median(each) / 1e6:.2f} M); wall clock "
                      f"{best_wall:,.4g} rounds/s; CPU/wall <= {ratio:.2f}; load "
-                     f"{load_before:.2f} before, {os.getloadavg()[0]:.2f} after{count}"))
+                     f"{load_before:.2f} before, {load_after:.2f} after{count}"))
     emit(results)
 
 
