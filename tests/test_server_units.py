@@ -5,6 +5,7 @@ validation, the public view, and the Alembic migrations on SQLite and PostgreSQL
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import hashlib
 import json
 import struct
@@ -388,3 +389,20 @@ def test_every_connection_of_a_turn_is_flushed_by_one_callback() -> None:
         assert sockets[0].sent == ['[{"n":2}]', '[{"n":4}]']
 
     asyncio.run(main())
+
+
+def test_match_quotes_are_kept_by_rules_pot_and_stack() -> None:
+    """rooms._matches: a seat's quotes are the driver's (match_quotes), worked out once per
+    (rule set, pot, stack): two seats with the same stack share them, another stack or pot
+    has its own."""
+    rules = Rules(shortfall="table_stakes")
+    state = dataclasses.replace(new_session(["Ana", "Ben", "Cleo"], [3, 9, 9], rules=rules),
+                                pot=4)
+    first = rooms._matches(state, 1)
+    assert first == [{"declaration": "in", "least": 4, "most": 4, "pays": 4,
+                      "eliminated": False}]
+    assert rooms._matches(state, 2) is first  # the same stack: shared
+    assert rooms._matches(state, 0) == [{"declaration": "in", "least": 4, "most": 4,
+                                         "pays": 3, "eliminated": False}]
+    richer = dataclasses.replace(state, pot=8)
+    assert rooms._matches(richer, 1)[0]["most"] == 8
