@@ -9,10 +9,14 @@ import argparse
 import json
 import os
 import platform
+import subprocess
 import sys
+import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from importlib import metadata
+from pathlib import Path
 from typing import Any
 
 
@@ -28,6 +32,29 @@ def arguments(doc: str | None) -> argparse.ArgumentParser:
     parser.add_argument("--json", action="store_true",
                         help="also print the figures as one JSON line (for run_all.py)")
     return parser
+
+
+ROOT = Path(__file__).resolve().parent.parent
+"""The project's root (the tree these benchmarks belong to)."""
+
+
+@contextmanager
+def tree_at(commit: str) -> Iterator[Path]:
+    """A checkout of ``commit`` (a temporary git worktree of this repository, removed on
+    exit) for same-run A/B comparisons against an older commit.
+
+    Raises:
+        subprocess.CalledProcessError: git cannot check ``commit`` out.
+    """
+    with tempfile.TemporaryDirectory() as folder:
+        tree = Path(folder) / "before"
+        subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "-q", "--detach",
+                        str(tree), commit], check=True)
+        try:
+            yield tree
+        finally:
+            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force",
+                            str(tree)], check=True)
 
 
 def cpu_model() -> str:

@@ -24,9 +24,7 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from common import header
-
-ROOT = Path(__file__).resolve().parent.parent
+from common import ROOT, header, tree_at
 
 ROUND = """
 import functools, random, sys, time
@@ -88,27 +86,20 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3, help="timings per tree")
     args = parser.parse_args()
     header(f"engine rounds, this tree vs {args.before}, 5 rule-of-thumb bots, default rules")
-    with tempfile.TemporaryDirectory() as folder:
-        old = Path(folder) / "before"
-        subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "-q", "--detach",
-                        str(old), args.before], check=True)
-        try:
-            script = Path(folder) / "round.py"
-            script.write_text(ROUND)
-            trees = {args.before: old, "this tree": ROOT}
-            rates: dict[str, float] = dict.fromkeys(trees, 0.0)
-            for _ in range(args.repeats):  # alternated: both trees see the same load
-                for label, tree in trees.items():
-                    rates[label] = max(rates[label], run(tree, 20_000, "time", script))
-            counts: dict[str, float | None] = dict.fromkeys(trees)
-            if shutil.which("valgrind"):  # exact counts: the two trees at once
-                with ThreadPoolExecutor(2) as pool:
-                    jobs = {label: pool.submit(run, tree, args.rounds, "count", script)
-                            for label, tree in trees.items()}
-                    counts = {label: job.result() for label, job in jobs.items()}
-        finally:
-            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force",
-                            str(old)], check=True)
+    with tree_at(args.before) as old:
+        script = old.parent / "round.py"
+        script.write_text(ROUND)
+        trees = {args.before: old, "this tree": ROOT}
+        rates: dict[str, float] = dict.fromkeys(trees, 0.0)
+        for _ in range(args.repeats):  # alternated: both trees see the same load
+            for label, tree in trees.items():
+                rates[label] = max(rates[label], run(tree, 20_000, "time", script))
+        counts: dict[str, float | None] = dict.fromkeys(trees)
+        if shutil.which("valgrind"):  # exact counts: the two trees at once
+            with ThreadPoolExecutor(2) as pool:
+                jobs = {label: pool.submit(run, tree, args.rounds, "count", script)
+                        for label, tree in trees.items()}
+                counts = {label: job.result() for label, job in jobs.items()}
     print(f"load after the run: {os.getloadavg()[0]:.2f}")
     for label in trees:
         count = counts[label]

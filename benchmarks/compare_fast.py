@@ -39,9 +39,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from common import arguments, header
+from common import ROOT, arguments, header, tree_at
 
-ROOT = Path(__file__).resolve().parent.parent
 KERNEL = "gutskit.strategy.fast_kernel"
 ROUNDS = 10
 CPU = {"NUMBA_CPU_NAME": "haswell",
@@ -136,15 +135,8 @@ def main() -> None:
         count(args.count_one, args.count_tables)
         return
     header(f"compiled simulator kernel, this tree vs {args.before}, 5 seats, default rules")
-    with tempfile.TemporaryDirectory() as folder:
-        old = Path(folder) / "before"
-        subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "-q", "--detach",
-                        str(old), args.before], check=True)
-        try:
-            _compare(args, old)
-        finally:
-            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force",
-                            str(old)], check=True)
+    with tree_at(args.before) as old:
+        _compare(args, old)
 
 
 def _compare(args: argparse.Namespace, old: Path) -> None:
