@@ -872,3 +872,36 @@ def test_guts_serve_answers_its_own_names(tmp_path: Path) -> None:
     assert result.exit_code == 2
     assert "error: --public-url: 'guts.org' is not an http:// or https:// URL such as " \
            "https://guts.example.org" in result.output
+
+
+def test_a_relay_bounds_the_frames_queued_for_a_client_that_stopped_reading(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """attack7 M1: a relay (``guts serve --redis``, a room owned by another worker) queued
+    every frame for a client that never read (its send waits once 64 KiB are unread), so
+    its memory grew 3.5 MB/s. Frames are now bounded where they arrive: at QUEUE_LIMIT the
+    close 1008 is queued, later frames are dropped, the transport aborted SLOW_GRACE later."""
+    from gutskit.server.cluster import _Proxy
+
+    monkeypatch.setattr(server_app, "QUEUE_LIMIT", 3)
+    monkeypatch.setattr(server_app, "SLOW_GRACE", 0.05)
+
+    class Transport(asyncio.Transport):
+        aborted = 0
+
+        def abort(self) -> None:
+            Transport.aborted += 1
+
+    async def play() -> list[object]:
+        proxy = _Proxy("room", "worker-b")
+        proxy.transport = Transport()
+        for n in range(10):
+            proxy.deliver({"type": "websocket.send", "text": str(n)})
+        await asyncio.sleep(0.2)
+        return [proxy.inbox.get_nowait() for _ in range(proxy.inbox.qsize())]
+
+    queued = asyncio.run(play())
+    assert queued == [{"type": "websocket.send", "text": "0"},
+                      {"type": "websocket.send", "text": "1"},
+                      {"type": "websocket.send", "text": "2"},
+                      {"type": "websocket.close", "code": 1008, "reason": "too slow"}]
+    assert Transport.aborted == 1
