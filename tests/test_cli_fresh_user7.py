@@ -134,3 +134,11 @@ def test_a_database_drivers_message_over_two_lines_is_one_error_line() -> None:
 def test_a_bad_threshold_bot_names_its_percentile_and_the_range(bot: str, line: str) -> None:
     assert assert_user_error(guts("tournament", "--sessions", "1", "--rounds", "3", "--bots",
                                   bot)) == line
+
+
+@pytest.mark.parametrize("command", ["sim", "play", "rules"])
+def test_a_control_character_in_a_rule_is_shown_escaped(command: str) -> None:
+    """fresh7: ``--rule 'ante=<ESC>[2J'`` echoed the escape raw (it cleared the screen)."""
+    line = assert_user_error(guts(command, "--rule", "ante=\x1b[2J"),
+                             "--rule ante=\\x1b[2J: ante: input should be a valid integer")
+    assert "\x1b" not in line

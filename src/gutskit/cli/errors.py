@@ -58,12 +58,21 @@ def message(error: BaseException) -> str:
 _LINE_BREAKS = re.compile(r"[ \t]*[\r\n]+\s*")
 """Line breaks (and the indentation after them) inside a message: one space each."""
 
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+"""Control characters other than tab and line breaks: shown escaped (``\\x1b``), so a
+value quoted as typed (``--rule ante=<ESC>[2J``) never reaches the terminal raw."""
+
+
+def _escaped(match: re.Match[str]) -> str:
+    return f"\\x{ord(match.group()):02x}"
+
 
 def report_error(error: BaseException) -> NoReturn:
     """Print ``error: <message>`` on stderr, on one line (a database driver's message may
     run over several: they are joined), and exit with status 2."""
     sys.stdout.flush()
-    line = f"error: {_LINE_BREAKS.sub(' ', message(error).strip())}\n"
+    text = _CONTROL.sub(_escaped, _LINE_BREAKS.sub(" ", message(error).strip()))
+    line = f"error: {text}\n"
     # A message may quote text that the terminal cannot encode (a lone surrogate, say).
     encoding = getattr(sys.stderr, "encoding", None) or "utf-8"
     sys.stderr.write(line.encode(encoding, "backslashreplace").decode(encoding))
