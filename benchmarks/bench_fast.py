@@ -29,8 +29,8 @@ import statistics
 import time
 from importlib import metadata
 
-from common import arguments, emit, header, result
-from compare_fast import ROOT, instructions
+from common import ROOT, arguments, emit, header, result
+from compare_fast import instructions
 
 from gutskit.core.rules import Rules
 from gutskit.strategy.bots import RuleOfThumbBot
