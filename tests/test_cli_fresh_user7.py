@@ -142,3 +142,28 @@ def test_a_control_character_in_a_rule_is_shown_escaped(command: str) -> None:
     line = assert_user_error(guts(command, "--rule", "ante=\x1b[2J"),
                              "--rule ante=\\x1b[2J: ante: input should be a valid integer")
     assert "\x1b" not in line
+
+
+def test_another_programs_database_is_never_written(tmp_path: Path) -> None:
+    """fresh7: ``guts play --db OTHER.db`` added its tables to another program's SQLite
+    file. It is refused, and the file keeps its one table."""
+    import sqlite3
+
+    from gutskit.io.location import StorageError
+    from gutskit.io.storage import open_store
+
+    other = tmp_path / "other.db"
+    with sqlite3.connect(other) as connection:
+        connection.execute("CREATE TABLE t (x)")
+    with pytest.raises(StorageError, match=r"another program's database \(it holds 1 "
+                                           r"table\(s\), none of gutskit's\)"):
+        open_store(other)
+    played = guts("play", "--db", str(other), input="quit\n")  # the store opens meanwhile
+    assert played.exit_code == 2
+    assert played.stderr.strip().splitlines() == [
+        f"error: {str(other)!r} is another program's database (it holds 1 table(s), none "
+        "of gutskit's): give a new file or a gutskit database"]
+    with sqlite3.connect(other) as connection:
+        names = [row[0] for row in connection.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table'")]
+    assert names == ["t"]

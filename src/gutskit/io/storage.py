@@ -191,14 +191,22 @@ def open_store(url_or_path: str | Path | None = None, *, create: bool = True) ->
     Raises:
         StorageError: the URL is malformed, the file's folder does not exist (only the
             default folder is created), the database cannot be opened (e.g. the file is
-            not a SQLite database) or, with ``create=False``, it is not a gutskit store.
+            not a SQLite database), it holds another program's tables and none of
+            gutskit's or, with ``create=False``, it is not a gutskit store.
     """
     target = default_db_path() if url_or_path is None else url_or_path
     url = sqlite_url(url_or_path)
     try:
         engine = create_engine(make_url(url))
         with engine.connect() as connection:  # no lock when nothing is missing (readers)
-            missing = set(Base.metadata.tables) - set(inspect(connection).get_table_names())
+            present = set(inspect(connection).get_table_names())
+        missing = set(Base.metadata.tables) - present
+        if missing == set(Base.metadata.tables) and present:
+            engine.dispose()  # fresh7: guts play --db OTHER.db added its tables to it
+            raise StorageError(
+                f"{shown(target)!r} is another program's database (it holds "
+                f"{len(present)} table(s), none of gutskit's): give a new file or a "
+                "gutskit database")
         if not create and missing == set(Base.metadata.tables):
             engine.dispose()
             raise StorageError(f"{shown(target)!r} is not a gutskit database: it holds no "
