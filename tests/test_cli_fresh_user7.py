@@ -167,3 +167,20 @@ def test_another_programs_database_is_never_written(tmp_path: Path) -> None:
         names = [row[0] for row in connection.execute(
             "SELECT name FROM sqlite_master WHERE type = 'table'")]
     assert names == ["t"]
+
+
+@pytest.mark.parametrize("origin", ["notaurl", "https://a.org/path", "http://x:99999",
+                                    "ftp://a.org", "https://a.org?x=1"])
+def test_an_allowed_origin_must_be_a_browser_origin(origin: str) -> None:
+    """fresh7: ``guts serve --allow-origin notaurl`` was taken silently (it matched no
+    browser); it is refused before anything starts."""
+    assert_user_error(guts("serve", "--allow-origin", origin),
+                      f"--allow-origin: {origin!r} is not a browser origin such as "
+                      "https://guts.example.org or http://localhost:3000")
+
+
+def test_an_allowed_origin_is_kept_as_a_browser_sends_it() -> None:
+    from gutskit.cli.serve import _origin
+
+    assert _origin("https://a.example.org/") == "https://a.example.org"
+    assert _origin(" http://localhost:3000 ") == "http://localhost:3000"

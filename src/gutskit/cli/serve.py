@@ -107,6 +107,7 @@ def serve(
             raise SystemExit(2) from None
     proxies = _proxies(forwarded_allow_ips)
     base_url = _public_url(public_url) if public_url is not None else ""
+    origins = tuple(_origin(text) for text in allow_origin or ())
     hosts = allowed_hosts(host, base_url, allowed_host or ())
     listener = _listen(host, port)  # a busy port is one error line, before anything else
     try:
@@ -148,11 +149,11 @@ def serve(
             try:
                 run_cluster(listener, host=host, port=port, db=db, redis_url=redis,
                             workers=workers, config=config,
-                            allowed_origins=tuple(allow_origin or ()))
+                            allowed_origins=origins)
             finally:
                 hold.release()
             return
-        app = create_app(store=store, config=config, allowed_origins=allow_origin or ())
+        app = create_app(store=store, config=config, allowed_origins=origins)
     except BaseException:
         listener.close()
         raise
@@ -213,6 +214,26 @@ def _public_url(text: str) -> str:
         raise UsageProblem(f"--public-url: {text!r} is not an http:// or https:// URL such "
                            "as https://guts.example.org")
     return text.strip().rstrip("/")
+
+
+def _origin(text: str) -> str:
+    """``--allow-origin``: a browser origin, ``http(s)://host[:port]`` (as a browser sends
+    it in ``Origin``: no path, query or fragment).
+
+    Raises:
+        UsageProblem: anything else (named; fresh7: ``--allow-origin notaurl`` was taken
+            silently and matched no browser).
+    """
+    parts = urlsplit(text.strip())
+    try:
+        parts.port  # noqa: B018 (a bad port raises)
+    except ValueError:
+        parts = urlsplit("")
+    if parts.scheme not in ("http", "https") or not parts.hostname \
+            or parts.path not in ("", "/") or parts.query or parts.fragment:
+        raise UsageProblem(f"--allow-origin: {text!r} is not a browser origin such as "
+                           "https://guts.example.org or http://localhost:3000")
+    return f"{parts.scheme}://{parts.netloc}"
 
 
 def _proxies(text: str) -> tuple[str, ...]:
