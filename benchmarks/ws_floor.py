@@ -12,9 +12,13 @@ deal. Frames carry ``--frame-bytes`` bytes of JSON (``guts serve`` sends about 4
 per frame on average in load_server). Two stacks are measured in turn in the same run:
 
 - ``fastapi``: FastAPI on uvicorn with the options ``guts serve`` uses
-  (``gutskit.server.app.UVICORN_OPTIONS``), the stack of ``guts serve``;
-- ``websockets``: the ``websockets`` library's own asyncio server, no ASGI layer (the
-  lightest pure-Python server available here), as a peer.
+  (``gutskit.server.app.UVICORN_OPTIONS``) and asyncio's event loop: the stack of
+  ``guts serve``;
+- ``fastapi-uvloop``: the same on uvloop's event loop (libuv), if ``uvloop`` is installed;
+- ``granian``: the same FastAPI app on granian (an ASGI server written in Rust), one
+  worker, if ``granian`` is installed;
+- ``websockets``: the ``websockets`` library's own asyncio server, no ASGI layer, as a
+  peer.
 
 Whatever ``guts serve`` spends per round above the floor is the game's (rules, views,
 storage, fairness); the floor itself bounds what any change inside gutskit can reach on
@@ -28,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib.util
 import json
 import multiprocessing
 import os
@@ -49,7 +54,8 @@ import common  # benchmarks/ is not a package
 import load_server
 
 HOST = "127.0.0.1"
-STACKS = ("fastapi", "websockets")
+STACKS = ("fastapi", "fastapi-uvloop", "granian", "websockets")
+"""Stacks measurable here; the ones whose package is missing are skipped with a line."""
 
 
 @dataclass
@@ -103,33 +109,54 @@ class _Floor:
                 table.senders.remove(send)
 
 
+def make_app(floor: _Floor) -> FastAPI:
+    """The floor as a FastAPI app (one WebSocket route per table, ``/up`` to poll)."""
+    app = FastAPI()
+
+    @app.get("/up")
+    def up() -> dict[str, bool]:
+        return {"up": True}
+
+    @app.websocket("/ws/{table_id}")
+    async def endpoint(ws: WebSocket, table_id: str) -> None:
+        await ws.accept()
+        await floor.joined(table_id, ws.send_text)
+        try:
+            while True:
+                await ws.receive_text()
+                await floor.declared(table_id)
+        except WebSocketDisconnect:
+            return
+
+    return app
+
+
+def granian_app() -> FastAPI:
+    """The app granian serves (its ``--factory`` target): the floor's settings come in the
+    ``GUTSKIT_FLOOR`` environment variable (seats, reveal seconds, frame bytes)."""
+    seats, reveal, size = os.environ["GUTSKIT_FLOOR"].split(",")
+    return make_app(_Floor(int(seats), float(reveal), int(size)))
+
+
 def serve(stack: str, port: int, seats: int, reveal: float, size: int) -> None:
     """Run the floor server on ``port`` with ``stack`` until killed."""
     floor = _Floor(seats, reveal, size)
-    if stack == "fastapi":
+    if stack in ("fastapi", "fastapi-uvloop"):
         import uvicorn
 
         from gutskit.server.app import UVICORN_OPTIONS
 
-        app = FastAPI()
-
-        @app.get("/up")
-        def up() -> dict[str, bool]:
-            return {"up": True}
-
-        @app.websocket("/ws/{table_id}")
-        async def endpoint(ws: WebSocket, table_id: str) -> None:
-            await ws.accept()
-            await floor.joined(table_id, ws.send_text)
-            try:
-                while True:
-                    await ws.receive_text()
-                    await floor.declared(table_id)
-            except WebSocketDisconnect:
-                return
-
-        uvicorn.run(app, host=HOST, port=port, log_level="warning", **UVICORN_OPTIONS)
+        uvicorn.run(make_app(floor), host=HOST, port=port, log_level="warning",
+                    loop="uvloop" if stack == "fastapi-uvloop" else "asyncio",
+                    **UVICORN_OPTIONS)
         return
+    if stack == "granian":
+        os.environ["GUTSKIT_FLOOR"] = f"{seats},{reveal},{size}"
+        os.execvp(sys.executable, [
+            sys.executable, "-m", "granian", "--interface", "asgi", "--host", HOST,
+            "--port", str(port), "--workers", "1", "--runtime-threads", "1",
+            "--loop", "asyncio", "--log-level", "warning", "--factory", "--working-dir",
+            str(Path(__file__).resolve().parent), "ws_floor:granian_app"])
 
     from websockets.asyncio.server import ServerConnection
     from websockets.asyncio.server import serve as ws_serve
@@ -318,10 +345,14 @@ def main() -> None:
                                          ("fastapi", "uvicorn", "websockets")))
     results = []
     for stack in stacks:
+        needs = {"fastapi-uvloop": "uvloop", "granian": "granian"}.get(stack)
+        if needs is not None and importlib.util.find_spec(needs) is None:
+            print(f"{stack:>14}: skipped ({needs} is not installed: pip install {needs})")
+            continue
         figures = measure(args, stack)
         results.append(common.result(f"floor {stack}: server CPU per round",
                                      figures["cpu_ms_per_round"], "ms"))
-        print(f"{stack:>10}: {figures['rounds_per_s']:.1f} rounds/s, "
+        print(f"{stack:>14}: {figures['rounds_per_s']:.1f} rounds/s, "
               f"{figures['frames_per_round']:.1f} frames per round received, server CPU "
               f"{figures['cpu_ms_per_round']:.2f} ms per round, load clients "
               f"{figures['clients_ms_per_round']:.2f} ms per round (load "
