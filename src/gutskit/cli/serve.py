@@ -254,8 +254,15 @@ def _proxies(text: str) -> tuple[str, ...]:
     return items
 
 
+BACKLOG = 2048
+"""Connections the listening socket queues before the server accepts them (uvicorn's
+default backlog)."""
+
+
 def _listen(host: str, port: int) -> socket.socket:
-    """A socket bound to ``host:port`` for the server (uvicorn listens on it).
+    """A socket bound to ``host:port`` and listening, for the server (uvicorn, or every
+    worker of ``--workers N``, accepts on it): a client that connects while the server
+    still starts waits in the backlog (:data:`BACKLOG`), it is not refused.
 
     Raises:
         UsageProblem: the address cannot be used (the port is busy, the host unknown); the
@@ -273,6 +280,11 @@ def _listen(host: str, port: int) -> socket.socket:
     try:
         listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         listener.bind(address)
+        # Listening at once: a client connecting before the server (or a worker of
+        # --workers N) is ready waits in the backlog instead of being refused, so a worker
+        # is never announced in Redis before the port answers (session 7's final CI:
+        # "connection refused" right after both workers' keys appeared).
+        listener.listen(BACKLOG)
     except OSError as error:
         listener.close()
         reason = ("the port is already in use" if error.errno == errno.EADDRINUSE

@@ -10,17 +10,23 @@ library loads in the background). :class:`StorageError` is the error of the stor
 from __future__ import annotations
 
 import re
+import sqlite3
+from collections.abc import Collection
 from pathlib import Path
 
 from platformdirs import user_data_dir
 
 from gutskit.core.errors import GutsError
 
-__all__ = ["SQLITE_HEADER", "StorageError", "check_location", "default_db_path", "is_url",
-           "sqlite_url"]
+__all__ = ["SQLITE_HEADER", "STORE_TABLES", "StorageError", "check_location",
+           "check_not_foreign", "default_db_path", "is_url", "sqlite_url"]
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 """The first 16 bytes of every SQLite database file."""
+
+STORE_TABLES = frozenset({"sessions", "events"})
+"""The tables every gutskit database holds (:mod:`gutskit.io.storage`'s; the server's
+store migrates them in first)."""
 
 _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*://")
 
@@ -28,6 +34,23 @@ _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*://")
 class StorageError(GutsError):
     """The database cannot be opened or read, or a session does not exist; the message
     names the database or the session."""
+
+
+def check_not_foreign(tables: Collection[str], location: str | Path) -> None:
+    """Refuse another program's database: one that holds tables (``tables``, their names),
+    none of them gutskit's (:data:`STORE_TABLES`). An empty database, or one with no table
+    yet, is not refused (gutskit creates its tables in it). The one rule for ``guts play``,
+    ``guts serve`` and every store (fresh7: ``guts play --db OTHER.db`` added its tables to
+    another program's file).
+
+    Raises:
+        StorageError: it is another program's database; the message quotes ``location``
+            and says what to do.
+    """
+    if tables and not STORE_TABLES & set(tables):
+        raise StorageError(
+            f"{shown(location)!r} is another program's database (it holds {len(tables)} "
+            "table(s), none of gutskit's): give a new file or a gutskit database")
 
 
 def default_db_path() -> Path:
@@ -51,9 +74,12 @@ def shown(location: str | Path) -> str:
     from sqlalchemy.exc import ArgumentError
 
     try:
-        return make_url(text).render_as_string(hide_password=True)
+        url = make_url(text)
     except ArgumentError:
         return re.sub(r"(://[^:/@]*:)[^@/]*@", r"\1***@", text)
+    if url.password is None:  # as given (rendering would quote, e.g., file%3A)
+        return text
+    return url.render_as_string(hide_password=True)
 
 
 def check_location(location: str | Path | None, *, must_exist: bool = False) -> None:
@@ -109,6 +135,26 @@ def _check_file(path: Path, text: str) -> None:
         raise StorageError(f"cannot open database {text!r}: {error.strerror}") from None
     if head and head != SQLITE_HEADER:
         raise StorageError(f"cannot open database {text!r}: file is not a database")
+    if head:
+        check_not_foreign(_sqlite_tables(path), text)
+
+
+def _sqlite_tables(path: Path) -> list[str]:
+    """The tables of the SQLite file ``path``, read only (nothing is written to it; the
+    standard library's ``sqlite3``, not SQLAlchemy, so it is cheap); none when it cannot be
+    read now (the store says why when it opens it)."""
+    try:
+        connection = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    except sqlite3.Error:
+        return []
+    try:
+        rows = connection.execute("SELECT name FROM sqlite_master WHERE type = 'table' "
+                                  "AND name NOT LIKE 'sqlite~_%' ESCAPE '~'").fetchall()
+    except sqlite3.Error:
+        return []
+    finally:
+        connection.close()
+    return [str(row[0]) for row in rows]
 
 
 def sqlite_url(location: str | Path | None) -> str:

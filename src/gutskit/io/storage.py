@@ -60,7 +60,13 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sess
 
 from gutskit.core.events import CardsDealt, Event, SessionEnded, SessionStarted
 from gutskit.core.history import event_from_dict, event_to_dict
-from gutskit.io.location import StorageError, default_db_path, shown, sqlite_url
+from gutskit.io.location import (
+    StorageError,
+    check_not_foreign,
+    default_db_path,
+    shown,
+    sqlite_url,
+)
 
 __all__ = [
     "Base",
@@ -72,6 +78,7 @@ __all__ = [
     "default_db_path",
     "open_store",
     "schema_lock",
+    "tables_of",
 ]
 
 SCHEMA_LOCK_KEY = 0x6775_7473_6B69_74  # "gutskit"
@@ -198,15 +205,8 @@ def open_store(url_or_path: str | Path | None = None, *, create: bool = True) ->
     url = sqlite_url(url_or_path)
     try:
         engine = create_engine(make_url(url))
-        with engine.connect() as connection:  # no lock when nothing is missing (readers)
-            present = set(inspect(connection).get_table_names())
+        present = tables_of(engine, target)  # no lock when nothing is missing (readers)
         missing = set(Base.metadata.tables) - present
-        if missing == set(Base.metadata.tables) and present:
-            engine.dispose()  # fresh7: guts play --db OTHER.db added its tables to it
-            raise StorageError(
-                f"{shown(target)!r} is another program's database (it holds "
-                f"{len(present)} table(s), none of gutskit's): give a new file or a "
-                "gutskit database")
         if not create and missing == set(Base.metadata.tables):
             engine.dispose()
             raise StorageError(f"{shown(target)!r} is not a gutskit database: it holds no "
@@ -223,6 +223,25 @@ def open_store(url_or_path: str | Path | None = None, *, create: bool = True) ->
         raise StorageError(f"cannot open database {shown(target)!r}: "
                            f"{_reason(error)}") from None
     return Store(engine, str(target))
+
+
+def tables_of(engine: Engine, location: str | Path) -> set[str]:
+    """The tables of the database of ``engine`` (read only: nothing is written), after
+    :func:`~gutskit.io.location.check_not_foreign` (the store of ``guts play`` and the
+    server's, before it is migrated).
+
+    Raises:
+        StorageError: it is another program's database (the engine is disposed).
+        sqlalchemy.exc.SQLAlchemyError: it cannot be opened.
+    """
+    with engine.connect() as connection:
+        present = set(inspect(connection).get_table_names())
+    try:
+        check_not_foreign(present, location)
+    except StorageError:
+        engine.dispose()
+        raise
+    return present
 
 
 def _reason(error: SQLAlchemyError) -> str:

@@ -66,10 +66,11 @@ from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from gutskit.server import app as server_app
 from gutskit.server.protocol import CreateRoom
 from gutskit.server.quotas import ConnectionQuota, Held
 from gutskit.server.rooms import Room, RoomManager, RoomSettings, ServerConfig
-from gutskit.server.store import ARCHIVED, SET_ASIDE, RoomStore, SeatRow
+from gutskit.server.store import ARCHIVED, SET_ASIDE, RoomStore, SeatRow, open_room_store
 
 __all__ = [
     "CONFIG_ENV",
@@ -271,8 +272,6 @@ class _Proxy:
         ``app.WsClient`` on one process: a relay's send waits while the client does not
         read, so the bound is checked here, where frames arrive, not where they are sent:
         attack7 M1, a relay's memory grew 3.5 MB/s with 20 clients that never read)."""
-        from gutskit.server import app as server_app
-
         if self.too_slow:
             return
         if self.inbox.qsize() >= server_app.QUEUE_LIMIT and out["type"] != "websocket.close":
@@ -843,8 +842,6 @@ class Node:
                 if incoming["type"] == "websocket.disconnect":
                     return
 
-        from gutskit.server import app as server_app
-
         proxy.transport = server_app.transport_under(send)
 
         async def downstream() -> None:
@@ -1013,13 +1010,11 @@ def cluster_app(store: RoomStore, redis_url: str, *, config: ServerConfig | None
         renew_seconds: renewal period (:data:`RENEW_SECONDS`).
         stall_seconds: :data:`STALL_SECONDS`.
     """
-    from gutskit.server.app import create_app
-
     manager = ClusterRoomManager(store, config)
     node = Node(manager, redis_url, prefix=prefix, lease_seconds=lease_seconds,
                 renew_seconds=renew_seconds, stall_seconds=stall_seconds)
-    app = create_app(manager=manager, allowed_origins=allowed_origins, redis_url=redis_url,
-                     redis_prefix=prefix, quota=node.quota)
+    app = server_app.create_app(manager=manager, allowed_origins=allowed_origins,
+                                redis_url=redis_url, redis_prefix=prefix, quota=node.quota)
     return ClusterApp(app, node)  # type: ignore[arg-type]
 
 
@@ -1031,8 +1026,6 @@ def worker_app() -> ClusterApp:
         KeyError: the variable is not set.
         StorageError: the database cannot be opened.
     """
-    from gutskit.server.store import open_room_store
-
     settings = WorkerSettings.from_json(os.environ[CONFIG_ENV])
     store = open_room_store(settings.db)
     return cluster_app(store, settings.redis_url, config=settings.config,

@@ -1154,7 +1154,9 @@ class Room:
         self.rebuys.pop(seat.seat, None)
         seat.kicked = True  # the token keeps only the seat's records (record_seat_of_token)
         await self.store.run(self.store.put_seat, self.room_id, seat)
-        client.seat = None
+        for other in self.clients:  # every tab of the seat, here or relayed (attack7 L3)
+            if other.seat == seat.seat:
+                other.seat = None
         self._broadcast_room()
         self._broadcast_state()
 

@@ -13,9 +13,16 @@ while one without runs, refuses to start with :class:`DatabaseServed`.
 The hold is the operating system's, released the moment its process ends, also by
 ``kill -9`` (a restart is never kept waiting):
 
-* SQLite: a ``flock`` on ``<database>.serving``, a file next to the database (one machine:
-  SQLite's own locking does not work across machines either). The database file itself is
-  not locked: closing another descriptor of it would drop SQLite's own POSIX locks.
+* SQLite: a ``flock`` of the database file itself, the file SQLite opened (``PRAGMA
+  database_list``: a relative path, a symbolic link, an SQLite URI filename
+  ``sqlite:///file:PATH?uri=true``, all name it), so the lock is keyed on the file's
+  identity (device and inode, which is what ``flock`` locks) and every path to the file,
+  a hard link too, meets it (attack7 L1, L2: a lock file ``<database>.serving`` next to
+  the name given was missed through a hard link, and was built from the text of a URI
+  filename). One machine: SQLite's own locking does not work across machines either. A
+  ``flock`` is not one of SQLite's POSIX (``fcntl``) locks, but closing any descriptor of
+  the file drops those of the process, so the hold is released (its descriptor closed)
+  only after the server's store is closed (``guts serve`` does).
 * PostgreSQL: a session advisory lock (``pg_try_advisory_lock``, shared:
   ``pg_try_advisory_lock_shared``; :data:`ADVISORY_KEY`) on a connection of its own kept
   for the server's life; across machines.
@@ -78,12 +85,12 @@ def hold_database(engine: Engine, location: str, *, alone: bool) -> Hold:
             the message names the database and what to do.
         StorageError: the lock file or the lock cannot be taken for another reason.
     """
-    url = engine.url
-    backend = url.get_backend_name()
+    backend = engine.url.get_backend_name()
     taken = None
     if backend == "sqlite":
-        if url.database and url.database != ":memory:":
-            taken = _flock(Path(url.database), alone, location)
+        database = _sqlite_file(engine, location)
+        if database is not None:
+            taken = _flock(database, alone, location)
     elif backend == "postgresql":
         try:
             taken = _advisory(engine, alone, location)
@@ -106,16 +113,33 @@ def _refusal(location: str, alone: bool) -> DatabaseServed:
         "it first (or start it with --redis URL too)")
 
 
+def _sqlite_file(engine: Engine, location: str) -> Path | None:
+    """The file of the SQLite database of ``engine`` as SQLite itself opened it (its
+    ``main`` database in ``PRAGMA database_list``), ``None`` for a database in memory.
+
+    Raises:
+        StorageError: the database cannot be opened.
+    """
+    try:
+        with engine.connect() as connection:
+            rows = connection.exec_driver_sql("PRAGMA database_list").all()
+    except SQLAlchemyError as error:
+        reason = getattr(error, "orig", None) or error
+        raise StorageError(f"cannot open database {shown(location)!r}: {reason}") from None
+    files = [str(row[2]) for row in rows if row[1] == "main" and row[2]]
+    return Path(files[0]) if files else None
+
+
 def _flock(database: Path, alone: bool, location: str) -> Callable[[], None] | None:
     try:
         import fcntl
     except ImportError:  # not a POSIX system: no hold
         return None
-    lock = database.with_name(database.name + ".serving")
     try:
-        descriptor = os.open(lock, os.O_RDWR | os.O_CREAT, 0o600)
+        descriptor = os.open(database, os.O_RDONLY)
     except OSError as error:
-        raise StorageError(f"cannot open {str(lock)!r}: {error.strerror}") from None
+        raise StorageError(f"cannot open database {shown(location)!r} "
+                           f"({str(database)!r}): {error.strerror}") from None
     try:
         fcntl.flock(descriptor, (fcntl.LOCK_EX if alone else fcntl.LOCK_SH) | fcntl.LOCK_NB)
     except BlockingIOError:

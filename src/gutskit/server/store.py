@@ -69,6 +69,7 @@ from gutskit.io.storage import (
     StorageError,
     default_db_path,
     schema_lock,
+    tables_of,
 )
 
 __all__ = [
@@ -284,6 +285,8 @@ def open_room_store(target: str | Path | None = None) -> RoomStore:
     try:
         url = make_url(sqlite_url(target))
         engine = create_engine(url)
+        tables_of(engine, location)  # another program's database: refused, untouched
+        engine.dispose()  # (its connection had none of the pragmas below)
         if url.get_backend_name() == "sqlite":
             event.listen(engine, "connect", _sqlite_pragmas)
         upgrade(engine)
