@@ -391,6 +391,37 @@ def test_every_connection_of_a_turn_is_flushed_by_one_callback() -> None:
     asyncio.run(main())
 
 
+def test_notices_wait_to_share_a_frame_until_something_else_is_sent() -> None:
+    """WsClient.notice (protocol 2+): notices wait up to app.NOTICE_DELAY seconds and go
+    out together as one frame; a message sent meanwhile takes them with it at the end of
+    its turn, in order; under protocol 1 a notice is a frame at once."""
+
+    async def main() -> None:
+        sockets = [_Socket(), _Socket(), _Socket()]
+        clients = [app.WsClient(s) for s in sockets]  # type: ignore[arg-type]
+        for client in clients[:2]:
+            client.protocol = 2
+        clients[0].notice('{"n":1}')
+        clients[1].notice('{"n":2}')
+        clients[2].notice('{"n":3}')  # protocol 1: its own frame, now
+        assert sockets[2].sent == ['{"n":3}']
+        await asyncio.sleep(0)
+        await asyncio.sleep(0)
+        assert sockets[0].sent == sockets[1].sent == []  # a turn later: still waiting
+        clients[0].notice('{"n":4}')
+        await asyncio.sleep(0)
+        clients[1].send('{"n":5}')  # not a notice: out at the end of this turn, with n 2
+        clients[1].notice('{"n":6}')
+        await asyncio.sleep(0)
+        assert sockets[1].sent == ['[{"n":2},{"n":5},{"n":6}]'] and sockets[0].sent == []
+        clients[1].notice('{"n":7}')
+        await asyncio.sleep(app.NOTICE_DELAY * 2)
+        assert sockets[0].sent == ['[{"n":1},{"n":4}]']
+        assert sockets[1].sent == ['[{"n":2},{"n":5},{"n":6}]', '[{"n":7}]']
+
+    asyncio.run(main())
+
+
 def test_match_quotes_are_kept_by_rules_pot_and_stack() -> None:
     """rooms._matches: a seat's quotes are the driver's (match_quotes), worked out once per
     (rule set, pot, stack): two seats with the same stack share them, another stack or pot

@@ -50,7 +50,7 @@ import weakref
 from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Sequence
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, cast
 from urllib.parse import urlsplit
 
 import limits
@@ -118,6 +118,15 @@ SLOW_GRACE = 5.0
 """Seconds a client past :data:`QUEUE_LIMIT` has to read what was sent to it and the close
 before its connection is dropped (the transport aborted: a client that reads nothing gets
 no close frame, and its buffers are freed at once)."""
+
+NOTICE_DELAY = 0.1
+"""Seconds a notice (:meth:`WsClient.notice`: that another seat declared, sealed, while the
+round is still being declared; nothing a viewer must answer) may wait to share its frame
+with the notices after it: a six-seat round's five other declarations reach a seat in one
+or two frames instead of five, each frame a send through Starlette, uvicorn and the
+websockets library and a ``write`` system call. Anything else sent to the connection
+before the delay is over (its turn, its own declaration's ack, the reveal) takes the
+notices with it at once, in order."""
 
 SECURITY_HEADERS: dict[str, str] = {
     "Content-Security-Policy": (
@@ -247,11 +256,14 @@ class _Flusher:
     """The connections of one event loop with messages collected this turn
     (:meth:`WsClient.send`, protocol 2 and later): flushed together, by one callback per
     turn rather than one per connection (a change of a room reaches each of its
-    connections)."""
+    connections); and the connections holding only notices (:meth:`WsClient.notice`),
+    flushed together by one timer :data:`NOTICE_DELAY` seconds after the first of them
+    (those that got anything else meanwhile were flushed with it)."""
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self.loop = loop
         self.clients: list[WsClient] = []
+        self.waiting: list[WsClient] = []
 
     def add(self, client: WsClient) -> None:
         """Flush ``client`` at the end of this turn of the loop."""
@@ -259,10 +271,28 @@ class _Flusher:
             self.loop.call_soon(self.run)
         self.clients.append(client)
 
+    def later(self, client: WsClient) -> None:
+        """Flush ``client`` within :data:`NOTICE_DELAY` seconds (unless something else
+        flushes it first)."""
+        if not self.waiting:
+            self.loop.call_later(NOTICE_DELAY, self.run_waiting)
+        self.waiting.append(client)
+
     def run(self) -> None:
         clients, self.clients = self.clients, []
         for client in clients:
             client.flush()
+
+    def run_waiting(self) -> None:
+        clients, self.waiting = self.waiting, []
+        for client in clients:
+            if client.scheduled == _LATER:  # (else flushed already, or due this turn)
+                client.flush()
+
+
+_NONE, _LATER, _SOON = 0, 1, 2
+"""When a connection's collected messages are due (:attr:`WsClient.scheduled`): none
+collected, within :data:`NOTICE_DELAY` (notices only), at the end of this turn."""
 
 
 _FLUSHERS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Flusher] = (
@@ -286,7 +316,8 @@ class WsClient:
     one turn of the event loop (one change of the room: its events, the new view, the
     ack) are collected and sent as one frame, a JSON array of them, when the loop gets
     to the flush the first of them scheduled (one flush per turn of the loop for every
-    connection with messages waiting: :class:`_Flusher`).
+    connection with messages waiting: :class:`_Flusher`). Notices (:meth:`notice`) wait up
+    to :data:`NOTICE_DELAY` seconds for that flush, so that several share a frame.
 
     A frame is written at once when nothing is waiting before it: the WebSocket's send
     runs to its end without suspending (uvicorn's implementations write to the transport
@@ -305,6 +336,8 @@ class WsClient:
         self.protocol = 1  # until a hello says otherwise
         self.queue: asyncio.Queue[str | None] = asyncio.Queue()
         self.pending: list[str] = []
+        self.scheduled = _NONE
+        """When :attr:`pending` is due (:class:`_Flusher`)."""
         self.recent: collections.deque[float] = collections.deque(maxlen=MESSAGE_LIMIT.amount)
         """When the last accepted messages came (monotonic seconds; :meth:`allow`)."""
         self.overflow = False
@@ -315,6 +348,9 @@ class WsClient:
         """A send failed (the connection is closing): later frames are dropped."""
         self.transport = transport_of(websocket.scope)
         """The connection's transport (``None``: not served by uvicorn here)."""
+        self.raw_send = raw_send_of(websocket.scope)
+        """uvicorn's ``send`` of the connection (``None``: not served by uvicorn here;
+        frames go through ``websocket.send_text``)."""
         self.address = ""
         """The client's address (what the per-address limits count)."""
         self.beyond: Held | None = None
@@ -330,13 +366,31 @@ class WsClient:
         if self.protocol < 2:
             self._put(text)
             return
-        if not self.pending:
+        if self.scheduled != _SOON:
+            self.scheduled = _SOON
             _flusher().add(self)
+        self.pending.append(text)
+
+    def notice(self, text: str) -> None:
+        """Queue ``text`` (JSON), a message the client need not see at once (another
+        seat's sealed declaration and the table's change with it, its turn unchanged): it
+        may wait :data:`NOTICE_DELAY` seconds for a frame shared with later messages
+        (protocol 2 and later; under protocol 1 each message is a frame: sent as
+        :meth:`send` does)."""
+        if self.overflow:
+            return
+        if self.protocol < 2:
+            self._put(text)
+            return
+        if self.scheduled == _NONE:
+            self.scheduled = _LATER
+            _flusher().later(self)
         self.pending.append(text)
 
     def flush(self) -> None:
         """Queue the messages collected so far as one frame (protocol 2)."""
         texts, self.pending = self.pending, []
+        self.scheduled = _NONE
         if texts and not self.overflow:
             self._put("[" + ",".join(texts) + "]")
 
@@ -357,7 +411,7 @@ class WsClient:
     def _send_now(self, frame: str) -> None:
         """Run the WebSocket's send of ``frame``; if it suspends, the writer task runs
         the rest of it (:attr:`busy`) before any later frame."""
-        sending = self.websocket.send_text(frame)
+        sending = self._sending(frame)
         try:
             waiting = sending.send(None)
         except StopIteration:
@@ -367,6 +421,14 @@ class WsClient:
             return
         self.busy = True
         self.queue.put_nowait(_Resume(sending, waiting))  # type: ignore[arg-type]
+
+    def _sending(self, frame: str) -> Coroutine[Any, Any, None]:
+        """The send of text ``frame`` (uvicorn's own when kept: the same message Starlette's
+        ``WebSocket.send_text`` passes down to it)."""
+        if self.raw_send is not None:
+            return cast(Coroutine[Any, Any, None],
+                        self.raw_send({"type": "websocket.send", "text": frame}))
+        return self.websocket.send_text(frame)
 
     def allow(self) -> bool:
         """May one more message be processed now (:data:`MESSAGE_LIMIT`, counted if so)?
@@ -390,7 +452,7 @@ class WsClient:
                 if isinstance(item, _Resume):
                     await item.finish()
                 else:
-                    await self.websocket.send_text(item)
+                    await self._sending(item)
             except Exception:
                 self.failed = True
                 raise
@@ -401,6 +463,9 @@ class WsClient:
 
 TRANSPORT = "gutskit.transport"
 """Key of a WebSocket's transport in its ASGI scope's ``state`` (:class:`KeepTransport`)."""
+RAW_SEND = "gutskit.send"
+"""Key of a WebSocket's uvicorn ``send`` in its ASGI scope's ``state``
+(:class:`KeepTransport`)."""
 
 
 class KeepTransport:
@@ -408,7 +473,12 @@ class KeepTransport:
     uvicorn implementation's send is a method of its protocol, which holds ``transport``) in
     the scope's ``state`` (:data:`TRANSPORT`), so :class:`WsClient` can drop a client that
     stopped reading (:data:`QUEUE_LIMIT`). Nothing when there is none (a test client, a
-    connection relayed from another worker: its relay watches it, ``cluster.Node``)."""
+    connection relayed from another worker: its relay watches it, ``cluster.Node``).
+
+    Also keeps that ``send`` itself (:data:`RAW_SEND`): :class:`WsClient` writes its frames
+    with it, not through Starlette's ``WebSocket.send`` and the middleware's wrappers of
+    ``send`` (a ``websocket.send`` message passes through all of them unchanged; they add
+    three coroutine calls to every frame)."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -418,6 +488,7 @@ class KeepTransport:
             transport = transport_under(send)
             if transport is not None:
                 scope["state"][TRANSPORT] = transport
+                scope["state"][RAW_SEND] = send
         await self.app(scope, receive, send)
 
 
@@ -425,6 +496,13 @@ def transport_under(send: Any) -> asyncio.WriteTransport | None:
     """The transport of the uvicorn protocol whose method ``send`` is, if it is one."""
     transport = getattr(getattr(send, "__self__", None), "transport", None)
     return transport if isinstance(transport, asyncio.WriteTransport) else None
+
+
+def raw_send_of(scope: Scope) -> Send | None:
+    """The uvicorn ``send`` :class:`KeepTransport` kept for a WebSocket's ``scope``, if
+    any."""
+    send: Send | None = scope.get("state", {}).get(RAW_SEND)
+    return send
 
 
 def transport_of(scope: Scope) -> asyncio.WriteTransport | None:

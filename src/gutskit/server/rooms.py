@@ -147,7 +147,8 @@ class Client(Protocol):
 
     def send(self, message: Any) -> None:
         """Queue ``message`` (a protocol model, or one already encoded as JSON text) for
-        this connection."""
+        this connection. A client may also have ``notice(text)``, for messages it need not
+        send at once (:func:`_notice_of`)."""
 
 
 @dataclass(frozen=True)
@@ -548,6 +549,15 @@ def _record_key(record: Any) -> Any:
     except TypeError:
         return id(record)
     return record
+
+
+def _notice_of(client: Client) -> Callable[[str], None]:
+    """How ``client`` takes a notice, a message it need not get at once (another seat's
+    sealed declaration and the table's public change with it): its ``notice`` method when
+    it has one (``app.WsClient``: it may wait a moment to share a frame with later
+    messages), else its :meth:`Client.send`."""
+    notice: Callable[[str], None] = getattr(client, "notice", client.send)
+    return notice
 
 
 def _ack(action_id: str) -> str:
@@ -2166,8 +2176,13 @@ class Room:
                             {"type": "event", "seq": first + offset, "event": data}))
                     texts.append(known[1])
                 cache[group] = texts
-            for text in texts:
-                client.send(text)
+            if group == "sealed":  # what another seat declared, sealed: a notice
+                notice = _notice_of(client)
+                for text in texts:
+                    notice(text)
+            else:
+                for text in texts:
+                    client.send(text)
 
     def _clock(self) -> float | None:
         """The deadline a ``time_left`` sent now counts to (``None``: no clock runs)."""
@@ -2215,6 +2230,10 @@ class Room:
             turn = viewer.seat is not None and _my_turn(viewer.seat, facts)
             privates[viewer.seat] = (before if before["my_turn"] == turn
                                      else {**before, "my_turn": turn})
+        # after another seat's sealed declaration, a viewer whose own fields stay (not its
+        # turn now) gets the public change as a notice: it may share a later frame
+        unchanged = set() if sealed is None else {
+            seat for seat, private in privates.items() if private is old.get(seat)}
         # every view built at once (the work they share once); the spectator's gives the
         # public fields
         built = views.views(state, [SPECTATOR, *fresh])
@@ -2229,12 +2248,13 @@ class Room:
                 seat = None
             private = privates[seat]
             held = sent.get(client) if client.protocol >= 3 else None
+            send = _notice_of(client) if seat in unchanged else client.send
             if held is None:
-                client.send(texts.whole(seat, private))
+                send(texts.whole(seat, private))
             else:
                 text = texts.patch(seat, held, private, clock)
                 if text is not None:
-                    client.send(text)
+                    send(text)
             if client.protocol >= 3:
                 sent[client] = (public, private, clock)
         self._public = public
