@@ -82,7 +82,22 @@ def compare(
         out.print(f"[bold]{winner.capitalize()} hand wins[/]: {why}.")
 
 
-def _read_referee_input(file: str) -> Any:
+class _RefereeInput:
+    """What ``guts referee`` read: the referee file, the hand history it was built from
+    (``None`` for a referee file), the ``expected`` values of a worked case (``None`` for
+    anything else)."""
+
+    def __init__(self, data: Any, events: list[Any] | None = None,
+                 expected: Any = None) -> None:
+        self.data, self.events, self.expected = data, events, expected
+
+
+CASE_KEYS = frozenset({"input", "expected", "source"})
+"""The keys of a worked case (/work/shared/cases/*.json: ``input`` is a referee file,
+``expected`` the values the referee's ``--json`` output must have)."""
+
+
+def _read_referee_input(file: str) -> _RefereeInput:
     from gutskit.core.referee import RefereeError
 
     if file == "-":
@@ -128,19 +143,25 @@ def _read_referee_input(file: str) -> Any:
     except ValueError:  # an integer longer than int() reads
         raise RefereeError(f"{where} is not a valid referee file: it holds a number with "
                            f"more than {sys.get_int_max_str_digits()} digits") from None
-    if not isinstance(data, dict):
-        from gutskit.core.history import found
+    from gutskit.core.history import found
 
+    if not isinstance(data, dict):
         raise RefereeError(f"{where} is neither a referee file (a JSON object) nor a hand "
                            f"history (JSON Lines): it holds {found(data)}")
-    return data
+    if "input" in data and "expected" in data and set(data) <= CASE_KEYS:
+        # A worked case: settle its input, then check the output against its expected.
+        if not isinstance(data["input"], dict):
+            raise RefereeError(f"{where} is a worked case whose 'input' (the referee file) "
+                               f"is not a JSON object: it holds {found(data['input'])}")
+        return _RefereeInput(data["input"], expected=data["expected"])
+    return _RefereeInput(data)
 
 
-def _history_file(text: str, where: str) -> dict[str, Any] | None:
+def _history_file(text: str, where: str) -> _RefereeInput | None:
     """A hand history in JSON Lines (``guts history ID --json``, a companion session; also
     a viewer's copy, the ``history.jsonl`` download of a companion room) as a referee file
-    (:func:`gutskit.core.referee.referee_file`), or ``None`` when ``text`` is
-    not one (its first line is not a ``SessionStarted`` event)."""
+    (:func:`gutskit.core.referee.referee_file`) with its events, or ``None`` when ``text``
+    is not one (its first line is not a ``SessionStarted`` event)."""
     first = text.lstrip().partition("\n")[0]
     if not first.startswith("{") or '"SessionStarted"' not in first:
         return None
@@ -156,7 +177,56 @@ def _history_file(text: str, where: str) -> dict[str, Any] | None:
     from gutskit.core.referee import referee_file
 
     events: list[Record] = parse_lines(text, where)
-    return referee_file(events)
+    return _RefereeInput(referee_file(events), events)
+
+
+def _mismatches(actual: Any, expected: Any, where: str = "") -> list[str]:
+    """Where the referee's output differs from a worked case's ``expected`` (only the keys
+    present in ``expected`` are compared; lists item by item), as
+    ``rounds[0].pot_after: 10 (the case expects 12)``."""
+    if isinstance(expected, dict):
+        if not isinstance(actual, dict):
+            return [f"{where or 'the output'}: {json.dumps(actual)} (the case expects an "
+                    "object)"]
+        return [line for key, value in expected.items()
+                for line in ([f"{where}.{key}".lstrip(".") + ": missing"] if key not in actual
+                             else _mismatches(actual[key], value, f"{where}.{key}"))]
+    if isinstance(expected, list) and isinstance(actual, list) and len(actual) == len(
+            expected):
+        return [line for i, (a, e) in enumerate(zip(actual, expected, strict=True))
+                for line in _mismatches(a, e, f"{where}[{i}]")]
+    if actual != expected:
+        return [f"{where.lstrip('.')}: {json.dumps(actual)} (the case expects "
+                f"{json.dumps(expected)})"]
+    return []
+
+
+def _check_referee_input(given: _RefereeInput, result: dict[str, Any]) -> None:
+    """After the settlement is shown: a hand history whose recorded results differ from the
+    referee's (the replay of ``guts verify``: :func:`gutskit.server.verify.verify_history`),
+    or a worked case whose ``expected`` values differ, is said on stderr (``warning: ...``)
+    and the command exits with status 1."""
+    problem = ""
+    if given.events is not None:
+        from gutskit.server.fairness import FairnessError
+        from gutskit.server.verify import verify_history
+
+        try:
+            verify_history(given.events)
+        except FairnessError as error:
+            problem = (f"the hand history does not match the referee's result: {error} "
+                       "(the referee settles the recorded hands and declarations; see "
+                       "guts verify)")
+    elif given.expected is not None:
+        differ = _mismatches(result, given.expected)
+        if not differ:
+            typer.echo("The worked case's expected values match.")
+            return
+        problem = "the worked case's expected values differ: " + "; ".join(differ)
+    if problem:
+        sys.stdout.flush()
+        sys.stderr.write(f"warning: {problem}\n")
+        raise SystemExit(1)
 
 
 def referee(
@@ -169,8 +239,11 @@ def referee(
     Input: a JSON object with the house rules, the players (clockwise) with their stacks,
     the first dealer, an optional starting pot, and the rounds (hands and in/out
     declarations); or a hand history in JSON Lines ('guts history ID --json', e.g. of a
-    'guts companion' session), replayed to the same stacks. Invalid input exits with
-    status 2 and one message on stderr.
+    'guts companion' session), replayed to the same stacks; or a worked case (its 'input'
+    settled, then checked against its 'expected'). Invalid input exits with status 2 and
+    one message on stderr; a hand history whose recorded results differ from the
+    referee's, or a worked case whose expected values differ, exits with status 1 after
+    the settlement (warning: ... on stderr).
     """
     from rich.console import Console
     from rich.markup import escape
@@ -179,10 +252,12 @@ def referee(
     from gutskit.core.cards import parse_cards, pretty_cards
     from gutskit.core.referee import settle
 
-    data = _read_referee_input(file)
+    read = _read_referee_input(file)
+    data = read.data
     result = settle(data)
     if as_json:
         _echo_json(result)
+        _check_referee_input(read, result)
         return
     out = Console(highlight=False)
     passed = result.get("dealer_passed")
@@ -236,6 +311,7 @@ def referee(
             f"{escape(p['from'])} {verb(p['from'], 'pays', 'pay')} {escape(p['to'])} "
             f"{p['chips']}"
             for p in result["payments"]) + ".")
+    _check_referee_input(read, result)
 
 
 def _variant_lines(rnd: dict[str, Any]) -> list[str]:

@@ -1,0 +1,91 @@
+"""What the fresh user of session 7 found and session 8 mended (each error one line on
+stderr, exit 2, no traceback): a tampered hand history settled silently by ``guts referee``,
+a worked case refused for its ``expected`` key, ..."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from conftest import CASES_DIR
+from test_cli import assert_user_error, guts
+
+# --- guts referee on a tampered hand history ----------------------------------------------------
+
+def _history(tmp_path: Path) -> str:
+    """Seed 7, 3 players, You in/out/in/out/in then quit (round 1: Ava's Qd Th Jd beats
+    You's 8d 3c 7s and Bruno's 4d 2s 3h; Ava wins the pot of 3, You and Bruno match 3)."""
+    db = str(tmp_path / "g.db")
+    played = guts("play", "--players", "3", "--seed", "7", "--db", db,
+                  input="i\no\ni\no\ni\nq\n")
+    assert played.exit_code == 0, played.stderr
+    result = guts("history", "1", "--json", "--db", db)
+    assert result.exit_code == 0, result.stderr
+    return result.stdout
+
+
+def test_the_referee_settles_an_untouched_history_quietly(tmp_path: Path) -> None:
+    result = guts("referee", "-", input=_history(tmp_path))
+    assert result.exit_code == 0, result.stderr
+    assert result.stderr == ""
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+def test_the_referee_says_when_the_recorded_result_differs(tmp_path: Path,
+                                                           as_json: bool) -> None:
+    text = _history(tmp_path).replace('"won": [0, 3, 0]', '"won": [0, 30, 0]', 1)
+    result = guts("referee", "-", *(["--json"] if as_json else []), input=text)
+    assert result.exit_code == 1, result.stderr
+    assert result.stderr == (
+        "warning: the hand history does not match the referee's result: round 1: the "
+        "recorded RoundResolved differs from the engine's: won [0, 30, 0] (the engine: "
+        "[0, 3, 0]) (the referee settles the recorded hands and declarations; see guts "
+        "verify)\n")
+    if as_json:  # the referee's own settlement is still printed: ante 1 each, Ava takes
+        # the pot of 3, You and Bruno match it
+        assert json.loads(result.stdout)["rounds"][0]["deltas"] == {
+            "You": -4, "Ava": 2, "Bruno": -4}
+    else:
+        assert "Final stacks" in result.stdout
+
+
+def test_the_referee_names_a_changed_winner(tmp_path: Path) -> None:
+    text = _history(tmp_path).replace('"winners": [1], "won": [0, 3, 0], "matched": [3, 0, 3]',
+                                      '"winners": [2], "won": [0, 0, 3], "matched": [3, 3, 0]',
+                                      1)
+    result = guts("referee", "-", input=text)
+    assert result.exit_code == 1
+    assert result.stderr.startswith(
+        "warning: the hand history does not match the referee's result: round 1: the "
+        "recorded RoundResolved differs from the engine's: winners [2] (the engine: [1]); "
+        "won [0, 0, 3] (the engine: [0, 3, 0]); matched [3, 3, 0] (the engine: [3, 0, 3])")
+
+
+# --- a worked case given to guts referee --------------------------------------------------------
+
+def test_the_referee_checks_a_worked_case_against_its_expected_values() -> None:
+    result = guts("referee", str(CASES_DIR / "seed-example-pot-5.json"))
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.rstrip().endswith("The worked case's expected values match.")
+
+
+def test_the_referee_names_a_worked_case_value_that_differs(tmp_path: Path) -> None:
+    case = json.loads((CASES_DIR / "seed-example-pot-5.json").read_text())
+    case["expected"]["pot"] = 12
+    case["expected"]["rounds"][0]["winners"] = ["Ana"]
+    file = tmp_path / "case.json"
+    file.write_text(json.dumps(case))
+    result = guts("referee", str(file))
+    assert result.exit_code == 1
+    assert result.stderr == (
+        "warning: the worked case's expected values differ: rounds[0].winners[0]: \"Ben\" "
+        "(the case expects \"Ana\"); pot: 10 (the case expects 12)\n")
+
+
+def test_a_worked_case_whose_input_is_not_an_object_is_refused(tmp_path: Path) -> None:
+    file = tmp_path / "case.json"
+    file.write_text('{"input": [1], "expected": {}}')
+    assert assert_user_error(guts("referee", str(file))) == (
+        f"error: {file} is a worked case whose 'input' (the referee file) is not a JSON "
+        "object: it holds [1]")
