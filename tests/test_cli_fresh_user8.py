@@ -89,3 +89,43 @@ def test_a_worked_case_whose_input_is_not_an_object_is_refused(tmp_path: Path) -
     assert assert_user_error(guts("referee", str(file))) == (
         f"error: {file} is a worked case whose 'input' (the referee file) is not a JSON "
         "object: it holds [1]")
+
+
+# --- guts tournament --bots with one kind ------------------------------------------------------
+
+def test_too_few_bot_kinds_name_the_bots_option() -> None:
+    assert assert_user_error(guts("tournament", "--bots", "equilibrium")) == (
+        "error: --bots 'equilibrium' names 1 bot kind, one per seat: a table has 2 to 10 "
+        "players, got 1 (or give --players N: the kinds are repeated to fill the seats)")
+
+
+# --- long values are shortened; "1 byte" -------------------------------------------------------
+
+def test_a_long_commitment_is_quoted_by_its_start() -> None:
+    line = assert_user_error(guts("verify", "--commitment", "a" * 5000, "--seed", "00" * 32))
+    assert line == (f"error: --commitment '{'a' * 59}…' is not a commitment (a SHA-256 "
+                    "digest: 64 hex digits, published before the round)")
+
+
+@pytest.mark.parametrize(("seed", "said"), [
+    ("00", "'00' has 1 byte"),
+    ("a" * 5000, f"'{'a' * 59}…' has 2500 bytes"),
+])
+def test_a_short_or_long_seed_is_counted_in_bytes(seed: str, said: str) -> None:
+    assert assert_user_error(guts("verify", "--commitment", "00" * 32, "--seed", seed)) == (
+        f"error: --seed: seed {said}, expected 32 (the room's seed: 64 hex digits, revealed "
+        "after the round)")
+
+
+# --- "starting at at column" ---------------------------------------------------------------------
+
+def test_a_json_error_says_at_once() -> None:
+    assert assert_user_error(guts("referee", "-", input='{"a": "x')) == (
+        "error: standard input is not valid JSON: Unterminated string starting at line 1, "
+        "column 7")
+    assert assert_user_error(guts("referee", "-", input='{"type": "SessionStarted", "x": "ab\n')
+                             ) == ("error: standard input: event 1 (line 1): not valid JSON "
+                                   "(Unterminated string starting at column 33)")
+    assert assert_user_error(guts("referee", "-", input="{nope")) == (
+        "error: standard input is not valid JSON: Expecting property name enclosed in double "
+        "quotes at line 1, column 2")

@@ -204,7 +204,7 @@ def test_a_bad_seed_or_a_broken_fairness_file_are_user_errors(tmp_path: Path) ->
     # (exit 2), never a FAILED check (exit 1)
     result = CliRunner().invoke(cli_app, ["verify", "--commitment", "ab" * 32, "--seed", "00"])
     assert (result.exit_code, result.stdout) == (2, "")
-    assert result.stderr == ("error: --seed: seed '00' has 1 bytes, expected 32 (the room's "
+    assert result.stderr == ("error: --seed: seed '00' has 1 byte, expected 32 (the room's "
                              "seed: 64 hex digits, revealed after the round)\n")
     result = CliRunner().invoke(cli_app, ["verify", "--commitment", "1217", "--seed",
                                           "ab" * 32])

@@ -316,6 +316,7 @@ def verify(
     consistency: its fairness is not provable. Exit status 1 when a check fails
     (FAILED: ...), 2 for unreadable input (error: ...).
     """
+    from gutskit.core.errors import quoted
     from gutskit.server.fairness import (
         FairnessError,
         deck_names,
@@ -352,7 +353,7 @@ def verify(
             except ValueError:
                 digest = b""
             if len(digest) != hashlib.sha256().digest_size:
-                raise user_error(f"--commitment {commitment!r} is not a commitment (a "
+                raise user_error(f"--commitment {quoted(commitment)} is not a commitment (a "
                                  "SHA-256 digest: 64 hex digits, published before the "
                                  "round)")
             deck = verify_commitment(commitment, seed)

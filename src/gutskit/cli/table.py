@@ -134,8 +134,9 @@ def _read_referee_input(file: str) -> _RefereeInput:
     try:
         data = json.loads(text, object_pairs_hook=no_duplicates)
     except json.JSONDecodeError as error:
-        raise RefereeError(f"{where} is not valid JSON: {error.msg} at line {error.lineno}, "
-                           f"column {error.colno}") from None
+        from gutskit.core.history import json_error
+
+        raise RefereeError(f"{where} is not valid JSON: {json_error(error)}") from None
     except RecursionError:
         raise RefereeError(f"{where} is nested too deeply to be a referee file") from None
     except RefereeError:  # a duplicate key (no_duplicates)

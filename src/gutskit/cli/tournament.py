@@ -9,6 +9,7 @@ from typing import Annotated
 
 import typer
 
+from gutskit.cli.errors import UsageProblem
 from gutskit.cli.options import (
     JsonOpt,
     PresetOpt,
@@ -91,7 +92,7 @@ def tournament(
 
     from gutskit.core.events import Event
     from gutskit.core.history import dump_history
-    from gutskit.strategy.tournament import CI_METHOD, run_tournament
+    from gutskit.strategy.tournament import CI_METHOD, TableSizeError, run_tournament
 
     rules = resolve_rules(preset_name, rules_file, rule)
     check_output_path(plot, "plot file", (".png", ".svg", ".pdf"))
@@ -100,10 +101,17 @@ def tournament(
         _probe_writable(path)
     log: list[Event] | None = [] if history is not None else None
     kinds = comma_list("--bots", bots, "bot kind")
-    result = run_tournament(kinds, players=players, sessions=sessions,
-                            rounds=rounds, seed=seed, rules=rules, chips=chips,
-                            exploitability=exploitability, history=log,
-                            processes=processes, cluster=cluster)
+    try:
+        result = run_tournament(kinds, players=players, sessions=sessions,
+                                rounds=rounds, seed=seed, rules=rules, chips=chips,
+                                exploitability=exploitability, history=log,
+                                processes=processes, cluster=cluster)
+    except TableSizeError as error:
+        if players is not None:
+            raise
+        raise UsageProblem(f"--bots {bots!r} names {count(len(kinds), 'bot kind')}, one "
+                           f"per seat: {error} (or give --players N: the kinds are repeated "
+                           "to fill the seats)") from None
     if history is not None and log is not None:
         try:
             dump_history(log, history)

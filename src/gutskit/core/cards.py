@@ -24,7 +24,7 @@ import secrets
 from collections.abc import Iterable, Sequence
 from typing import TypeAlias
 
-from gutskit.core.errors import GutsError
+from gutskit.core.errors import GutsError, quoted
 
 Card: TypeAlias = int
 """A card code, 0..51 (``rank * 4 + suit``)."""
@@ -106,10 +106,8 @@ def parse_card(token: str) -> Card:
                            "'A♠')")
 
 
-def _quoted(text: str, limit: int = 60) -> str:
-    """``text`` quoted as Python does (``'Xh'``), cut to ``limit`` characters (``'AAA…'``):
-    how a message quotes what was typed, however long."""
-    return repr(text if len(text) <= limit else text[:limit - 1] + "…")
+_quoted = quoted
+"""How a message quotes what was typed (:func:`gutskit.core.errors.quoted`)."""
 
 
 def card_name(card: Card) -> str:

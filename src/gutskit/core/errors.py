@@ -12,9 +12,22 @@ This module imports nothing, so any module may use it.
 
 from __future__ import annotations
 
-__all__ = ["GutsError"]
+__all__ = ["GutsError", "quoted"]
 
 
 class GutsError(ValueError):
     """Bad input to gutskit (a card, a rule, an action, a file, a setting); the message
     quotes the bad value. Subclasses name where it was found."""
+
+
+def quoted(text: str, limit: int = 60) -> str:
+    """``text`` quoted as Python does (``'Xh'``), cut to ``limit`` characters (``'AAA…'``):
+    how a message quotes what was typed, however long (a pasted 5000-character value does
+    not fill the terminal).
+
+    >>> quoted("Xh")
+    "'Xh'"
+    >>> quoted("ab" * 2500, limit=8)
+    "'abababa…'"
+    """
+    return repr(text if len(text) <= limit else text[:limit - 1] + "…")

@@ -325,6 +325,22 @@ def _load(path: str | Path, read: Callable[[Any], Any]) -> list[Any]:
     return parse_lines(text, str(path), read)
 
 
+def json_error(error: json.JSONDecodeError, *, line: bool = True) -> str:
+    """Where and why a text is not JSON, in words: ``Expecting value at line 1, column 5``;
+    a message that already ends in "at" (``Unterminated string starting at``) is not given
+    a second one.
+
+    >>> try:
+    ...     json.loads('["ab')
+    ... except json.JSONDecodeError as error:
+    ...     print(json_error(error), "/", json_error(error, line=False))
+    Unterminated string starting at line 1, column 2 / Unterminated string starting at column 2
+    """
+    at = "" if error.msg.endswith(" at") else " at"
+    where = f"line {error.lineno}, column {error.colno}" if line else f"column {error.colno}"
+    return f"{error.msg}{at} {where}"
+
+
 def parse_lines(text: str, where: str,
                 read: Callable[[Any], Any] = record_from_dict) -> list[Any]:
     """The records of a JSON Lines hand history ``text`` (blank lines skipped).
@@ -347,8 +363,8 @@ def parse_lines(text: str, where: str,
         try:
             value = json.loads(line)
         except json.JSONDecodeError as error:
-            raise HistoryError(f"{here}: not valid JSON ({error.msg} at column "
-                               f"{error.colno})") from None
+            raise HistoryError(f"{here}: not valid JSON ({json_error(error, line=False)})"
+                               ) from None
         except (RecursionError, ValueError):
             raise HistoryError(f"{here}: not a hand-history event (nested too deeply, "
                                "or a number too long)") from None

@@ -83,7 +83,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gutskit.core.cards import DECK, Card, CardError, card_name, parse_card
-from gutskit.core.errors import GutsError
+from gutskit.core.errors import GutsError, quoted
 from gutskit.core.events import RoundResolved
 
 __all__ = [
@@ -150,9 +150,10 @@ def parse_seed(text: str) -> bytes:
     try:
         seed = bytes.fromhex(text)
     except ValueError:
-        raise FairnessError(f"seed {text!r} is not hexadecimal") from None
+        raise FairnessError(f"seed {quoted(text)} is not hexadecimal") from None
     if len(seed) != 32:
-        raise FairnessError(f"seed {text!r} has {len(seed)} bytes, expected 32")
+        plural = "" if len(seed) == 1 else "s"
+        raise FairnessError(f"seed {quoted(text)} has {len(seed)} byte{plural}, expected 32")
     return seed
 
 
@@ -317,8 +318,9 @@ def parse_client_seed(text: str) -> str:
     except ValueError:
         raise FairnessError(f"client seed {text[:80]!r} is not hexadecimal") from None
     if not 16 <= len(raw) <= 64:
-        raise FairnessError(f"client seed {text[:80]!r} has {len(raw)} bytes, expected 16 "
-                            "to 64")
+        plural = "" if len(raw) == 1 else "s"
+        raise FairnessError(f"client seed {text[:80]!r} has {len(raw)} byte{plural}, "
+                            "expected 16 to 64")
     return raw.hex()
 
 

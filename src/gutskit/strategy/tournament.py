@@ -61,6 +61,7 @@ __all__ = [
     "Exploitability",
     "SessionRecord",
     "SessionSpec",
+    "TableSizeError",
     "TournamentError",
     "TournamentResult",
     "best_response",
@@ -75,6 +76,10 @@ CI_METHOD = ("95% Student t interval over independent sessions; one value per se
 
 class TournamentError(GutsError):
     """Bad tournament settings (unknown bot, too few or too many seats, counts < 1)."""
+
+
+class TableSizeError(TournamentError):
+    """Too few or too many seats (2 to 10: RULES.md, players)."""
 
 
 def t_interval(values: Sequence[float] | npt.NDArray[np.float64], level: float = 0.95
@@ -439,7 +444,7 @@ def run_tournament(kinds: Sequence[str], *, players: int | None = None, sessions
         raise TournamentError(str(error)) from None
     n = players if players is not None else len(kinds)
     if not 2 <= n <= 10:
-        raise TournamentError(f"a table has 2 to 10 players, got {n}")
+        raise TableSizeError(f"a table has 2 to 10 players, got {n}")
     if any(isinstance(make_bot(kind), EquilibriumBot) for kind in kinds):
         from gutskit.strategy.solver import SolverError, equilibrium
 
