@@ -103,7 +103,7 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
 
 
 def test_holds_alone_and_shared(db_url: str) -> None:
-    """The holds in one process (SQLite: a flock of ``<database>.serving``; PostgreSQL: a
+    """The holds in one process (SQLite: a flock of the database file; PostgreSQL: a
     session advisory lock): alone excludes every other, shared ones go together."""
     store = open_room_store(db_url)
     try:

@@ -78,12 +78,14 @@ def hold_database(engine: Engine, location: str, *, alone: bool) -> Hold:
         alone: no other server may serve it meanwhile.
 
     Returns:
-        The hold, kept until the server stops.
+        The hold, kept until the server stops; release it only after the store on the
+        database is closed (SQLite: its descriptor of the file is closed then).
 
     Raises:
         DatabaseServed: another live server holds it alone, or (``alone``) holds it at all;
             the message names the database and what to do.
-        StorageError: the lock file or the lock cannot be taken for another reason.
+        StorageError: the database file or the lock cannot be opened or taken for another
+            reason.
     """
     backend = engine.url.get_backend_name()
     taken = None
