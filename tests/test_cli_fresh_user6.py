@@ -222,7 +222,7 @@ def test_an_escape_piped_in_is_echoed_escaped(tmp_path: Path) -> None:
     out = guts("play", "--players", "2", "--seed", "1", "--db", db,
                input="\x1b[2Jin\nquit\n").stdout
     assert "\x1b" not in out
-    assert "[i/o/q] \\x1b[2jin\n" in out  # the answer as typed (lower case), escaped
+    assert "[i/o/q] \\x1b[2Jin\n" in out  # the answer as typed, escaped
     out = guts("companion", "-n", "Ana,Ben", "--db", db, input="\x1b[2J\nend\n").stdout
     assert "\x1b" not in out and "end? \\x1b[2J\n" in out
 

@@ -129,3 +129,45 @@ def test_a_json_error_says_at_once() -> None:
     assert assert_user_error(guts("referee", "-", input="{nope")) == (
         "error: standard input is not valid JSON: Expecting property name enclosed in double "
         "quotes at line 1, column 2")
+
+
+# --- the terminal game: answers quoted as typed; back after away -------------------------------
+
+def test_a_wrong_answer_is_quoted_as_typed(tmp_path: Path) -> None:
+    result = guts("play", "--players", "3", "--seed", "7", "--db", str(tmp_path / "g.db"),
+                  input="MAYBE\nq\n")
+    assert result.exit_code == 0, result.stderr
+    text = " ".join(result.stdout.split())
+    assert "In or out? [i/o/q] MAYBE Sorry, 'MAYBE' is not an answer. Type in (i)" in text
+
+
+def test_back_typed_while_the_round_needs_your_declaration(tmp_path: Path) -> None:
+    # Seed 7: away in round 1, then back before declaring; round 1 still needs you (in);
+    # the pot of 6 carries over, so you are dealt in again only when the next game starts.
+    result = guts("play", "--players", "3", "--seed", "7", "--db", str(tmp_path / "g.db"),
+                  input="away\nback\ni\nq\n")
+    assert result.exit_code == 0, result.stderr
+    text = " ".join(result.stdout.split())
+    assert ("In or out? [i/o/q] back Welcome back: you are dealt in again when the table "
+            "allows it (when the next game starts, if a pot is in play). This round still "
+            "needs your declaration.") in text
+    assert "is not an answer" not in text
+    assert "Reveal: You IN · Ava IN · Bruno IN" in text
+
+
+# --- GUTSKIT_DB named when the database came from it ----------------------------------------------
+
+def test_a_bad_gutskit_db_is_named(tmp_path: Path) -> None:
+    from test_cli import RUNNER
+
+    from gutskit.cli.app import app
+
+    result = RUNNER.invoke(app, ["play", "--players", "2"], input="",
+                           env={"GUTSKIT_DB": str(tmp_path)})
+    assert assert_user_error(result) == (
+        f"error: GUTSKIT_DB='{tmp_path}': cannot open database '{tmp_path}': it is a folder; "
+        f"it takes a database file (e.g. '{tmp_path}/gutskit.db') or a URL (scheme://...)")
+    # --db given: the option is named, as before
+    assert assert_user_error(guts("play", "--players", "2", "--db", str(tmp_path))) == (
+        f"error: cannot open database '{tmp_path}': it is a folder; --db takes a database "
+        f"file (e.g. '{tmp_path}/gutskit.db') or a URL (scheme://...)")

@@ -43,7 +43,13 @@ from gutskit.cli import (
     table,
     tournament,
 )
-from gutskit.cli.errors import CLICK_EXCEPTION, EXIT_USER_ERROR, USER_ERRORS, report_error
+from gutskit.cli.errors import (
+    CLICK_EXCEPTION,
+    DB_FROM_ENVIRONMENT,
+    EXIT_USER_ERROR,
+    USER_ERRORS,
+    report_error,
+)
 
 __all__ = ["GutsGroup", "app", "build", "main"]
 
@@ -65,6 +71,7 @@ class GutsGroup(TyperGroup):
     def main(self, args: Sequence[str] | None = None, prog_name: str | None = None,
              complete_var: str | None = None, standalone_mode: bool = True,
              windows_expand_args: bool = True, **extra: Any) -> Any:
+        DB_FROM_ENVIRONMENT.set(None)  # set again by --db's callback (in-process reruns)
         try:
             result = super().main(args=args, prog_name=prog_name, complete_var=complete_var,
                                   standalone_mode=False, windows_expand_args=windows_expand_args,

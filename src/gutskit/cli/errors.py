@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import re
 import sys
-from typing import NoReturn
+from contextvars import ContextVar
+from typing import Any, NoReturn
 
 import typer
 
@@ -28,6 +29,19 @@ EXIT_INTERRUPTED = 130
 
 class UsageProblem(GutsError):
     """A command-line mistake found by a command (e.g. ``--preset`` with ``--rules``)."""
+
+
+DB_FROM_ENVIRONMENT: ContextVar[str | None] = ContextVar("DB_FROM_ENVIRONMENT", default=None)
+"""The database location when it came from ``GUTSKIT_DB`` rather than ``--db`` (set by
+:func:`note_db_source`): a message about it names the variable, not the option."""
+
+
+def note_db_source(ctx: Any, param: Any, value: str | None) -> str | None:
+    """The ``--db`` option's callback: remember whether its value came from the environment
+    (``GUTSKIT_DB``); returns ``value`` unchanged."""
+    source = ctx.get_parameter_source(param.name)
+    DB_FROM_ENVIRONMENT.set(value if getattr(source, "name", "") == "ENVIRONMENT" else None)
+    return value
 
 
 USER_ERRORS: tuple[type[BaseException], ...] = (GutsError, OSError)
@@ -52,6 +66,9 @@ def message(error: BaseException) -> str:
             text += f" (see '{ctx.command_path} --help')"
     else:
         text = str(error)
+        from_env = DB_FROM_ENVIRONMENT.get()
+        if from_env is not None and repr(from_env) in text:  # about GUTSKIT_DB, not --db
+            text = f"GUTSKIT_DB={from_env!r}: {text.replace('--db takes', 'it takes')}"
     return text or type(error).__name__
 
 

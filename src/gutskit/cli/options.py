@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from gutskit.cli.errors import UsageProblem
+from gutskit.cli.errors import UsageProblem, note_db_source
 from gutskit.core.limits import MAX_CHIPS, MAX_NAME, name_problem
 
 if TYPE_CHECKING:
@@ -51,6 +51,7 @@ ChipsOpt = Annotated[int, typer.Option(
     help=f"Everyone's buy-in, in chips (1..{MAX_CHIPS}, gutskit's largest chip amount).")]
 DbOpt = Annotated[str | None, typer.Option(
     "--db", metavar="PATH|URL", envvar="GUTSKIT_DB", show_envvar=True,
+    callback=note_db_source,
     help="Database file (SQLite) or SQLAlchemy URL "
          "[default: gutskit.db in your data folder].")]
 

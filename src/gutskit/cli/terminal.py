@@ -538,6 +538,11 @@ class _Away(Exception):
     """The player typed away (:func:`gutskit.core.table.can_sit_out` allows it)."""
 
 
+class _Back(Exception):
+    """The player, away, typed back while the round in progress still needs their
+    declaration."""
+
+
 AWAY_WORD = "away"
 BACK_WORDS = ("back", "b")
 
@@ -557,15 +562,20 @@ def ask_declaration(console: Console, read: Callable[[str], str], state: GameSta
         _Quit: the player typed quit.
         _Away: the player typed away and may go away now (the round in progress still
             needs their declaration).
+        _Back: the player is away and typed back (the round still needs their
+            declaration).
     """
     owed = settlement.match_amount(state.pot, state.rules)
     console.print(f"Pot {state.pot} · if you go in and lose you match {owed} · "
                   f"your stack {state.stacks[seat]}")
     table = answers(state.rules)
     while True:
-        answer = read(_question(state.rules)).strip().lower()
+        typed = read(_question(state.rules)).strip()
+        answer = typed.lower()
         if echo:
-            console.print(echoed(answer))
+            console.print(echoed(typed))
+        if answer in BACK_WORDS and answer not in table and state.away and state.away[seat]:
+            raise _Back
         if answer == AWAY_WORD:  # sit out from the next deal (the table driver decides)
             problem = driver.can_sit_out(state, seat)
             if problem is None:
@@ -573,7 +583,7 @@ def ask_declaration(console: Console, read: Callable[[str], str], state: GameSta
             console.print(f"[yellow]{escape(second_person(problem, state.names[seat]))}[/]")
             continue
         if answer not in table:
-            console.print(f"{_not_an_answer(answer)} {hint(state.rules)} "
+            console.print(f"{_not_an_answer(typed)} {hint(state.rules)} "
                           f"([bold]{AWAY_WORD}[/] sits out from the next deal.)")
             continue
         choice = table[answer]
@@ -633,16 +643,17 @@ def ask_back(console: Console, read: Callable[[str], str], *, echo: bool) -> boo
     """
     while True:
         answer = read("You are away. Enter = watch the next round, back (b) = come back, "
-                      "quit (q): ").strip().lower()
+                      "quit (q): ").strip()
+        typed, answer = answer, answer.lower()
         if echo:
-            console.print(echoed(answer))
+            console.print(echoed(typed))
         if answer in ("q", "quit"):
             raise _Quit
         if answer in BACK_WORDS:
             return True
         if not answer:
             return False
-        console.print(f"{_not_an_answer(answer)} Press Enter, or type back (b) or quit (q).")
+        console.print(f"{_not_an_answer(typed)} Press Enter, or type back (b) or quit (q).")
 
 
 def _coach(console: Console, state: GameState) -> None:
@@ -668,16 +679,17 @@ def ask_rebuy(console: Console, read: Callable[[str], str], state: GameState, se
             else f", {rules.max_rebuys - state.rebuys_used[seat]} of {rules.max_rebuys} left")
     console.print(f"Your stack is {state.stacks[seat]}: you may rebuy{left}.")
     while True:
-        answer = read(f"Rebuy {chips} chips? \\[y/n/q] ").strip().lower()
+        typed = read(f"Rebuy {chips} chips? \\[y/n/q] ").strip()
+        answer = typed.lower()
         if echo:
-            console.print(echoed(answer))
+            console.print(echoed(typed))
         if answer in ("y", "yes"):
             return True
         if answer in ("n", "no"):
             return False
         if answer in ("q", "quit"):
             raise _Quit
-        console.print(f"{_not_an_answer(answer)} "
+        console.print(f"{_not_an_answer(typed)} "
                       "Type y (rebuy), n (play on without) or quit (q).")
 
 
@@ -801,6 +813,12 @@ def play_session(*, console: Console, read: Callable[[str], str], store: History
                     state = apply(driver.sit_out(state, ME), state)
                     console.print("Your seat and chips are kept; type back between rounds "
                                   "to come back. This round still needs your declaration.")
+                    continue
+                except _Back:  # come back at the next deal the table driver allows
+                    returning = True
+                    console.print("Welcome back: you are dealt in again when the table "
+                                  "allows it (when the next game starts, if a pot is in "
+                                  "play). This round still needs your declaration.")
                     continue
                 if coach:
                     _coach(console, state)
