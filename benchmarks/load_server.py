@@ -522,7 +522,17 @@ def print_probe(probe: dict[str, list[Any]]) -> None:
             print(f"server garbage collections, generation {generation}: {len(pauses)}, "
                   f"{_ms(pauses)}, {1000 * sum(pauses):.0f} ms in all")
     print(f"server group commits (wall time on the database thread): {_ms(probe['commit'])}")
+    print(f"  their CPU time there: {_ms(probe.get('commit_cpu', []))}")
     print(f"server writes waiting for their commit (submit to done): {_ms(probe['wait'])}")
+    print(f"  queued (submit to its commit's start): {_ms(probe.get('queued', []))}")
+    print(f"  in its commit: {_ms(probe.get('in_commit', []))}")
+    print(f"  hand-off (commit's end to done on the loop): {_ms(probe.get('handoff', []))}")
+    jobs: dict[str, list[tuple[float, float]]] = {}
+    for name, queued, running in probe.get("jobs", []):
+        jobs.setdefault(name, []).append((queued, running))
+    for name, times in sorted(jobs.items()):
+        print(f"server database thread, other jobs: {name} x{len(times)}, queued "
+              f"{_ms([q for q, _ in times])}, running {_ms([r for _, r in times])}")
 
 
 def _counts(text: str) -> list[int]:

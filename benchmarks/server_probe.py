@@ -9,12 +9,19 @@
 * **garbage-collection pauses**: every collection's generation and wall time
   (``gc.callbacks``);
 * **the group commit** (:class:`gutskit.server.store.GroupWriter`): each commit's wall
-  time on the database thread and each write's wait, from :meth:`submit` until its
-  future is done (what an action waits for before anything about it is sent).
+  time on the database thread (``commit``) and its CPU time there (``commit_cpu``,
+  ``time.thread_time``: wall minus CPU is time spent waiting, for the disk or for the
+  GIL), and each write's wait, from :meth:`submit` until its future is done (``wait``:
+  what an action waits for before anything about it is sent), split into three parts:
+  ``queued`` (submit until its commit starts on the database thread: the turn of the
+  loop, the previous commit, other jobs of the thread), ``in_commit`` (its commit's
+  wall time) and ``handoff`` (the commit's end until the future is done on the loop);
+* **other jobs of the database thread** (:meth:`gutskit.server.store.RoomStore.run`):
+  ``jobs``, ``[method name, seconds queued, seconds running]`` each.
 
 Every second it appends one JSON line ``{"t": wall time, "lag": [...], "gc": [[gen, s],
-...], "commit": [...], "wait": [...]}`` (seconds) to ``<path>.<pid>``; :func:`read` sums
-the lines of every process over a window.
+...], "commit": [...], "wait": [...], ...}`` (seconds) to ``<path>.<pid>``; :func:`read`
+sums the lines of every process over a window.
 """
 
 from __future__ import annotations
@@ -29,13 +36,15 @@ from pathlib import Path
 from typing import Any
 
 TICK = 0.01
+KINDS = ("lag", "gc", "commit", "commit_cpu", "wait", "queued", "in_commit", "handoff",
+         "jobs")
 
 
 class _Probe:
     def __init__(self, path: str) -> None:
         self.path = f"{path}.{os.getpid()}"
         self.lock = threading.Lock()
-        self.samples: dict[str, list[Any]] = {"lag": [], "gc": [], "commit": [], "wait": []}
+        self.samples: dict[str, list[Any]] = {kind: [] for kind in KINDS}
         self.gc_started = 0.0
         self.loop: asyncio.AbstractEventLoop | None = None
 
@@ -90,22 +99,55 @@ def install(path: str) -> None:
 
     commit = store.GroupWriter._commit
     submit = store.GroupWriter.submit
+    run = store.RoomStore.run
+    timings: dict[int, tuple[float, float]] = {}  # id(rows) -> its commit's start, end
 
     def timed_commit(self: store.GroupWriter, batch: Any) -> Any:
         started = time.perf_counter()
+        cpu = time.thread_time()
         try:
             return commit(self, batch)
         finally:
-            probe.add("commit", time.perf_counter() - started)
+            ended = time.perf_counter()
+            probe.add("commit", ended - started)
+            probe.add("commit_cpu", time.thread_time() - cpu)
+            for rows in batch:
+                timings[id(rows)] = (started, ended)
 
     def timed_submit(self: store.GroupWriter, rows: Any) -> Any:
         started = time.perf_counter()
         future = submit(self, rows)
-        future.add_done_callback(lambda _: probe.add("wait", time.perf_counter() - started))
+
+        def done(_: Any) -> None:
+            now = time.perf_counter()
+            probe.add("wait", now - started)
+            began, ended = timings.pop(id(rows), (now, now))
+            probe.add("queued", began - started)
+            probe.add("in_commit", ended - began)
+            probe.add("handoff", now - ended)
+
+        future.add_done_callback(done)
         return future
+
+    async def timed_run(self: store.RoomStore, method: Any, *args: Any, **kwargs: Any
+                        ) -> Any:
+        asked = time.perf_counter()
+        began: list[float] = []
+
+        def job(*args: Any, **kwargs: Any) -> Any:
+            began.append(time.perf_counter())
+            return method(*args, **kwargs)
+
+        try:
+            return await run(self, job, *args, **kwargs)
+        finally:
+            if began:
+                probe.add("jobs", [getattr(method, "__name__", "?"), began[0] - asked,
+                                   time.perf_counter() - began[0]])
 
     store.GroupWriter._commit = timed_commit  # type: ignore[method-assign]
     store.GroupWriter.submit = timed_submit  # type: ignore[method-assign]
+    store.RoomStore.run = timed_run  # type: ignore[method-assign,assignment]
 
     import uvicorn
 
@@ -122,7 +164,7 @@ def install(path: str) -> None:
 def read(path: Path, start: float, end: float) -> dict[str, list[Any]]:
     """Every sample of every process's file (``<path>.<pid>``) whose line was written in
     ``[start, end + 1]``."""
-    total: dict[str, list[Any]] = {"lag": [], "gc": [], "commit": [], "wait": []}
+    total: dict[str, list[Any]] = {kind: [] for kind in KINDS}
     for one in path.parent.glob(path.name + ".*"):
         for line in one.read_text(encoding="utf-8").splitlines():
             try:
@@ -131,5 +173,5 @@ def read(path: Path, start: float, end: float) -> dict[str, list[Any]]:
                 continue  # a line being written
             if start <= data["t"] <= end + 1.0:
                 for kind in total:
-                    total[kind] += data[kind]
+                    total[kind] += data.get(kind, [])
     return total

@@ -28,12 +28,13 @@ upgraded by Alembic (:func:`upgrade`, migrations in ``gutskit/server/migrations`
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import hashlib
 import logging
+import threading
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -412,20 +413,34 @@ def _write(connection: Connection, batch: Sequence[_Rows]) -> None:
         connection.execute(_PENDING, pending)
 
 
-class GroupWriter:
-    """Group commit off the event loop: writes submitted during one turn of the loop (by
-    any room) are committed together in one transaction, one ``executemany`` per
-    statement, on the store's database thread (``executor``), and each submitter resumes
-    once its rows are committed. While a commit runs (a slow or locked database), the loop
-    goes on serving every other room and the writes submitted meanwhile wait for the next
-    commit. One commit serves many actions on a busy server. If the transaction fails, each
-    write is retried alone, so one room's failure is reported to that room only."""
+_P = ParamSpec("_P")
+_T = TypeVar("_T")
 
-    def __init__(self, engine: Engine, executor: ThreadPoolExecutor) -> None:
+
+class GroupWriter:
+    """The store's database thread: group commit off the event loop, and every other job
+    of the store (:meth:`RoomStore.run`), one at a time in the order submitted (one writer:
+    no two transactions of this server wait for each other's lock).
+
+    Writes (:meth:`submit`, from any room) are queued for the thread, which takes
+    everything queued each time it is free: consecutive writes are committed together in
+    one transaction, one ``executemany`` per statement, and each submitter resumes once its
+    rows are committed. So a write never waits for the event loop to start its commit (the
+    thread starts the next commit as soon as the previous one ends), and the outcomes of a
+    whole batch go back to the loop in one callback (one wake-up of the loop, however many
+    rooms wait). While a commit runs (a slow or locked database) the loop goes on serving
+    every other room; the writes submitted meanwhile are the next batch. If the transaction
+    fails, each write is retried alone, so one room's failure is reported to that room
+    only. The thread starts at the first job (a store only read, e.g. by the CLI, has
+    none)."""
+
+    def __init__(self, engine: Engine, name: str = "gutskit-db") -> None:
         self.engine = engine
-        self.executor = executor
-        self.pending: list[tuple[_Rows, asyncio.Future[None]]] = []
-        self.task: asyncio.Task[None] | None = None
+        self.name = name
+        self._queue: list[_Job] = []
+        self._ready = threading.Condition()
+        self._thread: threading.Thread | None = None
+        self._closing = False
         self.commits = 0
         """Transactions committed (or tried) so far: one per batch (:meth:`_commit`)."""
         self.writes = 0
@@ -437,28 +452,67 @@ class GroupWriter:
         """Queue ``rows``; the future is done once they are committed (or failed)."""
         loop = asyncio.get_running_loop()
         future: asyncio.Future[None] = loop.create_future()
-        self.pending.append((rows, future))
-        if self.task is None or self.task.done():
-            self.task = loop.create_task(self._drain())
+        self._put(_Job(loop, future, rows, None))
         return future
 
-    async def _drain(self) -> None:
-        await asyncio.sleep(0)  # the other writes of this turn of the loop join the batch
+    def call(self, job: Callable[[], _T]) -> asyncio.Future[_T]:
+        """Run ``job`` on the database thread, after everything queued before it; the
+        future holds its result or its exception."""
         loop = asyncio.get_running_loop()
-        while self.pending:
-            batch, self.pending = self.pending, []
-            errors = await loop.run_in_executor(self.executor, self._commit,
-                                                [rows for rows, _ in batch])
-            for (_, future), outcome in zip(batch, errors, strict=True):
-                _settle(future, outcome)
+        future: asyncio.Future[_T] = loop.create_future()
+        self._put(_Job(loop, future, None, job))
+        return future
+
+    def _put(self, job: _Job) -> None:
+        with self._ready:
+            if self._closing:
+                raise RuntimeError("the store is closed")
+            self._queue.append(job)
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._serve, name=self.name,
+                                                daemon=True)
+                self._thread.start()
+            self._ready.notify()
 
     def close(self) -> None:
-        """Commit what is still queued (on the database thread, after what runs there)."""
-        batch, self.pending = self.pending, []
-        if batch:
-            errors = self.executor.submit(self._commit, [rows for rows, _ in batch]).result()
-            for (_, future), outcome in zip(batch, errors, strict=True):
-                _settle(future, outcome)
+        """Run what is still queued, then stop the thread (waits for it)."""
+        with self._ready:
+            self._closing = True
+            thread, self._thread = self._thread, None
+            self._ready.notify()
+        if thread is not None:
+            thread.join()
+
+    def _serve(self) -> None:
+        """The database thread: take what is queued, run it, hand the outcomes back."""
+        while True:
+            with self._ready:
+                while not self._queue and not self._closing:
+                    self._ready.wait()
+                jobs, self._queue = self._queue, []
+            if not jobs:
+                return  # closing, nothing left
+            outcomes: list[tuple[_Job, Any, BaseException | None]] = []
+            start = 0
+            while start < len(jobs):
+                end = start
+                while end < len(jobs) and jobs[end].rows is not None:
+                    end += 1
+                if end > start:  # consecutive writes: one transaction
+                    batch = jobs[start:end]
+                    errors = self._commit([job.rows for job in batch if job.rows is not None])
+                    outcomes.extend((job, None, error)
+                                    for job, error in zip(batch, errors, strict=True))
+                    start = end
+                    continue
+                job = jobs[start]
+                assert job.call is not None
+                try:
+                    outcomes.append((job, job.call(), None))
+                except Exception as error:
+                    outcomes.append((job, None, error))
+                start += 1
+            _hand_back(outcomes)
 
     def _commit(self, batch: Sequence[_Rows]) -> list[BaseException | None]:
         """Write ``batch`` (on the database thread); the error of each write, if any."""
@@ -488,17 +542,40 @@ class GroupWriter:
         return errors
 
 
-def _settle(future: asyncio.Future[None], error: BaseException | None) -> None:
+@dataclass(slots=True)
+class _Job:
+    """A job of the database thread: rows to commit or a call, and the future (of the
+    loop ``loop``) that gets its outcome."""
+
+    loop: asyncio.AbstractEventLoop
+    future: asyncio.Future[Any]
+    rows: _Rows | None
+    call: Callable[[], Any] | None
+
+
+def _hand_back(outcomes: Sequence[tuple[_Job, Any, BaseException | None]]) -> None:
+    """Settle the futures of ``outcomes`` on their loops: one callback per loop."""
+    by_loop: dict[asyncio.AbstractEventLoop, list[tuple[_Job, Any, BaseException | None]]] = {}
+    for outcome in outcomes:
+        by_loop.setdefault(outcome[0].loop, []).append(outcome)
+    for loop, some in by_loop.items():
+        with contextlib.suppress(RuntimeError):  # a closed loop: nobody waits any more
+            loop.call_soon_threadsafe(_settle_all, some)
+
+
+def _settle_all(outcomes: Sequence[tuple[_Job, Any, BaseException | None]]) -> None:
+    for job, result, error in outcomes:
+        _settle(job.future, result, error)
+
+
+def _settle(future: asyncio.Future[Any], result: Any, error: BaseException | None) -> None:
     if future.cancelled():
         return
     if error is None:
-        future.set_result(None)
+        future.set_result(result)
     else:
         future.set_exception(error)
 
-
-_P = ParamSpec("_P")
-_T = TypeVar("_T")
 
 ARCHIVED = "archived"
 """Status of a room closed after being idle (:attr:`ServerConfig.idle_minutes`): not loaded
@@ -523,8 +600,7 @@ class RoomStore:
         self.engine = engine
         self.location = location
         self._sessions = sessionmaker(engine, expire_on_commit=False)
-        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gutskit-db")
-        self.writer = GroupWriter(engine, self._executor)
+        self.writer = GroupWriter(engine)
         """The group commit of :meth:`append_async` (its counters: ``commits``,
         ``writes``, ``cpu_seconds``, read by ``benchmarks/bench_rooms.py``)."""
 
@@ -536,9 +612,7 @@ class RoomStore:
         Raises:
             StorageError: as ``method`` does.
         """
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor,
-                                          functools.partial(method, *args, **kwargs))
+        return await self.writer.call(functools.partial(method, *args, **kwargs))
 
     def _db(self) -> Session:
         return self._sessions()
@@ -701,7 +775,6 @@ class RoomStore:
     def close(self) -> None:
         """Commit the pending writes and close the connections."""
         self.writer.close()
-        self._executor.shutdown(wait=True)
         self.engine.dispose()
 
     def set_status(self, room_id: str, status: str) -> None:
