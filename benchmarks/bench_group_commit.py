@@ -33,7 +33,6 @@ from sqlalchemy import insert
 from gutskit.server import store as store_module
 from gutskit.server.store import open_room_store
 
-
 BURNED = [0.0]
 """CPU seconds the busy callbacks burned."""
 
@@ -91,10 +90,13 @@ async def _main(folder: Path, writers: int, events: int, think: float, busy: flo
     store = open_room_store(folder / "bench.db")
     sessions = store_module._SESSIONS
     with store.engine.begin() as connection:
-        ids = [connection.execute(insert(sessions).values(
-            created_at=datetime.now(UTC), source="bench", rules={}, players=[],
-            status="playing", end_reason=None)).inserted_primary_key[0]
-            for _ in range(writers)]
+        ids: list[int] = []
+        for _ in range(writers):
+            key = connection.execute(insert(sessions).values(
+                created_at=datetime.now(UTC), source="bench", rules={}, players=[],
+                status="playing", end_reason=None)).inserted_primary_key
+            assert key is not None
+            ids.append(int(key[0]))
     writer = store.writer
     waits: list[float] = []
     lags: list[float] = []

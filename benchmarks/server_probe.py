@@ -147,7 +147,7 @@ def install(path: str) -> None:
 
     store.GroupWriter._commit = timed_commit  # type: ignore[method-assign]
     store.GroupWriter.submit = timed_submit  # type: ignore[method-assign]
-    store.RoomStore.run = timed_run  # type: ignore[method-assign,assignment]
+    store.RoomStore.run = timed_run  # type: ignore[method-assign]
 
     import uvicorn
 

@@ -1,0 +1,117 @@
+"""The group commit of :mod:`gutskit.server.store` (its database thread): the rows the raw
+``sqlite3`` path writes are exactly those SQLAlchemy writes, a failing write is reported
+to its own submitter only, and the store's other jobs run in order with the writes."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from sqlalchemy import insert, text
+from sqlalchemy.exc import IntegrityError
+
+from gutskit.server import store as store_module
+from gutskit.server.store import DealRow, RoomStore, SeatRow, open_room_store
+
+TABLES = ("events", "room_deals", "room_actions", "room_seats", "sessions", "rooms")
+"""The tables a commit writes (``sessions``/``rooms``: a session's end)."""
+
+
+def _prepared(path: Path) -> RoomStore:
+    """A store with room ``r1`` (seats 0 and 1), its session 1 and round 1's deal."""
+    store = open_room_store(path)
+    with store.engine.begin() as connection:
+        connection.execute(insert(store_module._SESSIONS).values(
+            id=1, created_at=datetime(2026, 1, 2, tzinfo=UTC), source="server", rules={},
+            players=["Ana", "Ben"], status="playing", end_reason=None))
+        connection.execute(insert(store_module._ROOMS).values(
+            id="r1", created_at=datetime(2026, 1, 2, tzinfo=UTC), settings={},
+            status="playing", paused=False, session_id=1, ask_count=0))
+        for seat in (0, 1):
+            connection.execute(insert(store_module._SEATS).values(
+                room_id="r1", seat=seat, name=f"p{seat}", host=seat == 0, kicked=False))
+        connection.execute(insert(store_module._DEALS).values(
+            room_id="r1", round=1, commitment="c1", seed="s1", revealed=False))
+    return store
+
+
+def _batch() -> list[store_module._Rows]:
+    """Two writes of room r1: a deal with its events, then a round's end."""
+    first = store_module._append_rows(
+        "r1", 1, 1, [], DealRow(round=2, commitment="c2", seed="s2", revealed=False),
+        ("a1", 1, 1), [1], [DealRow(round=1, commitment="c1", seed="s1", revealed=True,
+                                    client_seeds=["ab" * 16, None], opened=[3, 7])],
+        payloads=[],
+        pending=[SeatRow(seat=1, name="p1", token_hash=None, bot_style=None, host=False,
+                         kicked=False, rebuy_chips=40, client_seed="cd" * 16)])
+    first.events = [{"session_id": 1, "seq": 1, "type": "Declared",
+                     "payload": {"type": "Declared", "seat": 1, "in": True}},
+                    {"session_id": 1, "seq": 2, "type": "Declared",
+                     "payload": {"type": "Declared", "seat": 0, "in": False}}]
+    second = store_module._Rows()
+    second.events = [{"session_id": 1, "seq": 3, "type": "SessionEnded",
+                      "payload": {"type": "SessionEnded", "reason": "done"}}]
+    second.ended = [("r1", 1, "done")]
+    return [first, second]
+
+
+def _dump(store: RoomStore) -> dict[str, list[tuple[object, ...]]]:
+    """Every row of :data:`TABLES` as stored: each value with its SQLite type."""
+    out = {}
+    with store.engine.connect() as connection:
+        for table in TABLES:
+            columns = [row[1] for row in connection.execute(
+                text(f"PRAGMA table_info({table})"))]
+            shown = ", ".join(f"{c}, typeof({c})" for c in columns)
+            out[table] = [tuple(row) for row in connection.execute(
+                text(f"SELECT {shown} FROM {table} ORDER BY 1, 3"))]
+    return out
+
+
+def test_raw_sqlite_rows_are_sqlalchemys(tmp_path: Path) -> None:
+    by_sqlalchemy = _prepared(tmp_path / "a.db")
+    by_driver = _prepared(tmp_path / "b.db")
+    with by_sqlalchemy.engine.begin() as connection:
+        store_module._write(connection, _batch())
+    assert by_driver.writer._commit(_batch()) == [None, None]
+    stored = _dump(by_driver)
+    assert stored == _dump(by_sqlalchemy)
+    # worked out by hand: the JSON as json.dumps writes it, None as the JSON null
+    assert stored["events"][0][6:8] == ('{"type": "Declared", "seat": 1, "in": true}', "text")
+    deals = {row[2]: row for row in stored["room_deals"]}
+    assert deals[1][8:14] == (1, "integer", '["abababababababababababababababab", null]',
+                              "text", "[3, 7]", "text")
+    assert deals[2][10:14] == ("null", "text", "null", "text")
+    assert stored["room_actions"] == [("r1", "text", "a1", "text", 1, "integer", 1,
+                                       "integer")]
+    assert stored["sessions"][0][10:14] == ("finished", "text", "done", "text")
+    assert [row[6] for row in stored["rooms"]] == ["over"]
+    for store in (by_sqlalchemy, by_driver):
+        store.close()
+
+
+def test_a_failing_write_fails_alone_and_jobs_keep_their_order(tmp_path: Path) -> None:
+    store = _prepared(tmp_path / "c.db")
+
+    async def play() -> tuple[list[BaseException | None], str]:
+        good, clash = _batch()
+        clash.events[0]["seq"] = 1  # the seq of the first write's first event
+        outcomes = await asyncio.gather(store.writer.submit(good),
+                                        store.writer.submit(clash),
+                                        return_exceptions=True)
+        status = await store.run(store.room_status, "r1")
+        assert status is not None
+        return list(outcomes), status
+
+    outcomes, status = asyncio.run(play())
+    assert outcomes[0] is None
+    assert isinstance(outcomes[1], IntegrityError)
+    assert status == "playing"  # nothing of the clashing write (its session end) applied
+    with store.engine.connect() as connection:
+        assert list(connection.execute(text("SELECT seq FROM events ORDER BY seq"))) == [
+            (1,), (2,)]
+    store.close()
+    with pytest.raises(RuntimeError, match="closed"):
+        asyncio.run(store.run(store.room_status, "r1"))
