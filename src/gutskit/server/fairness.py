@@ -307,6 +307,26 @@ def deck_commitment(leaf_hashes: Sequence[str]) -> str:
     return hashlib.sha256(text.encode("ascii")).hexdigest()
 
 
+@dataclass(frozen=True)
+class Prepared:
+    """A round's secret worked out from its seed (version 2, steps 1-3): what
+    :func:`prepare` returns, so a server can do it ahead of the deal, off the path from a
+    player's action to what is sent."""
+
+    seed: bytes
+    secret: DeckSecret
+    leaves: list[str]
+    commitment: str
+
+
+def prepare(seed: bytes) -> Prepared:
+    """The committed order, salts, 52 leaves and commitment of ``seed`` (104 SHA-256 and
+    the shuffle: :func:`secret_from_seed`, :func:`leaves`, :func:`deck_commitment`)."""
+    secret = secret_from_seed(seed)
+    leaf_hashes = leaves(secret)
+    return Prepared(seed, secret, leaf_hashes, deck_commitment(leaf_hashes))
+
+
 def parse_client_seed(text: str) -> str:
     """A client seed in its canonical form (lowercase hex).
 

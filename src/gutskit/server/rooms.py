@@ -2324,10 +2324,11 @@ the next one committed to, and one spare."""
 
 
 def _keep_secret(kept: dict[str, tuple[fairness.DeckSecret, list[str]]], seed: str,
-                 secret: fairness.DeckSecret) -> tuple[fairness.DeckSecret, list[str]]:
-    """Keep ``secret`` (of the hex ``seed``) and its leaves in ``kept``, the oldest
-    dropped beyond :data:`SECRETS_KEPT`; returns them."""
-    entry = (secret, fairness.leaves(secret))
+                 secret: fairness.DeckSecret, leaves: list[str] | None = None
+                 ) -> tuple[fairness.DeckSecret, list[str]]:
+    """Keep ``secret`` (of the hex ``seed``) and its leaves (worked out unless given) in
+    ``kept``, the oldest dropped beyond :data:`SECRETS_KEPT`; returns them."""
+    entry = (secret, fairness.leaves(secret) if leaves is None else leaves)
     kept[seed] = entry
     while len(kept) > SECRETS_KEPT:
         del kept[next(iter(kept))]
@@ -2362,6 +2363,10 @@ class RoomManager:
         """Chat lines per seat (:attr:`ServerConfig.chat_limit`; key: room and seat)."""
         self.new_seed: Callable[[], bytes] = fairness.new_seed
         """Where deal seeds come from (the OS CSPRNG; tests replace it)."""
+        self._spare: tuple[Callable[[], bytes], bytes,
+                           asyncio.Future[fairness.Prepared] | None] | None = None
+        """The next seed drawn ahead, from which source, and its working out
+        (:meth:`new_commitment`)."""
         self.first_dealer: Callable[[int], int] = secrets.randbelow
         """The first dealer's seat among ``n`` (drawn at random; tests replace it)."""
         self._sweeper: asyncio.Task[None] | None = None
@@ -2411,12 +2416,45 @@ class RoomManager:
                                                                  list[str]]] | None = None
                        ) -> DealRow:
         """Version 2: a fresh secret order for round ``number`` and its commitment (its
-        order and leaves added to ``kept``, a room's :meth:`Room._secret`)."""
+        order and leaves added to ``kept``, a room's :meth:`Room._secret`).
+
+        The seeds are drawn from :attr:`new_seed` in the order the commitments are asked
+        for, as always; but the next one is drawn as this one is handed out and worked out
+        (:func:`fairness.prepare`: 104 SHA-256 and a shuffle) on the store's database
+        thread meanwhile, so the deal that asks for it finds it ready (else, or without a
+        running event loop, it is worked out here, from the same seed)."""
+        prepared = self._take_spare()
+        self._prepare_spare()
+        _keep_secret({} if kept is None else kept, prepared.seed.hex(), prepared.secret,
+                     prepared.leaves)
+        return DealRow(round=number, commitment=prepared.commitment,
+                       seed=prepared.seed.hex(), revealed=False)
+
+    def _take_spare(self) -> fairness.Prepared:
+        """The seed drawn ahead, worked out (:meth:`new_commitment`); a new one when there
+        is none or :attr:`new_seed` was replaced since it was drawn."""
+        spare, self._spare = self._spare, None
+        if spare is None or spare[0] is not self.new_seed:
+            return fairness.prepare(self.new_seed())
+        _, seed, future = spare
+        if future is not None and future.done() and not future.cancelled() \
+                and future.exception() is None:
+            return future.result()
+        return fairness.prepare(seed)  # not ready yet
+
+    def _prepare_spare(self) -> None:
+        """Draw the next seed and work it out on the database thread (with a running
+        event loop and an open store; else it is drawn at the next commitment)."""
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return
         seed = self.new_seed()
-        secret = fairness.secret_from_seed(seed)
-        _, leaves = _keep_secret({} if kept is None else kept, seed.hex(), secret)
-        commitment = fairness.deck_commitment(leaves)
-        return DealRow(round=number, commitment=commitment, seed=seed.hex(), revealed=False)
+        try:
+            future = self.store.writer.call(lambda: fairness.prepare(seed))
+        except RuntimeError:  # the store is closed
+            future = None
+        self._spare = (self.new_seed, seed, future)
 
     def check_request(self, request: CreateRoom) -> tuple[Rules, str]:
         """What :meth:`create` refuses in ``request`` itself (no I/O: the room creation
