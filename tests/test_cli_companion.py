@@ -53,7 +53,7 @@ def test_ten_rounds_typed_through_a_pipe(tmp_path: Path) -> None:
     assert result.exit_code == 0, out
     # bad entries are quoted back with the reason, and asked again
     assert "'Zed' is not a player at this table (Ana, Ben, Cleo)" in out
-    assert "Ben: hand 'Qh Qc' has 2 cards, expected 3. The showdown is entered again." in out
+    assert "Ben: hand 'Qh Qc' has 2 cards, expected 3. Type Ben's cards again." in out
     assert "card Qh is given to both 'Ben' and 'Ana'. The showdown is entered again." in out
     # the stacks of tests/test_companion.py, round by round
     for line in ("Stacks: Ana 16 · Ben 22 · Cleo 19",  # 1

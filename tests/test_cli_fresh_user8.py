@@ -171,3 +171,29 @@ def test_a_bad_gutskit_db_is_named(tmp_path: Path) -> None:
     assert assert_user_error(guts("play", "--players", "2", "--db", str(tmp_path))) == (
         f"error: cannot open database '{tmp_path}': it is a folder; --db takes a database "
         f"file (e.g. '{tmp_path}/gutskit.db') or a URL (scheme://...)")
+
+
+# --- guts companion: the same name twice; one wrong hand asked again alone ---------------------
+
+@pytest.mark.parametrize(("players", "line"), [
+    ("Ana,Ana", "error: --players 'Ana,Ana': 'Ana' is named twice; give each player a "
+                "different name"),
+    ("Ana,ana", "error: --players 'Ana,ana': 'ana' looks like 'Ana'; give each player a name "
+                "the table can tell apart"),
+    ("Ana,\u0410na", "error: --players 'Ana,\u0410na': '\u0410na' looks like 'Ana' (U+0410 "
+                     "CYRILLIC CAPITAL LETTER A); give each player a name the table can tell "
+                     "apart"),
+])
+def test_a_name_given_twice_is_said_so(tmp_path: Path, players: str, line: str) -> None:
+    assert assert_user_error(guts("companion", "--players", players, "--db",
+                                  str(tmp_path / "g.db"), input="")) == line
+
+
+def test_one_wrong_hand_is_asked_again_alone(tmp_path: Path) -> None:
+    result = guts("companion", "--players", "Ana,Ben", "--db", str(tmp_path / "g.db"),
+                  input="\nAna Ben\nQh Qc\nQh Qc 3d\nAh Kd 2c\nend\n")
+    assert result.exit_code == 0, result.stderr
+    text = " ".join(result.stdout.split())
+    assert ("Ben's cards: Qh Qc Ben: hand 'Qh Qc' has 2 cards, expected 3. Type Ben's cards "
+            "again. Ben's cards: Qh Qc 3d Ana's cards: Ah Kd 2c Cards shown at the table: Ana "
+            "A♥ K♦ 2♣ · Ben Q♥ Q♣ 3♦") in text

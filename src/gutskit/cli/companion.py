@@ -30,6 +30,20 @@ from gutskit.core.limits import MAX_NAME
 __all__ = ["companion", "register"]
 
 
+def _odd_characters(name: str, other: str) -> str:
+    """The characters of ``name`` that are not plain letters of ``other`` (a Cyrillic А
+    beside a Latin A, a combining accent, an invisible space), named
+    (``" (U+0410 CYRILLIC CAPITAL LETTER A)"``), or ``""`` when they differ only by
+    case."""
+    import unicodedata
+
+    odd = [ch for ch in dict.fromkeys(name + other)
+           if not ch.isascii() and ch.casefold() not in (name.casefold() if ch in other
+                                                          else other.casefold())]
+    return (" (" + ", ".join(f"U+{ord(ch):04X} {unicodedata.name(ch, 'unnamed')}"
+                             for ch in odd) + ")") if odd else ""
+
+
 def companion(
     players: Annotated[str, typer.Option(
         "--players", "-n", metavar="NAME,NAME,...",
@@ -67,9 +81,13 @@ def companion(
         raise UsageProblem(f"--players {players!r}: name 2 to 10 players separated by commas")
     for position, name in enumerate(names):
         other = confusable_with(name, names[:position])
+        if other == name:
+            raise UsageProblem(f"--players {players!r}: {name!r} is named twice; give each "
+                               "player a different name")
         if other is not None:  # "ANA" typed at the table could not tell them apart
-            raise UsageProblem(f"--players {players!r}: {name!r} looks like {other!r}; give "
-                               "each player a name the table can tell apart")
+            raise UsageProblem(f"--players {players!r}: {name!r} looks like {other!r}"
+                               f"{_odd_characters(name, other)}; give each player a name the "
+                               "table can tell apart")
     seat = 0
     if dealer is not None:
         lower = [n.lower() for n in names]

@@ -303,27 +303,28 @@ class _Session:
                                "every hand, or winner: NAME (who holds the best hand).")
         hands: dict[int, tuple[int, ...]] = {}
         for seat in needs.seats:
-            answer = self.ask_in_round(f"{state.names[seat]}'s cards: ")
-            if answer.lower().startswith("winner"):
-                self.named(answer)
-                return
-            try:
-                hands[seat] = parse_cards(answer, count=rules.cards_per_hand)
-            except CardError as error:
-                self.warn(f"{state.names[seat]}: {error}. The showdown is entered again.")
-                return
+            while seat not in hands:  # a wrong hand is asked again, alone
+                answer = self.ask_in_round(f"{state.names[seat]}'s cards: ")
+                if answer.lower().startswith("winner"):
+                    self.named(answer)
+                    return
+                try:
+                    hands[seat] = parse_cards(answer, count=rules.cards_per_hand)
+                except CardError as error:
+                    self.warn(f"{state.names[seat]}: {error}. Type {state.names[seat]}'s "
+                              "cards again.")
         extras: dict[str, tuple[int, ...]] = {}
         for label, key, needed, size in (("Ghost hand", "ghost", needs.ghost,
                                           rules.cards_per_hand),
                                          ("Community card", "community", needs.community, 1)):
             if not needed:
                 continue
-            answer = self.ask_in_round(f"{label}: ")
-            try:
-                extras[key] = parse_cards(answer, count=size)
-            except CardError as error:
-                self.warn(f"{label}: {error}. The showdown is entered again.")
-                return
+            while key not in extras:
+                answer = self.ask_in_round(f"{label}: ")
+                try:
+                    extras[key] = parse_cards(answer, count=size)
+                except CardError as error:
+                    self.warn(f"{label}: {error}. Type the {label.lower()} again.")
         self.try_apply(lambda: driver.show_cards(state, hands, ghost=extras.get("ghost"),
                                                  community=extras.get("community")),
                        again="The showdown is entered again.")
