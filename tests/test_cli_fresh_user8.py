@@ -197,3 +197,40 @@ def test_one_wrong_hand_is_asked_again_alone(tmp_path: Path) -> None:
     assert ("Ben's cards: Qh Qc Ben: hand 'Qh Qc' has 2 cards, expected 3. Type Ben's cards "
             "again. Ben's cards: Qh Qc 3d Ana's cards: Ah Kd 2c Cards shown at the table: Ana "
             "A♥ K♦ 2♣ · Ben Q♥ Q♣ 3♦") in text
+
+
+# --- the preset that sets the number of cards ----------------------------------------------------
+
+@pytest.mark.parametrize(("args", "line"), [
+    (("advise", "As Kd 2c", "--preset", "german-2card"),
+     "error: hand 'As Kd 2c' has 3 cards, expected 2 (--preset german-2card sets "
+     "cards_per_hand = 2)"),
+    (("odds", "As Kd", "--preset", "german-2card", "--rule", "cards_per_hand=3"),
+     "error: hand 'As Kd' has 2 cards, expected 3 (set by --rule cards_per_hand=3)"),
+    (("advise", "As Kd", "--preset", "social"),
+     "error: hand 'As Kd' has 2 cards, expected 3 (--preset social keeps the default, "
+     "cards_per_hand = 3)"),
+])
+def test_a_hand_of_the_wrong_size_names_what_set_the_size(args: tuple[str, ...],
+                                                          line: str) -> None:
+    assert assert_user_error(guts(*args)) == line
+
+
+# --- guts compare under Hi-Lo: both pots --------------------------------------------------------
+
+def test_compare_under_hi_lo_names_both_pots() -> None:
+    result = guts("compare", "Ah 2s 3c", "Kd Qd Jc", "--preset", "hi-lo")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.splitlines()[2:] == [
+        "Second hand wins the high pot: same category, higher cards.",
+        "First hand wins the low pot: it is the lower hand."]
+    data = json.loads(guts("compare", "Ah 2s 3c", "Kd Qd Jc", "--preset", "hi-lo",
+                           "--json").stdout)
+    assert (data["winner"], data["low_winner"]) == ("second", "first")
+    tie = guts("compare", "Ah 2s 3c", "Ad 2c 3h", "--preset", "hi-lo", "--rule",
+               "suit_tiebreak=none")
+    assert tie.stdout.splitlines()[2:] == ["Tie: the high pot is split.",
+                                           "Tie for the low pot too: it is split."]
+    # without Hi-Lo: one pot, as before
+    plain = json.loads(guts("compare", "Ah 2s 3c", "Kd Qd Jc", "--json").stdout)
+    assert "low_winner" not in plain

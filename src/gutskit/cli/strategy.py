@@ -516,18 +516,41 @@ def advise(
 
 
 
+def _size_source(options: dict[str, Any]) -> str:
+    """Where the number of cards a hand must have came from, for a hand of another size:
+    ``" (set by --rule cards_per_hand=3)"``, ``" (--preset german-2card sets
+    cards_per_hand = 2)"``, or ``""`` (the hand itself, or the default)."""
+    from gutskit.core.rules import PRESETS, Rules
+
+    name, given = options.get("preset_name"), options.get("rule")
+    for assignment in reversed(given if isinstance(given, list) else []):
+        if str(assignment).partition("=")[0].strip() == "cards_per_hand":
+            return f" (set by --rule {assignment})"
+    overrides = PRESETS[name][1] if isinstance(name, str) and name in PRESETS else {}
+    if "cards_per_hand" in overrides:
+        return f" (--preset {name} sets cards_per_hand = {overrides['cards_per_hand']})"
+    if isinstance(name, str):
+        return (f" (--preset {name} keeps the default, cards_per_hand = "
+                f"{Rules().cards_per_hand})")
+    return ""
+
+
 def _naming_the_preset(command: Callable[P, None]) -> Callable[P, None]:
     """``command``, whose refusal of a house rule the solver does not model names the
     preset that set it (``--preset hi-lo sets hi_lo = true: hi_lo is not modelled by the
-    solver``) when the rule came from ``--preset`` and not from a ``--rule``."""
+    solver``) when the rule came from ``--preset`` and not from a ``--rule``; a hand of the
+    wrong size names where the number of cards came from (:func:`_size_source`)."""
 
     @functools.wraps(command)
     def run(*args: P.args, **kwargs: P.kwargs) -> None:
+        from gutskit.core.cards import HandSizeError
         from gutskit.core.rules import PRESETS
         from gutskit.strategy.model import UnmodelledRule
 
         try:
             command(*args, **kwargs)
+        except HandSizeError as error:
+            raise HandSizeError(f"{error}{_size_source(kwargs)}") from None
         except UnmodelledRule as error:
             name, given = kwargs.get("preset_name"), kwargs.get("rule")
             overrides = PRESETS[name][1] if isinstance(name, str) and name in PRESETS else {}

@@ -62,16 +62,23 @@ def compare(
     verdict = compare_hands(hands[0], hands[1], rules.ranking)
     values = [evaluate(h, rules.ranking) for h in hands]
     winner = {1: "first", -1: "second", 0: "tie"}[verdict]
+    # Hi-Lo (RULES.md "Hi-Lo Guts"): the low pot goes to the lowest hand, the one the
+    # comparison ranks below the other.
+    low_winner = {1: "second", -1: "first", 0: "tie"}[verdict] if rules.hi_lo else None
     if as_json:
-        _echo_json({"winner": winner,
-                    "hands": [{"category": v.category.label, "description": v.description}
-                              for v in values]})
+        data: dict[str, Any] = {"winner": winner}
+        if low_winner is not None:
+            data["low_winner"] = low_winner
+        data["hands"] = [{"category": v.category.label, "description": v.description}
+                         for v in values]
+        _echo_json(data)
         return
     out = Console(highlight=False)
     for label, hand, value in zip(("First ", "Second"), hands, values, strict=True):
         out.print(f"{label}  {pretty_cards(hand)}  {value.description}")
     if verdict == 0:
-        out.print("[bold]Tie[/]: the pot is split.")
+        out.print("[bold]Tie[/]: the high pot is split." if low_winner is not None
+                  else "[bold]Tie[/]: the pot is split.")
     else:
         win, lose = (values[0], values[1]) if verdict > 0 else (values[1], values[0])
         why = (f"{win.category.label.replace('_', ' ')} beats "
@@ -79,7 +86,13 @@ def compare(
                if win.category != lose.category else
                "same category, higher cards" if (win.key >> 8) != (lose.key >> 8) else
                f"equal ranks, broken by suit (suit_tiebreak = {rules.suit_tiebreak})")
-        out.print(f"[bold]{winner.capitalize()} hand wins[/]: {why}.")
+        side = " the high pot" if low_winner is not None else ""
+        out.print(f"[bold]{winner.capitalize()} hand wins{side}[/]: {why}.")
+    if low_winner == "tie":
+        out.print("[bold]Tie[/] for the low pot too: it is split.")
+    elif low_winner is not None:
+        out.print(f"[bold]{low_winner.capitalize()} hand wins the low pot[/]: it is the "
+                  "lower hand.")
 
 
 class _RefereeInput:
