@@ -216,7 +216,7 @@ def test_a_hand_of_the_wrong_size_names_what_set_the_size(args: tuple[str, ...],
     assert assert_user_error(guts(*args)) == line
 
 
-# --- guts compare under Hi-Lo: both pots --------------------------------------------------------
+# --- guts compare under Hi-Lo: both pots ----------------------------------------------------
 
 def test_compare_under_hi_lo_names_both_pots() -> None:
     result = guts("compare", "Ah 2s 3c", "Kd Qd Jc", "--preset", "hi-lo")
