@@ -390,7 +390,7 @@ class Declare(_Message):
     type: Literal["declare"] = "declare"
     round: int
     action_id: str = Field(min_length=1, max_length=64)
-    declaration: DeclarationName
+    declaration: str = Field(max_length=64)  # checked by the room against its rules
     coach: bool = False
 
 

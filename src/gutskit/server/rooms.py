@@ -110,6 +110,7 @@ from gutskit.server.protocol import (
     TableView,
     TimedOut,
     Welcome,
+    quoted_input,
 )
 from gutskit.server.store import (
     ARCHIVED,
@@ -1801,11 +1802,13 @@ class Room:
         if opened is None:
             return
         state, seat, key = opened
+        legal = engine.legal_declarations(state.rules)
         try:
             decl = Declaration(message.declaration)
         except ValueError:
-            raise _fail("illegal_action", f"{message.declaration!r} is not a declaration of "
-                        "this table") from None
+            raise _fail("illegal_action", f"{quoted_input(message.declaration)} is not a "
+                        "declaration: this table's are "
+                        f"{', '.join(d.value for d in legal)}") from None
         problem = driver.can_declare(state, seat, decl)
         if problem is not None:
             raise _fail("illegal_action", problem)
