@@ -67,6 +67,17 @@ def is_current(out: Path) -> bool:
     return stamp.is_file() and stamp.read_text().strip() == fingerprint()
 
 
+class BuildError(SystemExit):
+    """The build cannot be made: ``error: ...`` (the message), exit status
+    :attr:`status` (2: the environment or ``--out`` is wrong; 1: mypyc failed). Uncaught
+    (a benchmark calling :func:`build`) it ends the program with its message, as
+    ``SystemExit`` does."""
+
+    def __init__(self, message: str, status: int = 2) -> None:
+        super().__init__(message)
+        self.status = status
+
+
 def build(out: Path = DEFAULT_OUT, *, force: bool = False) -> Path:
     """Build the compiled tree into ``out`` (kept when current, unless ``force``).
 
@@ -74,16 +85,28 @@ def build(out: Path = DEFAULT_OUT, *, force: bool = False) -> Path:
         ``out``, the folder to put first on ``PYTHONPATH``.
 
     Raises:
-        SystemExit: no C compiler, or mypyc failed (its output's tail is in the message).
+        BuildError: no C compiler, no mypy, ``out`` cannot be written (status 2), or mypyc
+            failed (status 1; its output's tail is in the message).
     """
+    try:
+        return _build(out, force=force)
+    except OSError as error:
+        where = str(error.filename if error.filename is not None else out)
+        reason = (f"{where!r} is a file, not a folder" if isinstance(
+            error, FileExistsError | NotADirectoryError) and Path(where).is_file()
+                  else f"{where!r}: {error.strerror or error}")
+        raise BuildError(f"error: cannot build into {str(out)!r}: {reason}") from None
+
+
+def _build(out: Path, *, force: bool) -> Path:
     compiler = os.environ.get("CC", "cc")
     if shutil.which(compiler) is None:
-        raise SystemExit(f"error: no C compiler {compiler!r} on PATH: the compiled build "
+        raise BuildError(f"error: no C compiler {compiler!r} on PATH: the compiled build "
                          "needs one (Debian: apt-get install gcc)")
     try:
         metadata.version("mypy")
     except metadata.PackageNotFoundError:
-        raise SystemExit("error: mypy (with mypyc) is not installed in this environment: "
+        raise BuildError("error: mypy (with mypyc) is not installed in this environment: "
                          "the compiled build needs it (pip install -e '.[dev]')") from None
     out = out.resolve()
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -99,8 +122,8 @@ def build(out: Path = DEFAULT_OUT, *, force: bool = False) -> Path:
         done = subprocess.run([sys.executable, "-m", "mypyc", *MODULES], cwd=work,
                               capture_output=True, text=True, check=False)
         if done.returncode != 0:
-            raise SystemExit(f"error: mypyc failed (exit {done.returncode}):\n"
-                             f"{(done.stdout + done.stderr)[-3000:]}")
+            raise BuildError(f"error: mypyc failed (exit {done.returncode}); the end of its "
+                             f"output:\n{(done.stdout + done.stderr)[-3000:]}", status=1)
         shutil.rmtree(work / "build")  # mypyc's setup.py, the generated C, object files
         (work / "BUILD-STAMP").write_text(stamp + "\n")
         shutil.rmtree(out, ignore_errors=True)
@@ -114,7 +137,11 @@ def main() -> None:
                         help="the folder to build into (default: build/compiled)")
     parser.add_argument("--force", action="store_true", help="rebuild even when current")
     args = parser.parse_args()
-    print(build(args.out, force=args.force))
+    try:
+        print(build(args.out, force=args.force))
+    except BuildError as error:
+        sys.stderr.write(f"{error.code}\n")
+        raise SystemExit(error.status) from None
 
 
 if __name__ == "__main__":

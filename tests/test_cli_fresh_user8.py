@@ -234,3 +234,20 @@ def test_compare_under_hi_lo_names_both_pots() -> None:
     # without Hi-Lo: one pot, as before
     plain = json.loads(guts("compare", "Ah 2s 3c", "Kd Qd Jc", "--json").stdout)
     assert "low_winner" not in plain
+
+
+# --- scripts/build_compiled.py: one error line, exit 2 -------------------------------------------
+
+def test_the_compiled_build_refuses_an_out_folder_inside_a_file(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    script = Path(__file__).resolve().parents[1] / "scripts" / "build_compiled.py"
+    file = tmp_path / "file"
+    file.write_text("")
+    done = subprocess.run([sys.executable, str(script), "--out", str(file / "compiled")],
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert done.stderr == (f"error: cannot build into '{file}/compiled': '{file}' is a file, "
+                           "not a folder\n")
