@@ -289,7 +289,8 @@ def test_a_long_typed_card_is_quoted_cut_short(tmp_path: Path) -> None:
     out = guts("companion", "-n", "Ana,Ben", "--db", str(tmp_path / "g.db"),
                input=f"\nAna Ben\n{typed}\nend\n").stdout
     words = " ".join(out.split())  # as printed, lines wrapped at the console's width
-    assert f"Ben: unknown card {shown} (expected e.g. 'As', 'Td', '10d' or 'A♠'). The " in words
+    assert (f"Ben: unknown card {shown} (expected e.g. 'As', 'Td', '10d' or 'A♠'). Type "
+            "Ben's cards again.") in words
     assert typed not in out
 
 
