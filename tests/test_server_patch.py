@@ -40,7 +40,7 @@ from gutskit.server.protocol import (
     Start,
     TablePatch,
 )
-from gutskit.server.rooms import Room, RoomManager, ServerConfig, table_fields
+from gutskit.server.rooms import PER_VIEWER, Room, RoomManager, ServerConfig, table_fields
 from gutskit.server.store import open_room_store
 
 RULE_SETS: list[dict[str, Any]] = [{"preset": name} for name in PRESETS] + [
@@ -62,6 +62,21 @@ class Connection:
         self.protocol = protocol
         self.messages: list[dict[str, Any]] = []
         self.table: dict[str, Any] | None = None
+        self.notices = 0
+
+    def notice(self, text: str) -> None:
+        """A message the connection may get later (app.WsClient.notice): only another
+        seat's sealed declaration and the table's change with it, none of this viewer's
+        own fields (its turn included) changed."""
+        data: dict[str, Any] = json.loads(text)
+        if data["type"] == "event":
+            assert data["event"]["type"] == "DeclarationSealed", data
+        elif data["type"] == "patch":
+            assert not set(data["table"]) & PER_VIEWER, data
+        else:  # protocol 1 and 2: the whole table
+            assert data["type"] == "state", data
+        self.notices += 1
+        self.send(text)
 
     def send(self, message: BaseModel | str) -> None:
         text = message if isinstance(message, str) else message.model_dump_json()
@@ -163,6 +178,8 @@ async def _session(rules: dict[str, Any], n: int, seed: int, folder: Path) -> in
         else:
             raise AssertionError("the session did not get to round 4")
         patches = sum(1 for tab in tabs for m in tab.messages if m["type"] == "patch")
+        if room.settings.rules.declaration == "simultaneous":  # sealed: notices to others
+            assert sum(tab.notices for tab in tabs) > 0
         if room.settings.seed_reveal == "shown":  # rounds 1 to 4 opened: the v3 watcher's
             opened = {m["round"] for m in watcher.messages if m["type"] == "opening"}
             assert opened >= {1, 2, 3}, opened
