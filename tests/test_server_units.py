@@ -391,33 +391,52 @@ def test_every_connection_of_a_turn_is_flushed_by_one_callback() -> None:
     asyncio.run(main())
 
 
-def test_notices_wait_to_share_a_frame_until_something_else_is_sent() -> None:
-    """WsClient.notice (protocol 2+): notices wait up to app.NOTICE_DELAY seconds and go
-    out together as one frame; a message sent meanwhile takes them with it at the end of
-    its turn, in order; under protocol 1 a notice is a frame at once."""
+def test_notices_wait_to_share_a_frame_until_something_else_is_sent(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """WsClient.notice (protocol 2+): notices wait for the timer app.NOTICE_DELAY seconds
+    after the first (one for every connection) and go out together as one frame; a
+    message sent meanwhile takes them with it at the end of its turn, in order; under
+    protocol 1 a notice is a frame at once. (The timer is set far off and its callback
+    run by hand: no timing in the test.)"""
+    monkeypatch.setattr(app, "NOTICE_DELAY", 3600.0)
 
     async def main() -> None:
-        sockets = [_Socket(), _Socket(), _Socket()]
-        clients = [app.WsClient(s) for s in sockets]  # type: ignore[arg-type]
-        for client in clients[:2]:
-            client.protocol = 2
-        clients[0].notice('{"n":1}')
-        clients[1].notice('{"n":2}')
-        clients[2].notice('{"n":3}')  # protocol 1: its own frame, now
-        assert sockets[2].sent == ['{"n":3}']
-        await asyncio.sleep(0)
-        await asyncio.sleep(0)
-        assert sockets[0].sent == sockets[1].sent == []  # a turn later: still waiting
-        clients[0].notice('{"n":4}')
-        await asyncio.sleep(0)
-        clients[1].send('{"n":5}')  # not a notice: out at the end of this turn, with n 2
-        clients[1].notice('{"n":6}')
-        await asyncio.sleep(0)
-        assert sockets[1].sent == ['[{"n":2},{"n":5},{"n":6}]'] and sockets[0].sent == []
-        clients[1].notice('{"n":7}')
-        await asyncio.sleep(app.NOTICE_DELAY * 2)
-        assert sockets[0].sent == ['[{"n":1},{"n":4}]']
-        assert sockets[1].sent == ['[{"n":2},{"n":5},{"n":6}]', '[{"n":7}]']
+        loop = asyncio.get_running_loop()
+        timers: list[tuple[float, Any]] = []
+        original = loop.call_later
+
+        def counted(delay: float, callback: Any, *args: Any) -> Any:
+            timers.append((delay, callback))
+            return original(delay, callback, *args)
+
+        loop.call_later = counted  # type: ignore[method-assign, assignment]
+        try:
+            sockets = [_Socket(), _Socket(), _Socket()]
+            clients = [app.WsClient(s) for s in sockets]  # type: ignore[arg-type]
+            for client in clients[:2]:
+                client.protocol = 2
+            clients[0].notice('{"n":1}')
+            clients[1].notice('{"n":2}')
+            clients[2].notice('{"n":3}')  # protocol 1: its own frame, now
+            assert sockets[2].sent == ['{"n":3}']
+            await asyncio.sleep(0)
+            await asyncio.sleep(0)
+            assert sockets[0].sent == sockets[1].sent == []  # turns later: still waiting
+            clients[0].notice('{"n":4}')
+            await asyncio.sleep(0)
+            clients[1].send('{"n":5}')  # not a notice: out at the end of this turn, with 2
+            clients[1].notice('{"n":6}')
+            await asyncio.sleep(0)
+            assert sockets[1].sent == ['[{"n":2},{"n":5},{"n":6}]'] and sockets[0].sent == []
+            clients[1].notice('{"n":7}')
+            assert [delay for delay, _ in timers] == [3600.0]  # one timer for all
+            timers[0][1]()  # the timer fires
+            assert sockets[0].sent == ['[{"n":1},{"n":4}]']
+            assert sockets[1].sent == ['[{"n":2},{"n":5},{"n":6}]', '[{"n":7}]']
+            clients[0].notice('{"n":8}')  # waiting again: a new timer
+            assert len(timers) == 2
+        finally:
+            loop.call_later = original  # type: ignore[method-assign]
 
     asyncio.run(main())
 
