@@ -178,7 +178,7 @@ def test_bad_messages_are_refused_and_change_nothing(db_url: str) -> None:
         refused(ana, {"type": "declare", "round": "1", "action_id": "x", "declaration": "in"},
                 "bad_message", "declare.round")
         refused(ana, {"type": "declare", "round": 1, "action_id": "x", "declaration": "maybe"},
-                "bad_message", "declare.declaration")
+                "illegal_action", "\"maybe\" is not a declaration: this table's are in, out")
         refused(ana, {"type": "declare", "round": 1, "action_id": "x", "declaration": "in",
                       "seat": 2}, "bad_message", "declare.seat")
         refused(ana, "x" * 5000, "too_large", "5000 bytes")

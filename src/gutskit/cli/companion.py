@@ -67,7 +67,6 @@ def companion(
     are printed and the hand history is saved (see 'guts history'; 'guts history ID --json'
     exports it and 'guts referee FILE' replays the export).
     """
-    from rich.console import Console
     from rich.markup import escape
 
     from gutskit.cli.play import BackgroundStore
@@ -100,7 +99,9 @@ def companion(
     store.start()
     if db is not None and is_url(db):
         store.store()
-    console = Console(highlight=False)
+    from gutskit.cli.terminal import game_console
+
+    console = game_console()
 
     from gutskit.cli.companion_loop import companion_session
 

@@ -129,7 +129,6 @@ def play(
     Ctrl-C or the end of the input) the ledger is printed. Every session is saved to the
     database (see 'guts history').
     """
-    from rich.console import Console
     from rich.markup import escape
 
     from gutskit.io.location import check_location, default_db_path, is_url
@@ -149,7 +148,9 @@ def play(
     store = BackgroundStore(db)
     if db is not None and is_url(db):
         store.store()  # a server database: check its driver and connection before play
-    console = Console(highlight=False)
+    from gutskit.cli.terminal import game_console
+
+    console = game_console()
     interactive = sys.stdin.isatty()
 
     def read(prompt: str) -> str:

@@ -20,9 +20,10 @@ from __future__ import annotations
 import itertools
 import random
 import secrets
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol, TextIO, cast
 
 from rich.console import Console
 from rich.markup import escape
@@ -108,6 +109,36 @@ class HistorySink(Protocol):
 def _shown(answer: str) -> str:
     """A typed answer as echoed: at most :data:`MAX_ECHO` characters."""
     return answer if len(answer) <= MAX_ECHO else answer[:MAX_ECHO] + "…"
+
+
+class TrimmedLines:
+    """A text stream that drops the spaces at the end of every line written to it (rich
+    pads a table's title to the table's width and leaves a space where it wraps a line):
+    the game's printout, piped or saved, has no trailing spaces. Spaces not yet followed
+    by anything are held (a prompt's ``[i/o/q] ``): written when more text follows on the
+    line, dropped at its end. Everything else is the wrapped stream's."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+        self._held = ""
+
+    def write(self, text: str) -> int:
+        lines = (self._held + text).split("\n")
+        last = lines[-1].rstrip(" ")
+        self._held = lines[-1][len(last):]
+        self._stream.write("\n".join([line.rstrip(" ") for line in lines[:-1]] + [last]))
+        return len(text)
+
+    def __getattr__(self, name: str) -> Any:  # flush, isatty, fileno, encoding...
+        return getattr(self._stream, name)
+
+
+def game_console() -> Console:
+    """The console of the terminal game and the companion: rich's, on standard output;
+    when that is not a terminal (a pipe, a file), through :class:`TrimmedLines`."""
+    if sys.stdout.isatty():
+        return Console(highlight=False)
+    return Console(highlight=False, file=cast(TextIO, TrimmedLines(sys.stdout)))
 
 
 def echoed(answer: str) -> str:
