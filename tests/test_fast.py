@@ -312,6 +312,23 @@ def test_kernel_deals_are_disjoint_and_uniform() -> None:
     assert np.all(np.sort(two, axis=1) == np.arange(52))
 
 
+@pytest.mark.parametrize(("k", "seats", "tables"), [(3, 5, 70), (3, 10, 130), (2, 4, 65)])
+def test_kernel_block_deals_are_the_streams_definition(k: int, seats: int, tables: int) -> None:
+    """The kernel deals a block of tables at a time (vector code, redraws of the cards
+    already dealt in a loop of their own); its first round is card for card what the
+    stream's plain definition (``deal_cards``, one table and one card at a time) deals,
+    for a full block, a partial one and 10 seats (30 cards: many redraws)."""
+    from gutskit.strategy.fast_kernel import deal_cards, table_keys
+
+    rules = Rules(cards_per_hand=2, suit_tiebreak="none") if k == 2 else Rules()
+    policies = [FastPolicy.threshold(0.5, rules.ranking)] * seats
+    result = simulate(rules, policies, tables=tables, rounds=1, stacks=10, seed=8,
+                      kernel="numba", record_deals=True, first_table=3)
+    assert result.hands is not None
+    expected = deal_cards(table_keys(8), 3, tables, seats, k)
+    assert result.hands[0].reshape(tables, seats * k).tolist() == expected.tolist()
+
+
 def test_unknown_kernel() -> None:
     rules = Rules()
     with pytest.raises(ValueError, match="'gpu'"):

@@ -40,9 +40,10 @@ are dealt uniformly, hand after hand, each drawn among the combinations that sha
 with the hands already dealt at that table (rejection sampling on 52-bit card masks).
 Compiled kernel: counter-seeded streams per table (one for the deals, one for mixed
 strategies' declarations), so a table's play depends only on the seed and its index
-(``first_table``), and a partial Fisher-Yates shuffle per table, one 32-bit draw per hand
-(see :mod:`gutskit.strategy.fast_kernel`); ``record_deals=True`` returns the cards it
-dealt, which the tests replay through the engine. The two kernels draw different random
+(``first_table``), and each round dealt from a full deck, a 64-bit draw per hand and a
+fresh draw for a card already dealt (see :mod:`gutskit.strategy.fast_kernel`);
+``record_deals=True`` returns the cards it dealt, which the tests replay through the
+engine. The two kernels draw different random
 numbers: the same seed gives different, equally distributed deals.
 
 >>> from gutskit.core.rules import Rules

@@ -1,5 +1,6 @@
 """The compiled (numba) kernel of :mod:`gutskit.strategy.fast`: the same session rules, played
-table after table in machine code instead of table-parallel numpy passes.
+in machine code (deals for a block of tables at once, then the play table by table) instead
+of table-parallel numpy passes.
 
 :func:`gutskit.strategy.fast.simulate` and :func:`~gutskit.strategy.fast.simulate_deals` use it
 when numba is installed (``kernel="auto"``); the numpy path stays the reference, and the
@@ -12,37 +13,37 @@ Randomness (the kernel's own, deterministic per seed and independent of how the 
 are split into calls): table ``t`` has two SplitMix64 streams, one for the deals starting at
 ``mix(key0 ^ mix(t + key1))`` and one for mixed strategies' declarations starting at
 ``mix(key1 ^ mix(t + key0))``, the 64-bit keys coming from
-``numpy.random.SeedSequence(seed)``. Every round deals a hand to every seat by a partial
-Fisher-Yates shuffle of the table's 52-card deck, carried on from the round before; a hand
-of ``k`` cards (2 or 3) takes one 32-bit draw: Lemire's multiply-shift with rejection applied to
-the product ``m (m - 1) ... (m - k + 1)`` of the deck sizes (``m`` cards left), read digit
-by digit (Brackett-Rozinsky and Lemire, "Batched ranged random integer generation", 2024),
-so each card is exactly uniform among those left. The seats not in play ignore their hand
-(the hands of the seats in play are uniform and disjoint all the same). A mixed strategy's
-declaration compares a 53-bit uniform float with its probability.
+``numpy.random.SeedSequence(seed)``. Every round deals a hand to every seat from a full
+deck, hand after hand, card after card (:func:`deal_cards` is the plain definition): a
+hand of ``k`` cards (2 or 3) takes the next 64-bit output; its high 32 bits times
+``52``, digit by digit (Lemire's multiply-shift), give ``k`` cards each uniform on the 52;
+a card dealt already in that round, or every card of a hand whose draw falls in Lemire's
+rejection zone of ``52**k``, is drawn again alone from the next output (one digit, zone
+``2**32 mod 52``) until it is new: so each card is exactly uniform among those not yet
+dealt in the round. The seats not in play ignore their hand (the hands of the seats in
+play are uniform and disjoint all the same). A mixed strategy's declaration compares a
+53-bit uniform float with its probability. (Until session 8 the kernel dealt by a
+partial Fisher-Yates shuffle of a deck carried on from round to round: same
+distribution, other cards for a seed.)
 
-Speed (what was measured to matter, docs/bots-and-analysis.md, issue 11): a hand's rank is
-read from a 44 KB table by its 3-card combination (:func:`_comb3`) rather than from the
+Speed (what was measured to matter, docs/performance.md and docs/bots-and-analysis.md,
+issue 11): the deals do not depend on the play, so a block of ``_LANES`` tables is dealt
+``_AHEAD`` rounds at a time by loops over the tables that the compiler makes vector code
+of (:func:`_deal_block`; session 8: 5 % faster than the scalar Fisher-Yates deal in a
+same-process A/B, 844 against 938 instructions a round); each table then plays those
+rounds, its state kept in per-table arrays between blocks of rounds. A 3-card hand's rank
+is read from a 44 KB table by its combination index (:func:`_comb3`) rather than from the
 281 KB table by ordered code; a pot-dependent policy's row from a table indexed by the pot
-(no binary search on each round's critical path); a round's Fisher-Yates offsets are drawn
-before its swaps; the deck and the card indices are unsigned (no negative-index
-wraparound); seat masks use ``popcount``/``cttz`` instructions; the combination index
-adds ``C(mid, 2)`` and ``C(hi, 3)`` read from two 52-entry tables (no multiplications) and
-the cards' ordered code is made only when the deals are recorded; the combination table is
-made once per ranking (:func:`comb_ranks`), outside the timed kernel. A branch-free
-settlement, bit-packed decision tables and a 32-bit pot-row table measured no faster and
-were not kept; nor, in session 6 (same-run A/B, median of alternated timings,
-docs/bots-and-analysis.md): a settlement and antes without a branch on the outcome (-18%),
-cards picked from a 64-bit mask of the cards left by ``pdep`` instead of the deck's swaps
-(-2 to -3%), the next round dealt while this one is played instead of 8 rounds ahead
-(+1%, within the noise), declaring by a cut-off rank instead of the table (threshold bots,
--2%), the best hand found in the showdown only (-4%), declaration loops apart for the
-usual cases (-2 to 0%); nor, in session 7 (``benchmarks/compare_fast.py``: same-process
-A/B and callgrind instructions per round, 938 for threshold bots, 49% of them the deal):
-a round's deal as a compiled function of its own (0.38x: numba counts references to each
-array argument of a call with atomic operations, far dearer than the spills it saved), the
-first 16 rounds dealt before the play's values are live (-3.5% instructions, no faster),
-antes over the bits of the seats in play (-4.2% instructions, 7 to 11% slower).
+(no binary search on each round's critical path); seat masks use ``popcount``/``cttz``
+instructions; the combination table is made once per ranking (:func:`comb_ranks`),
+outside the timed kernel. Measured and not kept (docs/bots-and-analysis.md, sessions 5 to
+8): a branch-free settlement, bit-packed decision tables, a 32-bit pot-row table, antes
+without a branch on the outcome (-18%), declaring by a cut-off rank (-2%), the best hand
+found in the showdown only (-4%), a round's deal as a compiled function of its own
+(0.38x: numba counts references to each array argument of a call with atomic
+operations), antes over the bits of the seats in play (7 to 11% slower), and in session
+8 the block deal's redraws as vector passes over the whole block until no lane needs one
+(0.85 to 0.90x: about 4 passes of 64 lanes for a round's late cards).
 """
 
 from __future__ import annotations
@@ -63,7 +64,6 @@ _M1 = _U64(0xBF58476D1CE4E5B9)
 _M2 = _U64(0x94D049BB133111EB)
 _S11, _S27, _S30, _S31, _S32 = _U64(11), _U64(27), _U64(30), _U64(31), _U64(32)
 _LOW32 = _U64(0xFFFFFFFF)
-_TWO32 = _U64(1 << 32)
 _INV53 = 1.0 / float(1 << 53)
 
 
@@ -72,6 +72,7 @@ def table_keys(seed: int | None) -> npt.NDArray[np.uint64]:
     state = np.random.SeedSequence(seed).generate_state(2, np.uint64)
     keys: npt.NDArray[np.uint64] = state.astype(np.uint64)
     return keys
+
 
 
 @numba.njit(inline="always", cache=True)
@@ -88,16 +89,6 @@ def _mix(z: Any) -> Any:
 # 64-bit output, ``has`` whether there is one (0 or 1).
 
 
-@numba.njit(inline="always", cache=True)
-def _next32(x: Any, spare: Any, has: Any) -> Any:
-    """32 random bits: the two halves of each 64-bit output in turn. Returns ``(x, spare,
-    has, bits)``."""
-    if has:
-        return x, spare, _U64(0), spare
-    x = x + _GAMMA
-    r = _mix(x)
-    return x, r & _LOW32, _U64(1), r >> _S32
-
 
 @numba.njit(inline="always", cache=True)
 def _uniform(x: Any) -> Any:
@@ -107,11 +98,13 @@ def _uniform(x: Any) -> Any:
     return x, float(_mix(x) >> _S11) * _INV53
 
 
+
+
 @numba.njit(inline="always", cache=True)
 def _start(keys: Any, table: Any) -> Any:
-    """Table ``table``'s stream ``(x, spare, has)``: its start depends only on the keys and
-    the index."""
-    return _mix(keys[0] ^ _mix(_U64(table) + keys[1])), _U64(0), _U64(0)
+    """Table ``table``'s deal stream (SplitMix64 state): its start depends only on the keys
+    and the index."""
+    return _mix(keys[0] ^ _mix(_U64(table) + keys[1]))
 
 
 @numba.njit(inline="always", cache=True)
@@ -120,79 +113,75 @@ def _start_decisions(keys: Any, table: Any) -> Any:
     return _mix(keys[1] ^ _mix(_U64(table) + keys[0]))
 
 
+_ONE = _U64(1)
+_C52 = _U64(52)
+_REJECT1 = _U64((1 << 32) % 52)
+"""Lemire's rejection threshold for one card (``2**32 mod 52``: a draw whose low product
+is below it is drawn again)."""
+_INV3 = _U64(0xAAAAAAAB)  # 3 * _INV3 = 1 (mod 2**32): an exact division by 3
+
+
+def _reject(k: int) -> np.uint64:
+    """Lemire's threshold ``2**32 mod 52**k`` for a hand's ``k`` digits from one 32-bit
+    draw (a hand whose last low product is below it has each card drawn again alone)."""
+    return _U64((1 << 32) % 52 ** k)
+
+
+_REJECT2 = _reject(2)
+_REJECT3 = _reject(3)
+
+
 @numba.njit(inline="always", cache=True)
-def _swap(deck: Any, top: Any, j: Any) -> Any:
-    """A Fisher-Yates step: ``deck[top + j]`` to ``deck[top]``; returns that card. ``top``
-    and ``j`` are unsigned (uint64: an index without numba's negative-index wraparound)."""
-    at = top + j
-    card = deck[at]
-    deck[at] = deck[top]
-    deck[top] = card
-    return _U64(card)
+def _digits(x: Any, k: Any) -> Any:
+    """A hand's ``k`` (2 or 3) cards from the next 64-bit output of the stream at ``x``:
+    the digits in base 52 of its high 32 bits (Lemire's multiply-shift, digit by digit),
+    each uniform on the 52 cards, with ``bad`` (1) when the draw falls in the rejection
+    zone of ``52**k``. Returns ``(x, d0, d1, d2, bad)`` (uint64; ``d2`` is 0 for 2 cards)."""
+    x = x + _GAMMA
+    v = (_mix(x) >> _S32) * _C52
+    d0 = v >> _S32
+    v = (v & _LOW32) * _C52
+    d1 = v >> _S32
+    if k == 3:
+        v = (v & _LOW32) * _C52
+        d2 = v >> _S32
+        bad = _U64((v & _LOW32) < _REJECT3)
+    else:
+        d2 = _U64(0)
+        bad = _U64((v & _LOW32) < _REJECT2)
+    return x, d0, d1, d2, bad
+
+
+@numba.njit(inline="always", cache=True)
+def _one_card(x: Any) -> Any:
+    """One card uniform on the 52 from the next 64-bit output's high 32 bits. Returns
+    ``(x, card, bad)``: ``bad`` (1) for a draw in Lemire's rejection zone."""
+    x = x + _GAMMA
+    v = (_mix(x) >> _S32) * _C52
+    return x, v >> _S32, _U64((v & _LOW32) < _REJECT1)
 
 
 @numba.njit(cache=True)
-def _rejection(k: Any) -> Any:
-    """``(53,)`` uint64: Lemire's rejection threshold ``(2**32 - p) % p`` for the product
-    ``p = m (m - 1) ... (m - k + 1)`` of the deck sizes when ``m`` cards are left (a draw
-    below it is drawn again). A table, so that no division is left in the deal."""
-    out = np.zeros(53, np.uint64)
-    for m in range(k, 53):
-        prod = _U64(1)
-        for c in range(k):
-            prod = prod * _U64(m - c)
-        out[m] = (_TWO32 - prod) % prod
+def deal_cards(keys: Any, first_table: Any, n_tables: Any, hands: Any, k: Any) -> Any:
+    """``(n_tables, hands * k)`` int64: the cards of the first round's first ``hands``
+    hands at each table, seat after seat, dealt card by card as the definition of the
+    stream says (plain scalar code; :func:`run` deals the same cards a block of tables at a
+    time, and the tests check the two against each other)."""
+    out = np.empty((n_tables, hands * k), np.int64)
+    for t in range(n_tables):
+        x = _start(keys, first_table + t)
+        used = _U64(0)
+        for h in range(hands):
+            x, d0, d1, d2, hand_bad = _digits(x, k)
+            for j in range(k):
+                c = d0 if j == 0 else (d1 if j == 1 else d2)
+                bad = hand_bad
+                while bad or (used >> c) & _ONE:  # dealt already (or rejected): again
+                    x, c, bad = _one_card(x)
+                used |= _ONE << c
+                out[t, h * k + j] = c
     return out
 
-
-@numba.njit(inline="always", cache=True)
-def _draw3(x: Any, spare: Any, has: Any, top: Any, reject: Any) -> Any:
-    """The three Fisher-Yates offsets of a 3-card hand dealt from ``deck[top:]`` (``top``
-    uint64), from one 32-bit draw (``reject``: :func:`_rejection`): Lemire's rejection for
-    the product of the bounds, exact. They do not depend on the deck's order, so a round's
-    draws can all be made before its swaps (the swaps' addresses are then known early and
-    the processor overlaps them). Returns ``(x, spare, has, j0, j1, j2)``."""
-    m = _U64(52) - top
-    threshold = reject[m]
-    while True:
-        x, spare, has, v = _next32(x, spare, has)
-        v = v * m
-        j0 = v >> _S32
-        v = (v & _LOW32) * (m - _U64(1))
-        j1 = v >> _S32
-        v = (v & _LOW32) * (m - _U64(2))
-        j2 = v >> _S32
-        if (v & _LOW32) >= threshold:
-            break
-    return x, spare, has, j0, j1, j2
-
-
-@numba.njit(inline="always", cache=True)
-def _deal3(x: Any, spare: Any, has: Any, deck: Any, top: Any, reject: Any) -> Any:
-    """Deal 3 cards from ``deck[top:]``: three steps of a partial Fisher-Yates shuffle by
-    the offsets of :func:`_draw3`. Returns ``(x, spare, has, c0, c1, c2)``, the cards
-    (:mod:`gutskit.core.cards` codes, uint64) in the order dealt."""
-    x, spare, has, j0, j1, j2 = _draw3(x, spare, has, top, reject)
-    c0 = _swap(deck, top, j0)
-    c1 = _swap(deck, top + _U64(1), j1)
-    return x, spare, has, c0, c1, _swap(deck, top + _U64(2), j2)
-
-
-@numba.njit(inline="always", cache=True)
-def _deal2(x: Any, spare: Any, has: Any, deck: Any, top: Any, reject: Any) -> Any:
-    """:func:`_deal3` for 2 cards: ``(x, spare, has, c0, c1)``."""
-    m = _U64(52) - top
-    threshold = reject[m]
-    while True:
-        x, spare, has, v = _next32(x, spare, has)
-        v = v * m
-        j0 = v >> _S32
-        v = (v & _LOW32) * (m - _U64(1))
-        j1 = v >> _S32
-        if (v & _LOW32) >= threshold:
-            break
-    c0 = _swap(deck, top, j0)
-    return x, spare, has, c0, _swap(deck, top + _U64(1), j1)
 
 
 @numba.njit(inline="always", cache=True)
@@ -220,26 +209,6 @@ def _comb_ranks(code_to_rank: Any) -> Any:
     return out
 
 
-@numba.njit(cache=True)
-def deal_cards(keys: Any, first_table: Any, n_tables: Any, hands: Any, k: Any) -> Any:
-    """``(n_tables, hands * k)`` int64: the cards of the first ``hands`` hands the kernel
-    deals at each table (its first round, seat after seat), for the tests of uniformity."""
-    out = np.empty((n_tables, hands * k), np.int64)
-    deck = np.arange(52).astype(np.uint8)
-    reject = _rejection(k)
-    for t in range(n_tables):
-        x, spare, has = _start(keys, first_table + t)
-        for c in range(52):
-            deck[c] = c
-        for h in range(hands):
-            if k == 3:
-                x, spare, has, c0, c1, c2 = _deal3(x, spare, has, deck, _U64(h * 3), reject)
-                out[t, h * 3 + 2] = c2
-            else:
-                x, spare, has, c0, c1 = _deal2(x, spare, has, deck, _U64(h * 2), reject)
-            out[t, h * k] = c0
-            out[t, h * k + 1] = c1
-    return out
 
 
 _COMB_RANKS: dict[int, tuple[npt.NDArray[np.int16], npt.NDArray[np.uint16]]] = {}
@@ -270,13 +239,82 @@ _tz: Any = _unsafe.trailing_zeros
 ``_tz`` (numba's ``trailing_zeros``, LLVM's ``cttz``) gives the lowest 1 bit's seat."""
 
 
-_CHUNK = 8
-"""Rounds dealt ahead at a time (the deals do not depend on the play)."""
+_LANES = 64
+"""Tables dealt together (a block): the deal's loops run over the block's tables, so that
+the compiler makes vector code of them (one table per SIMD lane)."""
+
+_AHEAD = 16
+"""Rounds dealt ahead at a time for a block (the deals do not depend on the play)."""
 
 _ROW_TABLE = 1 << 15
 """Pots below this many chips (and below a policy's last pot edge + 1) find their policy
 row in a table indexed by the pot, built once per call; larger pots by binary search of
 the pot edges."""
+
+
+@numba.njit(inline="always", cache=True)
+def _deal_block(rounds_now: Any, n: Any, k: Any, rs: Any, used: Any, dig: Any, bad: Any,
+                idx: Any, ranks: Any, codes: Any, record: Any, comb_rank: Any,
+                code_to_rank: Any) -> None:
+    """Deal ``rounds_now`` rounds to the ``n`` seats of a block of ``_LANES`` tables (lane
+    ``l``: the stream ``rs[l]``), the same cards as :func:`deal_cards`: card after card,
+    each step a loop over the lanes without branches (vector code). The lanes whose card
+    was dealt already in its round (or whose draw was rejected) are bits of a mask and
+    draw again in a scalar loop, one lane after another (about 2 cards a round for 5
+    seats; a lane's stream moves on only for its own draws). Writes the ranks to
+    ``ranks[(lane * _AHEAD + round) * n + seat]`` and, with ``record``, the cards to
+    ``codes[round, seat * k + c, lane]``. ``used``, ``dig``, ``bad``, ``idx``: scratch."""
+    for i in range(rounds_now):
+        for lane in range(_LANES):
+            used[lane] = _U64(0)
+        for h in range(n):
+            for lane in range(_LANES):
+                x, d0, d1, d2, b = _digits(rs[lane], k)
+                rs[lane] = x
+                dig[0, lane] = d0
+                dig[1, lane] = d1
+                dig[2, lane] = d2
+                bad[lane] = b
+            for j in range(k):
+                again = _U64(0)  # bit ``lane``: that lane's card must be drawn again
+                for lane in range(_LANES):
+                    c = dig[j, lane]
+                    u = used[lane]
+                    d = bad[lane] | ((u >> c) & _ONE)
+                    used[lane] = u | ((d ^ _ONE) << c)
+                    again |= d << _U64(lane)
+                while again:  # (about 2 cards a round: scalar code)
+                    lane = _tz(again)
+                    again &= again - _ONE
+                    x = rs[lane]
+                    u = used[lane]
+                    while True:
+                        x, c, b = _one_card(x)
+                        if not (b | ((u >> c) & _ONE)):
+                            break
+                    rs[lane] = x
+                    dig[j, lane] = c
+                    used[lane] = u | (_ONE << c)
+            if k == 3:  # rank by combination index: lo + C(mid, 2) + C(hi, 3) (_comb3)
+                for lane in range(_LANES):
+                    c0 = dig[0, lane]
+                    c1 = dig[1, lane]
+                    c2 = dig[2, lane]
+                    lo = min(min(c0, c1), c2)
+                    hi = max(max(c0, c1), c2)
+                    mid = c0 + c1 + c2 - lo - hi
+                    idx[lane] = lo + ((mid * (mid - _ONE)) >> _ONE) + (
+                        (((hi * (hi - _ONE) * (hi - _U64(2))) >> _ONE) * _INV3) & _LOW32)
+                for lane in range(_LANES):
+                    ranks[(lane * _AHEAD + i) * n + h] = comb_rank[idx[lane]]
+            else:
+                for lane in range(_LANES):
+                    ranks[(lane * _AHEAD + i) * n + h] = code_to_rank[
+                        dig[0, lane] * _C52 + dig[1, lane]]
+            if record:
+                for j in range(k):
+                    for lane in range(_LANES):
+                        codes[i, h * k + j, lane] = dig[j, lane]
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False, error_model="numpy")
@@ -291,14 +329,16 @@ def run(first_table: Any, n_tables: Any, rounds: Any, buy: Any, dealer: Any,
         out_stacks: Any, out_pot: Any, out_reserve: Any, out_rounds: Any,
         out_over: Any, out_elim: Any, out_dealt: Any, out_ins: Any, out_wins: Any,
         out_stats: Any) -> None:
-    """Play ``n_tables`` sessions of at most ``rounds`` rounds, one table after another.
+    """Play ``n_tables`` sessions of at most ``rounds`` rounds, a block of ``_LANES``
+    tables at a time.
 
-    The deals do not depend on the play, so ``_CHUNK`` rounds are dealt ahead (hands and
-    ranks); the play then finds its ranks ready. Seats are bits of small integers (in
-    play, in, winners, eliminated, the ante left broke), so that a round touches only the
-    seats it concerns: the seats in play for the declarations, only those in for the
-    settlement; the per-seat counts (dealt, in, won) are counted per mask and summed per
-    seat at the end.
+    The deals do not depend on the play, so a block's next ``_AHEAD`` rounds are dealt
+    first, every table at once (:func:`_deal_block`); then each table of the block plays
+    those rounds (its state kept in per-table arrays between the blocks of rounds). Seats
+    are bits of small integers (in play, in, winners, eliminated, the ante left broke), so
+    that a round touches only the seats it concerns: the seats in play for the
+    declarations, only those in for the settlement; the per-seat counts (dealt, in, won)
+    are counted per mask and summed per seat at the end.
 
     Policies: seat ``s`` plays policy ``seat_policy[s]`` (seats sharing a policy share its
     tables). A policy's row is the number of its pot edges at or below the pot after antes
@@ -325,16 +365,24 @@ def run(first_table: Any, n_tables: Any, rounds: Any, buy: Any, dealer: Any,
     seat_at = np.zeros(n, np.uint64)  # where seat s's row starts in ``flat``
     for s in range(n):
         seat_at[s] = seat_policy[s] * width
-    chunk_rank = np.zeros((_CHUNK, n), np.uint16)
-    chunk_code = np.zeros((_CHUNK, n), np.uint64)
-    deck = np.arange(52).astype(np.uint8)
-    offsets = np.zeros((n, 3), np.uint64)  # a round's Fisher-Yates offsets (3 cards)
-    reject = _rejection(k)
-    choose2 = np.zeros(52, np.uint64)  # C(c, 2) and C(c, 3): _comb3 by two look-ups
-    choose3 = np.zeros(52, np.uint64)
-    for c in range(52):
-        choose2[c] = c * (c - 1) // 2
-        choose3[c] = c * (c - 1) * (c - 2) // 6
+    # the block's deals and scratch (_deal_block)
+    ranks = np.zeros(_LANES * _AHEAD * n, np.uint16)  # [lane, round, seat]
+    codes = np.zeros((_AHEAD, n * k if record else 1, _LANES), np.uint8)
+    rs = np.zeros(_LANES, np.uint64)
+    used = np.zeros(_LANES, np.uint64)
+    dig = np.zeros((3, _LANES), np.uint64)
+    bad = np.zeros(_LANES, np.uint64)
+    idx = np.zeros(_LANES, np.uint64)
+    # each table's state between blocks of rounds
+    st_all = np.zeros((_LANES, n), np.int64)
+    pot_all = np.zeros(_LANES, np.int64)
+    reserve_all = np.zeros(_LANES, np.int64)
+    dealer_all = np.zeros(_LANES, np.int64)
+    inplay_all = np.zeros(_LANES, np.int64)
+    elim_all = np.zeros(_LANES, np.int64)
+    played_all = np.zeros(_LANES, np.int64)
+    flags_all = np.zeros(_LANES, np.int64)  # bit 0 over, 1 re-ante due, 2 game matched
+    y_all = np.zeros(_LANES, np.uint64)
     bucketed = n_edges.max() > 0
     # pot_row[p, pot]: where policy p's row for ``pot`` starts in ``flat``, pot < table_top
     table_top = min(_ROW_TABLE, edges.max() + 1) if bucketed else 1
@@ -349,248 +397,264 @@ def run(first_table: Any, n_tables: Any, rounds: Any, buy: Any, dealer: Any,
     # one pure pot-dependent policy for every seat: its row start, shared by the seats
     one_pure = bucketed and n_pol == 1 and not mixed[0]
     shared_at = np.uint64(0)
+    start_inplay = 0
+    for s in range(n):
+        start_inplay |= int(buy[s] > 0) << s
     n_void = n_unc = games = pot_sum = max_pot = total_rounds = 0
-    for t in range(n_tables):
-        table = first_table + t
-        x, spare, has = _start(keys, table)
-        y = _start_decisions(keys, table)
-        for c in range(52):  # each table starts from the same deck: no state carries over
-            deck[c] = c
-        inplay: Any = 0  # bit s: seat s can be dealt in (not eliminated, chips left)
-        elim = 0
-        for s in range(n):
-            st[s] = buy[s]
-            inplay |= np.int64(buy[s] > 0) << s
-        count = _popcount(inplay)
-        pot = 0
-        reserve = 0
-        dealer_seat = dealer
-        reante_due = False
-        game_matched: Any = False
-        played = 0
-        over = False
-        for step in range(rounds):
-            if count < 2:
-                over = True
+    for t0 in range(0, n_tables, _LANES):
+        lanes = min(_LANES, n_tables - t0)
+        for lane in range(_LANES):
+            rs[lane] = _start(keys, first_table + t0 + lane)
+            y_all[lane] = _start_decisions(keys, first_table + t0 + lane)
+            for s in range(n):
+                st_all[lane, s] = buy[s]
+            pot_all[lane] = 0
+            reserve_all[lane] = 0
+            dealer_all[lane] = dealer
+            inplay_all[lane] = start_inplay
+            elim_all[lane] = 0
+            played_all[lane] = 0
+            flags_all[lane] = 0
+        live = lanes
+        for first in range(0, rounds, _AHEAD):
+            if live == 0:
                 break
-            i = step % _CHUNK
-            if i == 0:  # deal the next rounds ahead, a hand to every seat
-                for ahead in range(min(_CHUNK, rounds - step)):
-                    if given:
-                        for s in range(n):
-                            chunk_rank[ahead, s] = ranks_given[step + ahead, table, s]
-                        continue
-                    if k == 3:  # a round's draws first, then its swaps (see _draw3)
-                        for s in range(n):
-                            x, spare, has, j0, j1, j2 = _draw3(x, spare, has, _U64(s * 3),
-                                                               reject)
-                            offsets[s, 0] = j0
-                            offsets[s, 1] = j1
-                            offsets[s, 2] = j2
-                        for s in range(n):
-                            top = _U64(s * 3)
-                            c0 = _swap(deck, top, offsets[s, 0])
-                            c1 = _swap(deck, top + _U64(1), offsets[s, 1])
-                            c2 = _swap(deck, top + _U64(2), offsets[s, 2])
-                            if record:
-                                chunk_code[ahead, s] = (c0 * _U64(52) + c1) * _U64(52) + c2
-                            lo = min(min(c0, c1), c2)
-                            hi = max(max(c0, c1), c2)
-                            mid = c0 + c1 + c2 - lo - hi
-                            chunk_rank[ahead, s] = comb_rank[lo + choose2[mid] + choose3[hi]]
-                    else:
-                        for s in range(n):
-                            x, spare, has, c0, c1 = _deal2(x, spare, has, deck, _U64(s * 2),
-                                                           reject)
-                            code = c0 * _U64(52) + c1
-                            chunk_code[ahead, s] = code
-                            chunk_rank[ahead, s] = code_to_rank[code]
-            # antes (engine.deal): new game, ante_every_round, re-ante after a void
-            new_game = pot == 0
-            broke: Any = 0  # seats the ante left without chips: out after this round unless won
-            if ante_every_round or new_game or reante_due:
-                for s in range(n):
-                    if (inplay >> s) & 1:
-                        a = ante if shortfall == 2 or st[s] >= ante else st[s]
-                        st[s] -= a
-                        pot += a
-                        broke |= np.int64(st[s] <= 0) << s
-                reante_due = False
-            if reserve_cap and new_game:
-                refill = min(reserve, cap)
-                reserve -= refill
-                pot += refill
-            if new_game:
-                games += 1
-                game_matched = False
-            played += 1
-            pot_sum += pot
-            max_pot = max(max_pot, pot)
-            n_dealt[inplay] += 1
-            # each policy's row for this pot: binary search of its pot edges
-            if bucketed:
-                for p in range(n_pol):
-                    if pot < table_top:
-                        row_base[p] = pot_row[p, pot]
-                    else:
-                        lo = 0
-                        span = n_edges[p]
-                        while span > 1:  # the row lies in [lo, lo + span]
-                            half = span >> 1
-                            lo = lo + half if edges[p, lo + half - 1] <= pot else lo
-                            span -= half
-                        if span:
-                            lo += edges[p, lo] <= pot
-                        row_base[p] = p * width + lo * n_ranks
-                    if one_pure:  # every seat plays this row: no per-seat copy
-                        shared_at = np.uint64(row_base[0])
-                if not one_pure:
+            rounds_now = min(_AHEAD, rounds - first)
+            if given:
+                for i in range(rounds_now):
                     for s in range(n):
-                        seat_at[s] = row_base[seat_policy[s]]
-            # declare: pure policies by their table, then mixed ones seat after seat
-            owed = min(pot, cap) if match_cap else pot
-            inn: Any = 0
-            best: Any = -1
-            todo = inplay & ~mixed_seats  # (a scalar loop: for 2 to 10 seats, faster than
-            while todo:                    # the vector code LLVM makes of a loop over all)
-                s = _tz(todo)
-                todo &= todo - 1
-                hand = chunk_rank[i, s]  # uint16: an index without wraparound
-                at = shared_at if one_pure else seat_at[s]
-                call = np.int64(flat[at + hand])
-                r = np.int64(hand)
-                if require_cover:
-                    call &= np.int64(st[s] >= owed)
-                inn |= call << s
-                best = max(best, r if call else -1)
-            todo = mixed_seats & inplay
-            while todo:
-                s = _tz(todo)
-                todo &= todo - 1
-                y, u = _uniform(y)
-                r = np.int64(chunk_rank[i, s])
-                at = np.int64(seat_at[s]) - seat_policy[s] * width  # the row in ``probs``
-                call = np.int64(u < probs[seat_policy[s], at + r])
-                if require_cover:
-                    call &= np.int64(st[s] >= owed)
-                inn |= call << s
-                best = max(best, r if call else -1)
-            if record:
+                        for lane in range(lanes):
+                            ranks[(lane * _AHEAD + i) * n + s] = ranks_given[first + i,
+                                                                             t0 + lane, s]
+            else:
+                _deal_block(rounds_now, n, k, rs, used, dig, bad, idx, ranks, codes,
+                            record, comb_rank, code_to_rank)
+            for lane in range(lanes):
+                flags = flags_all[lane]
+                if flags & 1:
+                    continue
+                t = t0 + lane
                 for s in range(n):
-                    if (inplay >> s) & 1:
-                        code = chunk_code[i, s]
-                        for c in range(k - 1, -1, -1):
-                            out_hands[step, t, s, c] = code % _U64(52)
-                            code //= _U64(52)
-            n_ins[inn] += 1
-            n_in = _popcount(inn)
-            void = n_in == 0
-            unc = n_in == 1
-            sd = n_in >= 2
-            n_void += void
-            n_unc += unc
-            matched_any: Any = False
-            if unc:  # uncontested: the only one in takes the pot
-                s = _tz(inn)
-                n_wins[inn] += 1
-                st[s] += pot
+                    st[s] = st_all[lane, s]
+                pot = pot_all[lane]
+                reserve = reserve_all[lane]
+                dealer_seat = dealer_all[lane]
+                inplay: Any = inplay_all[lane]  # bit s: seat s can be dealt in
+                elim = elim_all[lane]
+                played = played_all[lane]
+                y = y_all[lane]
+                reante_due = (flags >> 1) & 1 != 0
+                game_matched: Any = (flags >> 2) & 1 != 0
+                over = False
+                count = _popcount(inplay)
+                for i in range(rounds_now):
+                    step = first + i
+                    at_rank = (lane * _AHEAD + i) * n  # this round's ranks in ``ranks``
+                    if count < 2:
+                        over = True
+                        break
+                    # antes (engine.deal): new game, ante_every_round, re-ante after a void
+                    new_game = pot == 0
+                    broke: Any = 0  # the ante left without chips: out unless won (rare)
+                    if ante_every_round or new_game or reante_due:
+                        for s in range(n):
+                            if (inplay >> s) & 1:
+                                a = ante if shortfall == 2 or st[s] >= ante else st[s]
+                                st[s] -= a
+                                pot += a
+                                broke |= np.int64(st[s] <= 0) << s
+                        reante_due = False
+                    if reserve_cap and new_game:
+                        refill = min(reserve, cap)
+                        reserve -= refill
+                        pot += refill
+                    if new_game:
+                        games += 1
+                        game_matched = False
+                    played += 1
+                    pot_sum += pot
+                    max_pot = max(max_pot, pot)
+                    n_dealt[inplay] += 1
+                    # each policy's row for this pot: binary search of its pot edges
+                    if bucketed:
+                        for p in range(n_pol):
+                            if pot < table_top:
+                                row_base[p] = pot_row[p, pot]
+                            else:
+                                lo = 0
+                                span = n_edges[p]
+                                while span > 1:  # the row lies in [lo, lo + span]
+                                    half = span >> 1
+                                    lo = lo + half if edges[p, lo + half - 1] <= pot else lo
+                                    span -= half
+                                if span:
+                                    lo += edges[p, lo] <= pot
+                                row_base[p] = p * width + lo * n_ranks
+                            if one_pure:  # every seat plays this row: no per-seat copy
+                                shared_at = np.uint64(row_base[0])
+                        if not one_pure:
+                            for s in range(n):
+                                seat_at[s] = row_base[seat_policy[s]]
+                    # declare: pure policies by their table, then mixed ones seat by seat
+                    owed = min(pot, cap) if match_cap else pot
+                    inn: Any = 0
+                    best: Any = -1
+                    todo = inplay & ~mixed_seats  # (a scalar loop: for 2 to 10 seats,
+                    while todo:                    # faster than vector code)
+                        s = _tz(todo)
+                        todo &= todo - 1
+                        hand = ranks[at_rank + s]  # uint16: an index without wraparound
+                        at = shared_at if one_pure else seat_at[s]
+                        call = np.int64(flat[at + hand])
+                        r = np.int64(hand)
+                        if require_cover:
+                            call &= np.int64(st[s] >= owed)
+                        inn |= call << s
+                        best = max(best, r if call else -1)
+                    todo = mixed_seats & inplay
+                    while todo:
+                        s = _tz(todo)
+                        todo &= todo - 1
+                        y, u = _uniform(y)
+                        r = np.int64(ranks[at_rank + s])
+                        at = np.int64(seat_at[s]) - seat_policy[s] * width  # row in probs
+                        call = np.int64(u < probs[seat_policy[s], at + r])
+                        if require_cover:
+                            call &= np.int64(st[s] >= owed)
+                        inn |= call << s
+                        best = max(best, r if call else -1)
+                    if record:
+                        for s in range(n):
+                            if (inplay >> s) & 1:
+                                for c in range(k):
+                                    out_hands[step, t, s, c] = codes[i, s * k + c, lane]
+                    n_ins[inn] += 1
+                    n_in = _popcount(inn)
+                    void = n_in == 0
+                    unc = n_in == 1
+                    sd = n_in >= 2
+                    n_void += void
+                    n_unc += unc
+                    matched_any: Any = False
+                    if unc:  # uncontested: the only one in takes the pot
+                        s = _tz(inn)
+                        n_wins[inn] += 1
+                        st[s] += pot
+                        pot = 0
+                        if st[s] <= 0:  # (a debt larger than the pot)
+                            inplay &= ~(1 << s)
+                    elif sd:  # showdown: the best hand(s) share the pot, every loser matches
+                        won = 0
+                        todo = inn
+                        while todo:
+                            s = _tz(todo)
+                            todo &= todo - 1
+                            won |= np.int64(ranks[at_rank + s] == best) << s
+                        n_wins[won] += 1
+                        n_win = _popcount(won)
+                        share = pot
+                        if n_win > 1:  # a tie
+                            share = pot // n_win
+                        rem = pot - share * n_win
+                        total_paid = 0
+                        todo = inn
+                        while todo:
+                            s = _tz(todo)
+                            todo &= todo - 1
+                            if (won >> s) & 1:
+                                st[s] += share
+                            else:
+                                if shortfall == 2:
+                                    pay = owed
+                                elif shortfall == 1:
+                                    pay = min(owed, max(st[s], 0))
+                                elif st[s] < owed:
+                                    pay = 0
+                                    elim |= 1 << s
+                                else:
+                                    pay = owed
+                                st[s] -= pay
+                                total_paid += pay
+                            if st[s] <= 0 or (elim >> s) & 1:
+                                inplay &= ~(1 << s)
+                        matched_any = total_paid > 0
+                        if first_left and rem > 0:  # odd chips: first winner left of dealer
+                            after = won & ~((2 << dealer_seat) - 1)
+                            s = _tz(after) if after else _tz(won)
+                            st[s] += rem
+                            rem = 0
+                            if st[s] > 0 and not (elim >> s) & 1:
+                                inplay |= 1 << s
+                        new_pot = rem + total_paid
+                        if reserve_cap and new_pot > cap:
+                            reserve += new_pot - cap
+                            new_pot = cap
+                        pot = new_pot
+                    # out of play: the seats in that lost their last chip (above) and those
+                    # the ante left broke that did not win (rare)
+                    if broke:
+                        todo = broke
+                        while todo:
+                            s = _tz(todo)
+                            todo &= todo - 1
+                            if st[s] <= 0:
+                                inplay &= ~(1 << s)
+                    count = _popcount(inplay)
+                    ended_unc = end_on_uncontested and unc and game_matched
+                    game_matched = (game_matched or matched_any) and pot > 0
+                    if reante:
+                        reante_due = void
+                    # next dealer: the same after a void round if still in play, else the
+                    # next seat clockwise still in play (engine._next_dealer)
+                    if not (void and (inplay >> dealer_seat) & 1):
+                        after = inplay & ~((2 << dealer_seat) - 1)
+                        if after:
+                            dealer_seat = _tz(after)
+                        elif inplay:
+                            dealer_seat = _tz(inplay)
+                    if count < 2 or ended_unc:
+                        over = True
+                        break
+                for s in range(n):
+                    st_all[lane, s] = st[s]
+                pot_all[lane] = pot
+                reserve_all[lane] = reserve
+                dealer_all[lane] = dealer_seat
+                inplay_all[lane] = inplay
+                elim_all[lane] = elim
+                played_all[lane] = played
+                y_all[lane] = y
+                flags_all[lane] = (np.int64(over) | (np.int64(reante_due) << 1)
+                                   | (np.int64(game_matched) << 2))
+                live -= over
+        for lane in range(lanes):
+            t = t0 + lane
+            pot = pot_all[lane]
+            reserve = reserve_all[lane]
+            elim = elim_all[lane]
+            dealer_seat = dealer_all[lane]
+            if end_share:
+                seated = n - _popcount(elim)
+                every = seated == 0
+                n_share = n if every else seated
+                amount = pot + reserve
+                base = amount // n_share
+                extra = amount - base * n_share
+                for j in range(1, n + 1):
+                    s = dealer_seat + j - (n if dealer_seat + j >= n else 0)
+                    if every or not (elim >> s) & 1:
+                        st_all[lane, s] += base + (1 if extra > 0 else 0)
+                        extra -= 1
                 pot = 0
-                if st[s] <= 0:  # (a debt larger than the pot)
-                    inplay &= ~(1 << s)
-            elif sd:  # showdown: the best hand(s) share the pot, every loser matches
-                won = 0
-                todo = inn
-                while todo:
-                    s = _tz(todo)
-                    todo &= todo - 1
-                    won |= np.int64(chunk_rank[i, s] == best) << s
-                n_wins[won] += 1
-                n_win = _popcount(won)
-                share = pot
-                if n_win > 1:  # a tie
-                    share = pot // n_win
-                rem = pot - share * n_win
-                total_paid = 0
-                todo = inn
-                while todo:
-                    s = _tz(todo)
-                    todo &= todo - 1
-                    if (won >> s) & 1:
-                        st[s] += share
-                    else:
-                        if shortfall == 2:
-                            pay = owed
-                        elif shortfall == 1:
-                            pay = min(owed, max(st[s], 0))
-                        elif st[s] < owed:
-                            pay = 0
-                            elim |= 1 << s
-                        else:
-                            pay = owed
-                        st[s] -= pay
-                        total_paid += pay
-                    if st[s] <= 0 or (elim >> s) & 1:
-                        inplay &= ~(1 << s)
-                matched_any = total_paid > 0
-                if first_left and rem > 0:  # odd chips: the first winner left of the dealer
-                    after = won & ~((2 << dealer_seat) - 1)
-                    s = _tz(after) if after else _tz(won)
-                    st[s] += rem
-                    rem = 0
-                    if st[s] > 0 and not (elim >> s) & 1:
-                        inplay |= 1 << s
-                new_pot = rem + total_paid
-                if reserve_cap and new_pot > cap:
-                    reserve += new_pot - cap
-                    new_pot = cap
-                pot = new_pot
-            # out of play: the seats in that lost their last chip (above) and those the
-            # ante left broke that did not win (rare)
-            if broke:
-                todo = broke
-                while todo:
-                    s = _tz(todo)
-                    todo &= todo - 1
-                    if st[s] <= 0:
-                        inplay &= ~(1 << s)
-            count = _popcount(inplay)
-            ended_unc = end_on_uncontested and unc and game_matched
-            game_matched = (game_matched or matched_any) and pot > 0
-            if reante:
-                reante_due = void
-            # next dealer: the same after a void round if still in play, else the next
-            # seat clockwise still in play (engine._next_dealer)
-            if not (void and (inplay >> dealer_seat) & 1):
-                after = inplay & ~((2 << dealer_seat) - 1)
-                if after:
-                    dealer_seat = _tz(after)
-                elif inplay:
-                    dealer_seat = _tz(inplay)
-            if count < 2 or ended_unc:
-                over = True
-                break
-        if end_share:
-            seated = n - _popcount(elim)
-            every = seated == 0
-            n_share = n if every else seated
-            amount = pot + reserve
-            base = amount // n_share
-            extra = amount - base * n_share
-            for j in range(1, n + 1):
-                s = dealer_seat + j - (n if dealer_seat + j >= n else 0)
-                if every or not (elim >> s) & 1:
-                    st[s] += base + (1 if extra > 0 else 0)
-                    extra -= 1
-            pot = 0
-            reserve = 0
-        for s in range(n):
-            out_stacks[t, s] = st[s]
-            out_elim[t, s] = (elim >> s) & 1
-        out_pot[t] = pot
-        out_reserve[t] = reserve
-        out_rounds[t] = played
-        out_over[t] = over
-        total_rounds += played
+                reserve = 0
+            for s in range(n):
+                out_stacks[t, s] = st_all[lane, s]
+                out_elim[t, s] = (elim >> s) & 1
+            out_pot[t] = pot
+            out_reserve[t] = reserve
+            out_rounds[t] = played_all[lane]
+            out_over[t] = flags_all[lane] & 1
+            total_rounds += played_all[lane]
     for m in range(1, 1 << n):
         for s in range(n):
             if (m >> s) & 1:
