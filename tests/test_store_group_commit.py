@@ -5,6 +5,7 @@ to its own submitter only, and the store's other jobs run in order with the writ
 from __future__ import annotations
 
 import asyncio
+import threading
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -115,3 +116,26 @@ def test_a_failing_write_fails_alone_and_jobs_keep_their_order(tmp_path: Path) -
     store.close()
     with pytest.raises(RuntimeError, match="closed"):
         asyncio.run(store.run(store.room_status, "r1"))
+
+
+def test_idle_jobs_wait_for_the_writes_and_jobs_queued_after_them(tmp_path: Path) -> None:
+    store = _prepared(tmp_path / "d.db")
+    order: list[tuple[str, int]] = []
+
+    def events() -> int:
+        with store.engine.connect() as connection:
+            return int(connection.execute(text("SELECT count(*) FROM events")).scalar_one())
+
+    async def play() -> None:
+        release = threading.Event()
+        blocked = store.writer.call(release.wait)  # the thread is busy until released
+        idle = store.writer.call(lambda: order.append(("idle", events())), idle=True)
+        write = store.writer.submit(_batch()[0])
+        job = store.writer.call(lambda: order.append(("job", events())))
+        release.set()
+        await asyncio.gather(blocked, idle, write, job)
+
+    asyncio.run(play())
+    store.close()
+    # queued after the idle job, the write (2 events) and the job ran first
+    assert order == [("job", 2), ("idle", 2)]

@@ -2424,8 +2424,9 @@ class RoomManager:
         The seeds are drawn from :attr:`new_seed` in the order the commitments are asked
         for, as always; but the next one is drawn as this one is handed out and worked out
         (:func:`fairness.prepare`: 104 SHA-256 and a shuffle) on the store's database
-        thread meanwhile, so the deal that asks for it finds it ready (else, or without a
-        running event loop, it is worked out here, from the same seed)."""
+        thread meanwhile, when it has no write to do, so the deal that asks for it finds
+        it ready (else, or without a running event loop, it is worked out here, from the
+        same seed)."""
         prepared = self._take_spare()
         self._prepare_spare()
         _keep_secret({} if kept is None else kept, prepared.seed.hex(), prepared.secret,
@@ -2454,7 +2455,7 @@ class RoomManager:
             return
         seed = self.new_seed()
         try:
-            future = self.store.writer.call(lambda: fairness.prepare(seed))
+            future = self.store.writer.call(lambda: fairness.prepare(seed), idle=True)
         except RuntimeError:  # the store is closed
             future = None
         self._spare = (self.new_seed, seed, future)

@@ -500,7 +500,8 @@ class GroupWriter:
     rows are committed. So a write never waits for the event loop to start its commit (the
     thread starts the next commit as soon as the previous one ends), and the outcomes of a
     whole batch go back to the loop in one callback (one wake-up of the loop, however many
-    rooms wait). While a commit runs (a slow or locked database) the loop goes on serving
+    rooms wait); a job marked ``idle`` (:meth:`call`) runs only when nothing else is
+    queued. While a commit runs (a slow or locked database) the loop goes on serving
     every other room; the writes submitted meanwhile are the next batch. If the transaction
     fails, each write is retried alone, so one room's failure is reported to that room
     only. The thread starts at the first job (a store only read, e.g. by the CLI, has
@@ -510,6 +511,7 @@ class GroupWriter:
         self.engine = engine
         self.name = name
         self._queue: list[_Job] = []
+        self._idle: list[_Job] = []
         self._ready = threading.Condition()
         self._thread: threading.Thread | None = None
         self._closing = False
@@ -529,19 +531,21 @@ class GroupWriter:
         self._put(_Job(loop, future, rows, None))
         return future
 
-    def call(self, job: Callable[[], _T]) -> asyncio.Future[_T]:
+    def call(self, job: Callable[[], _T], *, idle: bool = False) -> asyncio.Future[_T]:
         """Run ``job`` on the database thread, after everything queued before it; the
-        future holds its result or its exception."""
+        future holds its result or its exception. ``idle``: work that nobody waits for
+        yet (the next round's fairness commitment), run only when no write or other job
+        is queued, so it never delays one."""
         loop = asyncio.get_running_loop()
         future: asyncio.Future[_T] = loop.create_future()
-        self._put(_Job(loop, future, None, job))
+        self._put(_Job(loop, future, None, job), idle)
         return future
 
-    def _put(self, job: _Job) -> None:
+    def _put(self, job: _Job, idle: bool = False) -> None:
         with self._ready:
             if self._closing:
                 raise RuntimeError("the store is closed")
-            self._queue.append(job)
+            (self._idle if idle else self._queue).append(job)
             if self._thread is None:
                 self._thread = threading.Thread(target=self._serve, name=self.name,
                                                 daemon=True)
@@ -558,16 +562,20 @@ class GroupWriter:
             thread.join()
 
     def _serve(self) -> None:
-        """The database thread: take what is queued, run it, hand the outcomes back."""
+        """The database thread: take what is queued (else one idle job), run it, hand
+        each commit's or job's outcomes back as soon as it is done."""
         while True:
             with self._ready:
-                while not self._queue and not self._closing:
+                while not self._queue and not self._idle and not self._closing:
                     self._ready.wait()
-                jobs, self._queue = self._queue, []
+                if self._queue:
+                    jobs, self._queue = self._queue, []
+                else:
+                    jobs = self._idle[:1]
+                    del self._idle[:1]
             if not jobs:
                 self._release()
                 return  # closing, nothing left
-            outcomes: list[tuple[_Job, Any, BaseException | None]] = []
             start = 0
             while start < len(jobs):
                 end = start
@@ -576,18 +584,18 @@ class GroupWriter:
                 if end > start:  # consecutive writes: one transaction
                     batch = jobs[start:end]
                     errors = self._commit([job.rows for job in batch if job.rows is not None])
-                    outcomes.extend((job, None, error)
-                                    for job, error in zip(batch, errors, strict=True))
+                    _hand_back([(job, None, error)
+                                for job, error in zip(batch, errors, strict=True)])
                     start = end
                     continue
                 job = jobs[start]
                 assert job.call is not None
                 try:
-                    outcomes.append((job, job.call(), None))
+                    outcome: tuple[_Job, Any, BaseException | None] = (job, job.call(), None)
                 except Exception as error:
-                    outcomes.append((job, None, error))
+                    outcome = (job, None, error)
+                _hand_back([outcome])
                 start += 1
-            _hand_back(outcomes)
 
     def _commit(self, batch: Sequence[_Rows]) -> list[BaseException | None]:
         """Write ``batch`` (on the database thread); the error of each write, if any."""
