@@ -397,13 +397,21 @@ def _on_declared(state: GameState, event: Declared) -> GameState:
 
 
 def _on_dealt(state: GameState, event: CardsDealt) -> GameState:
-    passing = state.variants.pass_phase and not state.companion  # passed at the table
-    n = len(state.names)
     if state.companion:
         point = state.undo_point
         if point is None or point.round_number != state.round_number:  # no antes before
             state = _with(state, undo_point=_undo_point(state))
     fields = state.__dict__.copy()
+    _dealt_into(fields, state, event)
+    new = _new_object(GameState)
+    _set_attribute(new, "__dict__", fields)
+    return new
+
+
+def _dealt_into(fields: dict[str, Any], state: GameState, event: CardsDealt) -> None:
+    """:func:`_on_dealt`'s changes, stored in ``fields`` (a copy of ``state.__dict__``)."""
+    passing = state.variants.pass_phase and not state.companion  # passed at the table
+    n = len(state.names)
     fields["hands"] = event.hands
     fields["declarations"] = (None,) * n
     fields["phase"] = _PASS if passing else _DECLARE
@@ -413,9 +421,6 @@ def _on_dealt(state: GameState, event: CardsDealt) -> GameState:
     fields["misdeal_redeal"] = False
     fields["passes"] = (None,) * n if passing else None
     fields["volunteered"] = ()
-    new = _new_object(GameState)
-    _set_attribute(new, "__dict__", fields)
-    return new
 
 
 def _undo_point(state: GameState) -> GameState:
@@ -425,12 +430,19 @@ def _undo_point(state: GameState) -> GameState:
 
 
 def _on_antes(state: GameState, event: AntesPosted) -> GameState:
+    fields = state.__dict__.copy()
+    _antes_into(fields, state, event)
+    new = _new_object(GameState)
+    _set_attribute(new, "__dict__", fields)
+    return new
+
+
+def _antes_into(fields: dict[str, Any], state: GameState, event: AntesPosted) -> None:
+    """:func:`_on_antes`'s changes, stored in ``fields`` (a copy of ``state.__dict__``)."""
     amounts = event.amounts
     if len(amounts) != len(state.stacks):
         _per_seat(state, amounts, "antes")  # raises
-    stacks = tuple(map(_sub, state.stacks, amounts))
-    fields = state.__dict__.copy()
-    fields["stacks"] = stacks
+    fields["stacks"] = tuple(map(_sub, state.stacks, amounts))
     fields["pot"] = state.pot + event.refill + sum(amounts)
     fields["reserve"] = state.reserve - event.refill
     fields["reante_due"] = False
@@ -438,9 +450,6 @@ def _on_antes(state: GameState, event: AntesPosted) -> GameState:
     fields["game_matched"] = state.game_matched and not event.new_game
     fields["ante_payers"] = ()
     fields["undo_point"] = _undo_point(state) if state.companion else None
-    new = _new_object(GameState)
-    _set_attribute(new, "__dict__", fields)
-    return new
 
 
 def _in_seats(declarations: Sequence[Declaration | None]) -> list[int]:
@@ -1026,13 +1035,27 @@ def next_antes(state: GameState) -> AntesPosted | None:
 
 def _deal(state: GameState, hands: tuple[Hand | None, ...], ghost: Hand | None = None,
           community: Hand | None = None) -> tuple[GameState, list[Event]]:
-    """:func:`deal` without checking ``hands`` (they are legal by construction)."""
-    events: list[Event] = []
+    """:func:`deal` without checking ``hands`` (they are legal by construction).
+
+    The antes and the deal are applied to one copy of the state, by the changes of their
+    handlers (:func:`_antes_into`, :func:`_dealt_into`): what :func:`evolve` of each in
+    turn gives, without the state between them (the deal reads nothing the antes change).
+    In companion mode, where the deal's undo point depends on the antes, one at a time."""
     antes = next_antes(state)
+    dealt = _CARDS_DEALT(hands, ghost, community)
+    if state.companion:
+        return _apply(state, [dealt] if antes is None else [antes, dealt])
+    fields = state.__dict__.copy()
     if antes is not None:
-        events.append(antes)
-    events.append(_CARDS_DEALT(hands, ghost, community))
-    return _apply(state, events)
+        _antes_into(fields, state, antes)
+    _dealt_into(fields, state, dealt)
+    new = _new_object(GameState)
+    _set_attribute(new, "__dict__", fields)
+    if sum(new.stacks) + new.pot + new.reserve != new.total:
+        raise ConservationError(
+            f"chips not conserved after AntesPosted: stacks {new.stacks}, pot {new.pot}, "
+            f"reserve {new.reserve}, expected total {new.total}")
+    return new, [dealt] if antes is None else [antes, dealt]
 
 
 # ---------------------------------------------------------------------------------------------

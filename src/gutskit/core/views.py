@@ -416,13 +416,18 @@ def _build(state: GameState, seats: Sequence[int | None], plan: _Plan,
     out = []
     if dealt is not None and not own_decl and transform is None and (
             passes is None or not showing):
-        # the usual case: the seats' views differ by the seat and its hand alone
-        public = (rules_, names, stacks, eliminated, dealer, pot, reserve, phase_)
-        rest = (decls, declared, dealt_in, round_number, game_number, owed, last_result,
-                None, None, chosen)
+        # the usual case: the seats' views differ by the seat and its hand alone: one row
+        # of the fields in their order, its seat and hand set for each seat, copied into
+        # each view (no intermediate tuple per view)
+        row: list[Any] = [
+            SPECTATOR_SEAT, rules_, names, stacks, eliminated, dealer, pot, reserve, phase_,
+            None, decls, declared, dealt_in, round_number, game_number, owed, last_result,
+            None, None, chosen]
         for s in dealt:
-            out.append(_new_tuple(SeatView, (s, *public, hands[s] if own_hand else None,
-                                             *rest)))
+            row[0] = s
+            if own_hand:
+                row[9] = hands[s]
+            out.append(_new_tuple(SeatView, row))
         return out
     for seat in seats:
         if seat is None:
@@ -481,7 +486,8 @@ def view_for(state: GameState, seat: int) -> SeatView:
 
 def joint_views(state: GameState) -> dict[int, SeatView]:
     """The views of every seat dealt in, for a simultaneous decision (shares the work)."""
-    dealt = state.dealt
+    hands = state.hands
+    dealt: Sequence[int] = range(len(hands)) if all(hands) else state.dealt  # (usual: all)
     return dict(zip(dealt, _build(state, dealt, _PLAN, dealt), strict=True))
 
 
