@@ -460,13 +460,19 @@ def _in_seats(declarations: Sequence[Declaration | None]) -> list[int]:
 
 def _on_revealed(state: GameState, event: DeclarationsRevealed) -> GameState:
     fields = state.__dict__.copy()
+    _revealed_into(fields, state, event)
+    new = _new_object(GameState)
+    _set_attribute(new, "__dict__", fields)
+    return new
+
+
+def _revealed_into(fields: dict[str, Any], state: GameState,
+                   event: DeclarationsRevealed) -> None:
+    """:func:`_on_revealed`'s changes, stored in ``fields`` (a copy of ``state.__dict__``)."""
     fields["declarations"] = event.declarations
     if state.companion and state.variants.compares_hands(_in_seats(event.declarations)):
         # companion mode: the hands compared are at the real table; wait for them
         fields["phase"] = _SHOWDOWN
-    new = _new_object(GameState)
-    _set_attribute(new, "__dict__", fields)
-    return new
 
 
 def _on_cards_shown(state: GameState, event: CardsShown) -> GameState:
@@ -500,6 +506,15 @@ def _on_undone(state: GameState, event: RoundUndone) -> GameState:
 
 
 def _on_resolved(state: GameState, event: RoundResolved) -> GameState:
+    fields = state.__dict__.copy()
+    _resolved_into(fields, state, event)
+    new = _new_object(GameState)
+    _set_attribute(new, "__dict__", fields)
+    return new
+
+
+def _resolved_into(fields: dict[str, Any], state: GameState, event: RoundResolved) -> None:
+    """:func:`_on_resolved`'s changes, stored in ``fields`` (a copy of ``state.__dict__``)."""
     won, matched_chips = event.won, event.matched
     n = len(state.stacks)
     if len(won) != n or len(matched_chips) != n:
@@ -510,7 +525,6 @@ def _on_resolved(state: GameState, event: RoundResolved) -> GameState:
     if event.eliminated:
         eliminated = tuple(e or s in event.eliminated for s, e in enumerate(eliminated))
     matched = event.outcome is _COMPARED and any(matched_chips)
-    fields = state.__dict__.copy()
     fields["stacks"] = stacks
     fields["eliminated"] = eliminated
     fields["pot"] = event.pot_after
@@ -522,9 +536,6 @@ def _on_resolved(state: GameState, event: RoundResolved) -> GameState:
     fields["last_result"] = event
     fields["end_reason"] = _end_reason(state, event) if event.session_over else None
     fields["ante_payers"] = event.ante_payers
-    new = _new_object(GameState)
-    _set_attribute(new, "__dict__", fields)
-    return new
 
 
 def _on_pass_chosen(state: GameState, event: PassChosen) -> GameState:
@@ -1785,12 +1796,29 @@ def declare_all(state: GameState, declarations: Mapping[int, Declaration]
         problem = _resolution_problem(state, decls)
         if problem is not None:
             raise IllegalActionError(problem)
-    reveal = _REVEALED(tuple(decls))
-    state = evolve(state, reveal)
-    if state.phase is _SHOWDOWN:  # companion mode: the cards are at the table
-        return state, [reveal]
-    resolved = _resolve(state)
-    state = evolve(state, resolved)
+    revealed = tuple(decls)
+    reveal = _REVEALED(revealed)
+    if state.companion or not state.variants.plain:
+        state = evolve(state, reveal)
+        if state.phase is _SHOWDOWN:  # companion mode: the cards are at the table
+            return state, [reveal]
+        resolved = _resolve(state)
+        state = evolve(state, resolved)
+    else:
+        # plain rules: the round resolves from the declarations revealed (no variant hook
+        # reads the state between), and the reveal and the resolution are applied to one
+        # copy of the state, by their handlers' changes: what :func:`evolve` of each in
+        # turn gives (the resolution reads nothing the reveal changes)
+        resolved = _resolve(state, declarations=revealed)
+        fields = state.__dict__.copy()
+        _revealed_into(fields, state, reveal)
+        _resolved_into(fields, state, resolved)
+        state = _new_object(GameState)
+        _set_attribute(state, "__dict__", fields)
+        if sum(state.stacks) + state.pot + state.reserve != state.total:
+            raise ConservationError(
+                f"chips not conserved after RoundResolved: stacks {state.stacks}, pot "
+                f"{state.pot}, reserve {state.reserve}, expected total {state.total}")
     if state.loss_limits is None:
         return state, [reveal, resolved]
     state, more = _sit_out(state)
@@ -1874,7 +1902,8 @@ def _next_dealer(dealer: int, playing: Sequence[int], *, void: bool) -> int:
     return playing[0] if playing else dealer
 
 
-def _resolve(state: GameState, named: WinnersNamed | None = None) -> RoundResolved:
+def _resolve(state: GameState, named: WinnersNamed | None = None, *,
+             declarations: tuple[Declaration | None, ...] | None = None) -> RoundResolved:
     """Settle the round once every declaration is revealed: the one resolution pipeline
     (RULES.md "Antes, declaration, resolution", steps 4-5). The variants
     (``state.variants``, :func:`gutskit.variants.variants_for`) plug in at its named steps:
@@ -1892,13 +1921,17 @@ def _resolve(state: GameState, named: WinnersNamed | None = None) -> RoundResolv
     Under rules with no resolution variant (``Variants.plain``) the hooks are skipped.
     ``named``: companion mode, the table named the result instead of showing cards
     (:func:`name_winners`): it stands in for the comparison of the hands; every other step
-    is the same.
+    is the same. ``declarations``: under plain rules, the declarations revealed, when
+    ``state`` is the state before the reveal (:func:`declare_all`); default
+    ``state.declarations``.
     """
     game = state.variants
     plain = game.plain
     n = len(state.names)
     out = _OUT
-    in_seats = [s for s, d in enumerate(state.declarations) if d is not out and d is not None]
+    if declarations is None:
+        declarations = state.declarations
+    in_seats = [s for s, d in enumerate(declarations) if d is not out and d is not None]
     won = [0] * n
     owed = [0] * n
     shown: list[Hand | None] = [None] * n
