@@ -120,8 +120,9 @@ def instructions(tree: Path, which: str, tables: int) -> float:
 
 def main() -> None:
     parser = arguments(__doc__)
-    parser.add_argument("--before", default="a91fc4e",
-                        help="the older commit (default: main before session 7's kernel work)")
+    parser.add_argument("--before", default="acccc16",
+                        help="the older commit (default: session 8's block deal; a commit "
+                             "before it deals another random stream: add --new-stream)")
     parser.add_argument("--pairs", type=int, default=9, help="timing pairs per strategy set")
     parser.add_argument("--tables", type=int, default=50_000, help="tables per timed call")
     parser.add_argument("--new-stream", action="store_true",
