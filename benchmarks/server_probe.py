@@ -43,7 +43,10 @@ KINDS = ("lag", "gc", "commit", "commit_cpu", "wait", "queued", "in_commit", "ha
 class _Probe:
     def __init__(self, path: str) -> None:
         self.path = f"{path}.{os.getpid()}"
-        self.lock = threading.Lock()
+        self.lock = threading.RLock()
+        """Re-entrant: a garbage collection can start while a thread holds it (allocating
+        in :meth:`flush`) and its callback (:meth:`on_gc`) adds under it: with a plain
+        lock the probe thread deadlocked on itself, and the server's loop with it."""
         self.samples: dict[str, list[Any]] = {kind: [] for kind in KINDS}
         self.gc_started = 0.0
         self.loop: asyncio.AbstractEventLoop | None = None
