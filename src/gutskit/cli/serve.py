@@ -317,6 +317,7 @@ def verify(
     (FAILED: ...), 2 for unreadable input (error: ...).
     """
     from gutskit.core.errors import quoted
+    from gutskit.core.files import read_text
     from gutskit.server.fairness import (
         FairnessError,
         deck_names,
@@ -369,7 +370,7 @@ def verify(
             raise user_error("give a fairness.json file or a hand history, or --commitment "
                              "and --seed")
         try:
-            text = file.read_text(encoding="utf-8")
+            text = read_text(file)
         except OSError as error:
             raise user_error(f"cannot read {str(file)!r}: {error.strerror}") from None
         except UnicodeDecodeError:

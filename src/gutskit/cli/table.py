@@ -111,18 +111,19 @@ CASE_KEYS = frozenset({"input", "expected", "source"})
 
 
 def _read_referee_input(file: str) -> _RefereeInput:
+    from gutskit.core.files import read_text
     from gutskit.core.referee import RefereeError
 
     if file == "-":
         where = "standard input"
         try:
-            text = sys.stdin.buffer.read().decode("utf-8")
+            text = read_text(None)
         except UnicodeDecodeError:
             raise RefereeError(f"{where}: not UTF-8 text") from None
     else:
         path = Path(file)
         try:
-            text = path.read_text(encoding="utf-8")
+            text = read_text(path)
         except UnicodeDecodeError:
             raise RefereeError(f"{file}: not a UTF-8 text file") from None
         except OSError as error:

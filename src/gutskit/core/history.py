@@ -56,6 +56,7 @@ from gutskit.core.events import (
     SessionStarted,
     WinnersNamed,
 )
+from gutskit.core.files import read_text
 from gutskit.core.limits import has_control_character
 from gutskit.core.rules import Rules, RulesError, rules_from_mapping
 
@@ -317,7 +318,7 @@ def load_records(path: str | Path) -> list[Record]:
 
 def _load(path: str | Path, read: Callable[[Any], Any]) -> list[Any]:
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = read_text(path)
     except OSError as error:
         raise HistoryError(f"cannot read hand history {str(path)!r}: {error.strerror}") from None
     except UnicodeDecodeError:

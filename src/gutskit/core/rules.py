@@ -41,6 +41,7 @@ from pydantic_core import PydanticCustomError
 
 from gutskit.core.errors import GutsError
 from gutskit.core.evaluation import Ranking
+from gutskit.core.files import read_text
 from gutskit.core.limits import MAX_CHIPS
 
 MAX_ANTE = MAX_CHIPS
@@ -369,12 +370,14 @@ def load_rules(path: str | Path) -> Rules:
     """
     file = Path(path)
     try:
-        data = tomllib.loads(file.read_text(encoding="utf-8"))
+        text = read_text(file)
     except OSError as error:
         raise RulesError(f"cannot read rules file {str(file)!r}: {error.strerror}") from None
     except UnicodeDecodeError as error:
         raise RulesError(f"rules file {str(file)!r} is not UTF-8 text (byte "
                          f"{error.start + 1} is {error.object[error.start]:#04x})") from None
+    try:
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise RulesError(f"rules file {str(file)!r} is not valid TOML: {error}") from None
     except ValueError:  # tomllib's int() of a number longer than 4300 digits

@@ -82,6 +82,7 @@ from gutskit.core.events import (
     SessionStarted,
     WinnersNamed,
 )
+from gutskit.core.files import read_text
 from gutskit.core.history import HistoryError, Record, parse_lines, record_from_dict
 from gutskit.core.views import DeclarationSealed, PassSealed, PassSeen
 from gutskit.server.fairness import (
@@ -141,7 +142,7 @@ def load_history(path: str | Path) -> list[Record]:
         VerifyInputError: unreadable file or bad line (named).
     """
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = read_text(path)
     except (OSError, UnicodeDecodeError) as error:
         reason = error.strerror if isinstance(error, OSError) else "not UTF-8 text"
         raise VerifyInputError(f"cannot read hand history {str(path)!r}: {reason}") from None
