@@ -91,3 +91,27 @@ def test_dev_zero_stops_at_the_limit(small_limit: None) -> None:
     # /dev/zero never ends: the bounded read takes LIMIT + 1 bytes and stops
     line = assert_user_error(guts("rules", "--rules", "/dev/zero"))
     assert line == _message("/dev/zero")
+
+
+# --- infinite option values (inf passed a lower bound; nan never did) ---------------------------
+
+@pytest.mark.parametrize(("args", "expected"), [
+    (("serve", "--bot-delay", "inf"),
+     "error: --bot-delay inf is not a finite number: it must be at least 0.0 "
+     "(see 'guts serve --help')"),
+    (("serve", "--idle-minutes", "1e999"),
+     "error: --idle-minutes inf is not a finite number: it must be at least 0.01 "
+     "(see 'guts serve --help')"),
+    (("serve", "--bot-delay", "nan"),
+     "error: --bot-delay nan is not a number: it must be at least 0.0 "
+     "(see 'guts serve --help')"),
+])
+def test_an_infinite_number_is_refused_like_nan(args: tuple[str, ...], expected: str) -> None:
+    assert assert_user_error(guts(*args)) == expected
+
+
+def test_finite_passes_a_finite_value_through() -> None:
+    from gutskit.cli.errors import finite
+
+    assert finite(None, None, 1.8) == 1.8
+    assert finite(None, None, None) is None

@@ -9,6 +9,7 @@ from typing import Annotated
 
 import typer
 
+from gutskit.cli.errors import finite
 from gutskit.cli.options import JsonOpt, check_output_path
 from gutskit.cli.words import count
 
@@ -28,7 +29,7 @@ def analyze(
     history: Annotated[Path | None, typer.Option(
         "--history", metavar="FILE", help="A JSON Lines hand-history file.")] = None,
     alpha: Annotated[float, typer.Option(
-        "--alpha", min=0.0, max=1.0,
+        "--alpha", min=0.0, max=1.0, callback=finite,
         help="Flag pairs whose Holm-adjusted p-value is below this.")] = 0.01,
     plot: Annotated[Path | None, typer.Option(
         "--plot", metavar="FILE",

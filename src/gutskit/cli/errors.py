@@ -8,6 +8,7 @@ file that cannot be read or written) or one of typer's usage errors.
 
 from __future__ import annotations
 
+import math
 import re
 import sys
 from contextvars import ContextVar
@@ -17,8 +18,8 @@ import typer
 
 from gutskit.core.errors import GutsError
 
-__all__ = ["EXIT_INTERRUPTED", "EXIT_USER_ERROR", "USER_ERRORS", "UsageProblem", "message",
-           "report_error"]
+__all__ = ["EXIT_INTERRUPTED", "EXIT_USER_ERROR", "USER_ERRORS", "UsageProblem", "finite",
+           "message", "report_error"]
 
 EXIT_USER_ERROR = 2
 """Exit status of a user mistake."""
@@ -107,6 +108,35 @@ _SHOWN = 40
 """The most characters of a bad option value quoted in a message."""
 
 
+def _allowed(param: Any) -> str | None:
+    """An option's range in words (``from 0.0 to 1.0``, ``at least 0.0``), or ``None``."""
+    low, high = getattr(param, "min", None), getattr(param, "max", None)
+    if low is not None and high is not None:
+        return f"from {low} to {high}"
+    if low is not None:
+        return f"at least {low}"
+    return None if high is None else f"at most {high}"
+
+
+def finite(ctx: Any, param: Any, value: float | None) -> float | None:
+    """The callback of every float option: an infinite value (``inf``, ``1e999``, which
+    passes a lower bound; ``nan`` is refused by the bound itself, :func:`_bad_value`) is
+    refused in the same words as ``nan``: ``--bot-delay inf is not a finite number: it must
+    be at least 0.0 (see 'guts serve --help')``.
+
+    Raises:
+        UsageProblem: ``value`` is infinite.
+    """
+    if value is None or math.isfinite(value):
+        return value
+    opts = [o for o in getattr(param, "opts", ()) if o.startswith("--")]
+    name = max(opts, key=len) if opts else str(getattr(param, "name", "value"))
+    allowed = _allowed(param)
+    must = f": it must be {allowed}" if allowed else ""
+    raise UsageProblem(f"{name} {value} is not a finite number{must} "
+                       f"(see '{ctx.command_path} --help')")
+
+
 def _bad_value(error: BaseException) -> str | None:
     """A bad option value in gutskit's words, naming the option and the value typed
     (``--players 99 is out of range: it must be from 2 to 10``, ``--alpha nan is not a
@@ -130,11 +160,9 @@ def _bad_value(error: BaseException) -> str | None:
     text = str(value)
     if len(text) > _SHOWN:  # a 5000-digit number is quoted by its start and its length
         value = text = f"{text[:_SHOWN]}… ({len(text)} characters)"
-    low, high = getattr(param, "min", None), getattr(param, "max", None)
     if kind in _BOUNDS and _BOUNDS[kind][0] in bounds:
         key, words = _BOUNDS[kind]
-        allowed = (f"from {low} to {high}" if low is not None and high is not None
-                   else f"{words} {bounds[key]}")
+        allowed = _allowed(param) or f"{words} {bounds[key]}"
         if text.strip().lower() in ("nan", "+nan", "-nan"):  # compares false with any bound
             return f"{name} {text} is not a number: it must be {allowed}"
         return f"{name} {text} is out of range: it must be {allowed}"

@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 
 import typer
 
-from gutskit.cli.errors import UsageProblem
+from gutskit.cli.errors import UsageProblem, finite
 from gutskit.cli.words import count
 
 __all__ = ["allowed_hosts", "register", "serve", "verify"]
@@ -47,6 +47,7 @@ def serve(
         "--allow-origin", metavar="URL",
         help="Another browser origin allowed to open the WebSocket (repeatable).")] = None,
     bot_delay: Annotated[float, typer.Option(
+        callback=finite,
         min=0.0, help="Bots think for up to this many seconds.")] = 1.8,
     room_limit: Annotated[str, typer.Option(
         metavar="RATES", help="Rooms one client address may create, e.g. "
@@ -61,13 +62,17 @@ def serve(
         "--workers N or --redis URL the count covers every worker (every machine on that "
         "Redis).")] = 20,
     hello_timeout: Annotated[float, typer.Option(
+        callback=finite,
         min=0.1, help="Seconds a new connection has to say hello.")] = 10.0,
     idle_minutes: Annotated[float, typer.Option(
+        callback=finite,
         min=0.01, help="Close and archive a room with no connection and no action for "
         "this long.")] = 60.0,
     min_decision_seconds: Annotated[float, typer.Option(
+        callback=finite,
         min=0.01, help="Smallest declaration timer a room may have.")] = 1.0,
     min_reveal_seconds: Annotated[float, typer.Option(
+        callback=finite,
         min=0.0, help="Smallest pause between rounds a room may have.")] = 0.5,
     max_body_bytes: Annotated[int, typer.Option(
         min=1024, help="Largest HTTP request body.")] = 16_384,
