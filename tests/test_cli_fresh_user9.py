@@ -115,3 +115,22 @@ def test_finite_passes_a_finite_value_through() -> None:
 
     assert finite(None, None, 1.8) == 1.8
     assert finite(None, None, None) is None
+
+
+# --- guts play --name of a bot ------------------------------------------------------------------
+
+def test_play_says_a_bot_has_the_name_and_writes_nothing(tmp_path: Path) -> None:
+    db = tmp_path / "g.db"
+    line = assert_user_error(guts("play", "--name", "Ava", "--players", "3", "--db", str(db),
+                                  input="q\n"))
+    assert line == ("error: --name 'Ava' is a bot's name at this table (the bots are Ava, "
+                    "Bruno, named in seat order): choose another name with --name")
+    assert not db.exists()
+
+
+def test_play_takes_a_bot_name_no_bot_has_at_this_table(tmp_path: Path) -> None:
+    # 3 seats: the bots are Ava and Bruno, so Chen is free
+    result = guts("play", "--name", "Chen", "--players", "3", "--seed", "7",
+                  "--db", str(tmp_path / "g.db"), input="q\n")
+    assert result.exit_code == 0, result.stderr
+    assert "Chen" in result.stdout

@@ -211,7 +211,7 @@ def test_play_user_errors(tmp_path: Path) -> None:
         (["--chips", "0"], "--chips"),
         (["--preset", "social", "--rules", "x.toml"], "--preset and --rules"),
         (["--rule", "declaration=shouted"], "declaration"),
-        (["--name", "Ava"], "duplicate player name 'Ava'"),
+        (["--name", "Ava"], "--name 'Ava' is a bot's name at this table"),
     ]:
         result = guts("play", "--db", str(tmp_path / "x.db"), *args, input="quit\n")
         assert result.exit_code == 2, (args, result.stdout)

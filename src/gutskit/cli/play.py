@@ -143,7 +143,12 @@ def play(
     if bots is not None:
         comma_list("--bots", bots, "bot kind")  # an empty kind is named, not dropped
     kinds = parse_bot_kinds(bots) if bots is not None else None
-    play_table(players - 1, kinds)  # more kinds than seats: an error before play starts
+    table = play_table(players - 1, kinds)  # more kinds than seats: an error before play
+    bot_names = [bot.name.partition(" (")[0] for bot in table]
+    if name in bot_names:  # the engine refuses two players of one name at the table
+        raise UsageProblem(f"--name {name!r} is a bot's name at this table (the bots are "
+                           f"{', '.join(bot_names)}, named in seat order): choose another "
+                           "name with --name")
     check_location(db)
     store = BackgroundStore(db)
     if db is not None and is_url(db):
