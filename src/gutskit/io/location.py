@@ -9,9 +9,10 @@ library loads in the background). :class:`StorageError` is the error of the stor
 
 from __future__ import annotations
 
+import functools
 import re
 import sqlite3
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from pathlib import Path
 
 from platformdirs import user_data_dir
@@ -24,11 +25,22 @@ __all__ = ["SQLITE_HEADER", "STORE_TABLES", "StorageError", "check_location",
 SQLITE_HEADER = b"SQLite format 3\x00"
 """The first 16 bytes of every SQLite database file."""
 
-STORE_TABLES = frozenset({"sessions", "events"})
+STORE_COLUMNS: dict[str, frozenset[str]] = {
+    "sessions": frozenset({"id", "created_at", "source", "rules", "players", "status",
+                           "end_reason"}),
+    "events": frozenset({"session_id", "seq", "type", "payload"}),
+}
+"""The columns of the tables every gutskit database holds (:mod:`gutskit.io.storage`'s
+models, which ``tests/test_storage_foreign.py`` checks against this; here without
+SQLAlchemy, so :func:`check_location` stays cheap)."""
+
+STORE_TABLES = frozenset(STORE_COLUMNS)
 """The tables every gutskit database holds (:mod:`gutskit.io.storage`'s; the server's
 store migrates them in first)."""
 
 _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*://")
+_IN_MEMORY = re.compile(r"^sqlite(\+[A-Za-z0-9_]+)?://(/(:memory:)?)?(\?.*)?$", re.IGNORECASE)
+"""A SQLite URL of an in-memory database (``sqlite://``, ``sqlite:///:memory:``)."""
 
 
 class StorageError(GutsError):
@@ -36,12 +48,15 @@ class StorageError(GutsError):
     names the database or the session."""
 
 
-def check_not_foreign(tables: Collection[str], location: str | Path) -> None:
+def check_not_foreign(tables: Collection[str], location: str | Path, *,
+                      columns_of: Callable[[str], Collection[str]]) -> None:
     """Refuse another program's database: one that holds tables (``tables``, their names),
-    none of them gutskit's (:data:`STORE_TABLES`). An empty database, or one with no table
-    yet, is not refused (gutskit creates its tables in it). The one rule for ``guts play``,
-    ``guts serve`` and every store (fresh7: ``guts play --db OTHER.db`` added its tables to
-    another program's file).
+    none of them gutskit's (:data:`STORE_TABLES`), or a table named as one of gutskit's
+    without gutskit's columns (:data:`STORE_COLUMNS`; ``columns_of(name)`` gives a present
+    table's column names). An empty database, or one with no table yet, is not refused
+    (gutskit creates its tables in it). The one rule for ``guts play``, ``guts serve`` and
+    every store (fresh7: ``guts play --db OTHER.db`` added its tables to another program's
+    file; fresh8: and to one whose own ``sessions`` table has other columns).
 
     Raises:
         StorageError: it is another program's database; the message quotes ``location``
@@ -51,6 +66,13 @@ def check_not_foreign(tables: Collection[str], location: str | Path) -> None:
         raise StorageError(
             f"{shown(location)!r} is another program's database (it holds {len(tables)} "
             "table(s), none of gutskit's): give a new file or a gutskit database")
+    for name in sorted(STORE_TABLES & set(tables)):
+        missing = STORE_COLUMNS[name] - set(columns_of(name))
+        if missing:
+            raise StorageError(
+                f"{shown(location)!r} is another program's database (its table {name!r} "
+                f"has no column {', '.join(repr(c) for c in sorted(missing))}, which "
+                "gutskit's has): give a new file or a gutskit database")
 
 
 def default_db_path() -> Path:
@@ -109,6 +131,10 @@ def check_location(location: str | Path | None, *, must_exist: bool = False) -> 
     if is_url(text):
         if not _URL.match(text):
             raise StorageError(f"bad database URL {text!r}: expected scheme://...")
+        if _IN_MEMORY.match(text):
+            raise StorageError(f"{shown(text)!r} is an in-memory database: it keeps "
+                               "nothing, and each connection would see its own empty one; "
+                               "give a file (a path or sqlite:///PATH)")
         return
     if not text.strip():
         raise StorageError("the database path is empty")
@@ -136,7 +162,8 @@ def _check_file(path: Path, text: str) -> None:
     if head and head != SQLITE_HEADER:
         raise StorageError(f"cannot open database {text!r}: file is not a database")
     if head:
-        check_not_foreign(_sqlite_tables(path), text)
+        check_not_foreign(_sqlite_tables(path), text,
+                          columns_of=functools.partial(_sqlite_columns, path))
 
 
 def _sqlite_tables(path: Path) -> list[str]:
@@ -150,6 +177,22 @@ def _sqlite_tables(path: Path) -> list[str]:
     try:
         rows = connection.execute("SELECT name FROM sqlite_master WHERE type = 'table' "
                                   "AND name NOT LIKE 'sqlite~_%' ESCAPE '~'").fetchall()
+    except sqlite3.Error:
+        return []
+    finally:
+        connection.close()
+    return [str(row[0]) for row in rows]
+
+
+def _sqlite_columns(path: Path, table: str) -> list[str]:
+    """The column names of ``table`` in the SQLite file ``path``, read only; none when it
+    cannot be read now."""
+    try:
+        connection = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    except sqlite3.Error:
+        return []
+    try:
+        rows = connection.execute("SELECT name FROM pragma_table_info(?)", (table,)).fetchall()
     except sqlite3.Error:
         return []
     finally:

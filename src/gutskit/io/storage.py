@@ -61,6 +61,7 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sess
 from gutskit.core.events import CardsDealt, Event, SessionEnded, SessionStarted
 from gutskit.core.history import event_from_dict, event_to_dict
 from gutskit.io.location import (
+    STORE_TABLES,
     StorageError,
     check_not_foreign,
     default_db_path,
@@ -235,9 +236,12 @@ def tables_of(engine: Engine, location: str | Path) -> set[str]:
         sqlalchemy.exc.SQLAlchemyError: it cannot be opened.
     """
     with engine.connect() as connection:
-        present = set(inspect(connection).get_table_names())
+        inspector = inspect(connection)
+        present = set(inspector.get_table_names())
+        columns = {name: [column["name"] for column in inspector.get_columns(name)]
+                   for name in present & STORE_TABLES}
     try:
-        check_not_foreign(present, location)
+        check_not_foreign(present, location, columns_of=columns.__getitem__)
     except StorageError:
         engine.dispose()
         raise
