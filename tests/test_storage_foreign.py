@@ -84,3 +84,21 @@ def test_an_in_memory_database_is_refused_before_play(url: str) -> None:
     assert played.stdout == ""
     assert_user_error(played, message)
     assert_user_error(guts("serve", "--db", url, "--port", str(_free_port())), message)
+
+
+def test_an_output_file_never_overwrites_a_database(tmp_path: Path) -> None:
+    """``guts tournament --history o1.db`` turned a SQLite database into JSON Lines
+    (fresh8): an output file that is a SQLite database is refused before the run; any other
+    existing file is replaced, as ``--help`` says."""
+    db = tmp_path / "o1.db"
+    before = _other(db, "t")
+    result = guts("tournament", "--sessions", "2", "--rounds", "5", "--no-exploitability",
+                  "--history", str(db))
+    assert_user_error(result, f"history file {str(db)!r} is a SQLite database: it would be "
+                      "overwritten; give another file name")
+    assert db.read_bytes() == before
+    old = tmp_path / "old.jsonl"
+    old.write_text("old\n")
+    assert guts("tournament", "--sessions", "2", "--rounds", "5", "--no-exploitability",
+                "--history", str(old)).exit_code == 0
+    assert old.read_text().splitlines()[0].startswith("{")

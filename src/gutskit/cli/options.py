@@ -17,6 +17,7 @@ import typer
 
 from gutskit.cli.errors import UsageProblem, note_db_source
 from gutskit.core.limits import MAX_CHIPS, MAX_NAME, name_problem
+from gutskit.io.location import SQLITE_HEADER
 
 if TYPE_CHECKING:
     from gutskit.core.rules import Rules
@@ -102,8 +103,9 @@ def resolve_rules(preset_name: str | None = None, rules_file: Path | None = None
 def check_output_path(path: Path | None, what: str,
                       suffixes: Sequence[str] | None = None) -> None:
     """Check, before a long run, that ``path`` can be written later: its folder exists,
-    it is not a folder, it (or, when it is new, its folder) is writable, and (with
-    ``suffixes``) it ends in one of them.
+    it is not a folder, it (or, when it is new, its folder) is writable, it is not a
+    SQLite database (an existing file is replaced; a database is never: fresh8's
+    ``--history`` over a ``--db`` file), and (with ``suffixes``) it ends in one of them.
 
     Args:
         path: the file to write (``None``: nothing to check).
@@ -127,6 +129,18 @@ def check_output_path(path: Path | None, what: str,
     writable = os.access(target, os.W_OK) if target.exists() else os.access(folder, os.W_OK)
     if not writable:
         raise UsageProblem(f"{what} {str(path)!r} cannot be written (permission denied)")
+    if target.is_file() and _starts_with(target, SQLITE_HEADER):
+        raise UsageProblem(f"{what} {str(path)!r} is a SQLite database: it would be "
+                           "overwritten; give another file name")
+
+
+def _starts_with(path: Path, head: bytes) -> bool:
+    """Whether the file ``path`` begins with ``head`` (``False`` when it cannot be read)."""
+    try:
+        with path.open("rb") as file:
+            return file.read(len(head)) == head
+    except OSError:
+        return False
 
 
 def comma_list(option: str, text: str, what: str) -> list[str]:

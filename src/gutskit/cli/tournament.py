@@ -69,7 +69,8 @@ def tournament(
         "--plot", metavar="FILE", help="Save bankroll curves (.png, .svg or .pdf).")] = None,
     history: Annotated[Path | None, typer.Option(
         "--history", metavar="FILE",
-        help="Save every session's hand history (JSON Lines) for 'guts analyze'.")] = None,
+        help="Save every session's hand history (JSON Lines) for 'guts analyze'; an "
+        "existing file is replaced.")] = None,
     processes: Annotated[int, typer.Option(
         "--processes", "-P", min=1,
         help="Play the sessions in N local processes (same results as 1).")] = 1,
