@@ -318,13 +318,19 @@ def _with(state: GameState, **changes: Any) -> GameState:
     change in the copied ``__dict__`` (no keyword dict to build and merge, no call)."""
     fields = state.__dict__.copy()  # one C call: the dict's entries as they are
     fields.update(changes)
-    new = _new_object(GameState)
-    _set_attribute(new, "__dict__", fields)
-    return new
+    return _state_from(fields)
 
 
 _new_object = object.__new__
 _set_attribute = object.__setattr__
+
+
+def _state_from(fields: dict[str, Any]) -> GameState:
+    """A :class:`GameState` holding ``fields`` (a copied ``__dict__`` with a step's changes
+    stored in it): no ``__init__``, no per-field ``setattr`` of a frozen dataclass."""
+    new = _new_object(GameState)
+    _set_attribute(new, "__dict__", fields)
+    return new
 
 
 # ---------------------------------------------------------------------------------------------
@@ -383,11 +389,21 @@ def evolve(state: GameState | None, event: Event) -> GameState:
     if new.undo_point is not None and type(event) in _BETWEEN_ROUNDS and not (
             type(event) is SessionEnded and state.phase is _OVER):
         new = _with(new, undo_point=None)  # only the last round, right after it, is undone
-    if sum(new.stacks) + new.pot + new.reserve != new.total:
-        raise ConservationError(
-            f"chips not conserved after {type(event).__name__}: stacks {new.stacks}, pot "
-            f"{new.pot}, reserve {new.reserve}, expected total {new.total}")
+    _check_conserved(new, type(event).__name__)
     return new
+
+
+def _check_conserved(state: GameState, after: str) -> None:
+    """No chip created or destroyed: the stacks, the pot and the reserve still add up to
+    the table's total.
+
+    Raises:
+        ConservationError: they do not (a bug: the message names the step ``after``).
+    """
+    if sum(state.stacks) + state.pot + state.reserve != state.total:
+        raise ConservationError(
+            f"chips not conserved after {after}: stacks {state.stacks}, pot {state.pot}, "
+            f"reserve {state.reserve}, expected total {state.total}")
 
 
 def _on_declared(state: GameState, event: Declared) -> GameState:
@@ -403,9 +419,7 @@ def _on_dealt(state: GameState, event: CardsDealt) -> GameState:
             state = _with(state, undo_point=_undo_point(state))
     fields = state.__dict__.copy()
     _dealt_into(fields, state, event)
-    new = _new_object(GameState)
-    _set_attribute(new, "__dict__", fields)
-    return new
+    return _state_from(fields)
 
 
 def _dealt_into(fields: dict[str, Any], state: GameState, event: CardsDealt) -> None:
@@ -432,9 +446,7 @@ def _undo_point(state: GameState) -> GameState:
 def _on_antes(state: GameState, event: AntesPosted) -> GameState:
     fields = state.__dict__.copy()
     _antes_into(fields, state, event)
-    new = _new_object(GameState)
-    _set_attribute(new, "__dict__", fields)
-    return new
+    return _state_from(fields)
 
 
 def _antes_into(fields: dict[str, Any], state: GameState, event: AntesPosted) -> None:
@@ -461,9 +473,7 @@ def _in_seats(declarations: Sequence[Declaration | None]) -> list[int]:
 def _on_revealed(state: GameState, event: DeclarationsRevealed) -> GameState:
     fields = state.__dict__.copy()
     _revealed_into(fields, state, event)
-    new = _new_object(GameState)
-    _set_attribute(new, "__dict__", fields)
-    return new
+    return _state_from(fields)
 
 
 def _revealed_into(fields: dict[str, Any], state: GameState,
@@ -508,9 +518,7 @@ def _on_undone(state: GameState, event: RoundUndone) -> GameState:
 def _on_resolved(state: GameState, event: RoundResolved) -> GameState:
     fields = state.__dict__.copy()
     _resolved_into(fields, state, event)
-    new = _new_object(GameState)
-    _set_attribute(new, "__dict__", fields)
-    return new
+    return _state_from(fields)
 
 
 def _resolved_into(fields: dict[str, Any], state: GameState, event: RoundResolved) -> None:
@@ -1060,12 +1068,8 @@ def _deal(state: GameState, hands: tuple[Hand | None, ...], ghost: Hand | None =
     if antes is not None:
         _antes_into(fields, state, antes)
     _dealt_into(fields, state, dealt)
-    new = _new_object(GameState)
-    _set_attribute(new, "__dict__", fields)
-    if sum(new.stacks) + new.pot + new.reserve != new.total:
-        raise ConservationError(
-            f"chips not conserved after AntesPosted: stacks {new.stacks}, pot {new.pot}, "
-            f"reserve {new.reserve}, expected total {new.total}")
+    new = _state_from(fields)
+    _check_conserved(new, "AntesPosted")
     return new, [dealt] if antes is None else [antes, dealt]
 
 
@@ -1813,12 +1817,8 @@ def declare_all(state: GameState, declarations: Mapping[int, Declaration]
         fields = state.__dict__.copy()
         _revealed_into(fields, state, reveal)
         _resolved_into(fields, state, resolved)
-        state = _new_object(GameState)
-        _set_attribute(state, "__dict__", fields)
-        if sum(state.stacks) + state.pot + state.reserve != state.total:
-            raise ConservationError(
-                f"chips not conserved after RoundResolved: stacks {state.stacks}, pot "
-                f"{state.pot}, reserve {state.reserve}, expected total {state.total}")
+        state = _state_from(fields)
+        _check_conserved(state, "RoundResolved")
     if state.loss_limits is None:
         return state, [reveal, resolved]
     state, more = _sit_out(state)
