@@ -384,7 +384,7 @@ def test_sequential_declaration_from_the_dealers_left() -> None:
     t.deal()  # two cards, antes 1 each -> 9, pot 3; Ben deals: Cleo speaks first
     assert driver.waiting_for(t.state) == (2,)
     assert driver.can_declare(t.state, 0, Declaration.IN) == (
-        "it is 'Cleo''s turn to declare, not 'Ana''s")
+        "it is Cleo's turn to declare, not Ana's")
     t.apply(driver.declare(t.state, 2, Declaration.IN))
     t.apply(driver.declare(t.state, 0, Declaration.OUT))
     t.apply(driver.declare(t.state, 1, Declaration.IN))

@@ -599,15 +599,15 @@ def test_sequential_declaration_from_the_dealers_left() -> None:
     state, _ = deal_cards(state, {0: "Kc Ks", 1: "Ad Qc", 2: "6h 6d"})
     assert state.declaration_order() == (2, 0, 1)
     assert state.next_to_declare() == 2
-    assert can_declare(state, 0, IN) == "it is 'Cleo''s turn to declare, not 'Ana''s"
-    with pytest.raises(IllegalActionError, match="'Cleo''s turn"):
+    assert can_declare(state, 0, IN) == "it is Cleo's turn to declare, not Ana's"
+    with pytest.raises(IllegalActionError, match="Cleo's turn"):
         declare(state, 1, OUT)
     state, events = declare(state, 2, IN)
     assert events == [Declared(2, IN)]
     assert state.declarations == (None, None, IN)
     assert state.next_to_declare() == 0
     assert can_declare(state, 2, OUT) == "'Cleo' has already declared"
-    assert can_declare(state, 1, OUT) == "it is 'Ana''s turn to declare, not 'Ben''s"
+    assert can_declare(state, 1, OUT) == "it is Ana's turn to declare, not Ben's"
     state, events = declare(state, 0, IN)
     assert events == [Declared(0, IN)]
     state, events = declare(state, 1, OUT)

@@ -121,3 +121,41 @@ def test_holds_alone_and_shared(db_url: str) -> None:
         hold_database(store.engine, "db", alone=True).release()
     finally:
         store.close()
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        return [int(p) for p in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return []
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="prctl is Linux's")
+def test_the_workers_end_with_their_supervisor(tmp_path: Path) -> None:
+    """attack8 M1: ``kill -9`` of ``guts serve --workers 2``'s main process alone left its
+    workers serving the rooms after its hold on the database was gone, so a new server ran
+    the same room beside them. The workers now end with it (``die_with_parent``) and a new
+    server starts on the database."""
+    db = str(tmp_path / "w.db")
+    ports = free_port(), free_port()
+    with serving(ports[0], db, "--workers", "2") as main:
+        deadline = time.monotonic() + 60
+        while len(workers := [p for p in _children(main.pid) if _alive(p)
+                              and "redis" not in Path(f"/proc/{p}/cmdline").read_text()]) < 2:
+            assert time.monotonic() < deadline, "the workers did not start"
+            time.sleep(0.1)
+        os.kill(main.pid, signal.SIGKILL)
+        main.wait(30)
+        deadline = time.monotonic() + 30
+        while any(_alive(p) for p in workers):
+            assert time.monotonic() < deadline, "a worker outlived its supervisor"
+            time.sleep(0.1)
+        with serving(ports[1], db):
+            assert httpx.get(f"http://127.0.0.1:{ports[1]}/api/rules", timeout=30).is_success

@@ -185,7 +185,7 @@ def test_bad_messages_are_refused_and_change_nothing(db_url: str) -> None:
         refused(ana, {"type": "hello", "protocol": 1}, "bad_message", "already")
         # Dealer Ana: Ben (seat 1) declares first under sequential declaration.
         refused(cleo, {"type": "declare", "round": 1, "action_id": "c", "declaration": "in"},
-                "illegal_action", "'Ben''s turn")
+                "illegal_action", "Ben's turn")
         refused(ben, {"type": "declare", "round": 0, "action_id": "b0", "declaration": "in"},
                 "stale_round", "round 0 is not open: round 1 is being declared")
         refused(ben, {"type": "declare", "round": 2, "action_id": "b2", "declaration": "in"},

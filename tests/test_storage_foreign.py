@@ -102,3 +102,20 @@ def test_an_output_file_never_overwrites_a_database(tmp_path: Path) -> None:
     assert guts("tournament", "--sessions", "2", "--rounds", "5", "--no-exploitability",
                 "--history", str(old)).exit_code == 0
     assert old.read_text().splitlines()[0].startswith("{")
+
+
+def test_a_database_of_views_only_is_another_programs(tmp_path: Path) -> None:
+    """attack8 L1: a database holding only a view was taken for an empty one and the
+    server's tables were added beside it."""
+    other = tmp_path / "view.db"
+    with sqlite3.connect(other) as connection:
+        connection.execute("CREATE VIEW theirs AS SELECT 1 AS x")
+    connection.close()
+    before = other.read_bytes()
+    message = ("is another program's database (it holds 1 table(s), none of gutskit's): "
+               "give a new file or a gutskit database")
+    assert_user_error(guts("serve", "--db", str(other), "--port", str(_free_port())),
+                      f"{str(other)!r} {message}")
+    with pytest.raises(StorageError, match="another program's database"):
+        open_room_store(f"sqlite:///{other}")
+    assert other.read_bytes() == before

@@ -86,7 +86,7 @@ def run_cluster(listener: socket.socket, *, host: str, port: int, db: str | None
     from uvicorn.supervisors import Multiprocess
 
     from gutskit.server.app import UVICORN_OPTIONS
-    from gutskit.server.cluster import CONFIG_ENV, WorkerSettings
+    from gutskit.server.cluster import CONFIG_ENV, SUPERVISOR_ENV, WorkerSettings
 
     with contextlib.ExitStack() as stack:
         if redis_url is None:
@@ -107,6 +107,7 @@ def run_cluster(listener: socket.socket, *, host: str, port: int, db: str | None
         server = uvicorn.Server(uconfig)
         sys.stdout.flush()
         if workers > 1:
+            os.environ[SUPERVISOR_ENV] = str(os.getpid())  # the workers end with this one
             Multiprocess(uconfig, sockets=[listener]).run()
         else:
             server.run(sockets=[listener])

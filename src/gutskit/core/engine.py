@@ -1620,7 +1620,7 @@ def can_declare(state: GameState, seat: int, declaration: Declaration) -> str | 
     if state.variants.in_turn:
         turn = state.next_to_declare()
         if turn is not None and turn != seat:
-            return f"it is {state.names[turn]!r}'s turn to declare, not {state.names[seat]!r}'s"
+            return f"it is {state.names[turn]}'s turn to declare, not {state.names[seat]}'s"
     return _declaration_problem(state, seat, declaration)
 
 

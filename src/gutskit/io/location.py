@@ -50,8 +50,8 @@ class StorageError(GutsError):
 
 def check_not_foreign(tables: Collection[str], location: str | Path, *,
                       columns_of: Callable[[str], Collection[str]]) -> None:
-    """Refuse another program's database: one that holds tables (``tables``, their names),
-    none of them gutskit's (:data:`STORE_TABLES`), or a table named as one of gutskit's
+    """Refuse another program's database: one that holds tables or views (``tables``, their
+    names), none of them gutskit's (:data:`STORE_TABLES`), or a table named as one of gutskit's
     without gutskit's columns (:data:`STORE_COLUMNS`; ``columns_of(name)`` gives a present
     table's column names). An empty database, or one with no table yet, is not refused
     (gutskit creates its tables in it). The one rule for ``guts play``, ``guts serve`` and
@@ -167,7 +167,7 @@ def _check_file(path: Path, text: str) -> None:
 
 
 def _sqlite_tables(path: Path) -> list[str]:
-    """The tables of the SQLite file ``path``, read only (nothing is written to it; the
+    """The tables and views of the SQLite file ``path``, read only (nothing is written to it; the
     standard library's ``sqlite3``, not SQLAlchemy, so it is cheap); none when it cannot be
     read now (the store says why when it opens it)."""
     try:
@@ -175,8 +175,9 @@ def _sqlite_tables(path: Path) -> list[str]:
     except sqlite3.Error:
         return []
     try:
-        rows = connection.execute("SELECT name FROM sqlite_master WHERE type = 'table' "
-                                  "AND name NOT LIKE 'sqlite~_%' ESCAPE '~'").fetchall()
+        rows = connection.execute("SELECT name FROM sqlite_master WHERE type IN ('table', "
+                                  "'view') AND name NOT LIKE 'sqlite~_%' ESCAPE '~'"
+                                  ).fetchall()
     except sqlite3.Error:
         return []
     finally:

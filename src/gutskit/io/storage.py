@@ -237,7 +237,7 @@ def tables_of(engine: Engine, location: str | Path) -> set[str]:
     """
     with engine.connect() as connection:
         inspector = inspect(connection)
-        present = set(inspector.get_table_names())
+        present = set(inspector.get_table_names()) | set(inspector.get_view_names())
         columns = {name: [column["name"] for column in inspector.get_columns(name)]
                    for name in present & STORE_TABLES}
     try:
