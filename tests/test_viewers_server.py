@@ -90,6 +90,7 @@ def play_room(server: Server, name: str, seed: int) -> tuple[str, dict[str, Any]
     ana.send({"type": "start"})
     # Chat and reactions while cards are out (chat is not game state: it carries no card)
     ben.send({"type": "chat", "text": "good luck"})
+    ben.expect("chat")  # two connections have no order between them: Ben's line first
     ana.send({"type": "react", "emoji": "🍀"})
     watcher.send({"type": "chat", "text": "hello"})  # spectators read only
     ana.send({"type": "mute", "seat": 1})
@@ -243,6 +244,7 @@ def play_companion_room(server: Server, name: str, seed: int) -> tuple[str, dict
     watcher.expect("error")
     ana.send({"type": "start"})
     ben.send({"type": "chat", "text": "good luck"})  # the chat of a dealt room (CHAT)
+    ben.expect("chat")  # two connections have no order between them: Ben's line first
     ana.send({"type": "react", "emoji": "🍀"})
     watcher.send({"type": "chat", "text": "hello"})
     ana.send({"type": "mute", "seat": 1})
