@@ -533,6 +533,8 @@ def print_probe(probe: dict[str, list[Any]]) -> None:
     for name, times in sorted(jobs.items()):
         print(f"server database thread, other jobs: {name} x{len(times)}, queued "
               f"{_ms([q for q, _ in times])}, running {_ms([r for _, r in times])}")
+    for line in server_probe.turn_lines(probe):
+        print(line)
 
 
 def _counts(text: str) -> list[int]:

@@ -17,7 +17,14 @@
   loop, the previous commit, other jobs of the thread), ``in_commit`` (its commit's
   wall time) and ``handoff`` (the commit's end until the future is done on the loop);
 * **other jobs of the database thread** (:meth:`gutskit.server.store.RoomStore.run`):
-  ``jobs``, ``[method name, seconds queued, seconds running]`` each.
+  ``jobs``, ``[method name, seconds queued, seconds running]`` each;
+* **the loop's turns** (asyncio's own loop only, not uvloop: each callback the loop runs,
+  ``asyncio.Handle._run``, timed): ``turn``, ``[wall, CPU, callbacks]`` of each turn of the
+  loop that ran any (one pass over the callbacks ready at its start: everything a callback
+  scheduled waits for the next turn), ``slow``, ``[name, wall, CPU]`` of each callback
+  that took :data:`SLOW` seconds of CPU or more, and ``names``, ``{name: [count, CPU,
+  longest CPU]}`` of every callback (a task's step is named by its coroutine and the
+  coroutine it resumes in, e.g. ``websocket>append_async``).
 
 Every second it appends one JSON line ``{"t": wall time, "lag": [...], "gc": [[gen, s],
 ...], "commit": [...], "wait": [...], ...}`` (seconds) to ``<path>.<pid>``; :func:`read`
@@ -36,8 +43,9 @@ from pathlib import Path
 from typing import Any
 
 TICK = 0.01
+SLOW = 0.005
 KINDS = ("lag", "gc", "commit", "commit_cpu", "wait", "queued", "in_commit", "handoff",
-         "jobs")
+         "jobs", "turn", "slow")
 
 
 class _Probe:
@@ -48,6 +56,8 @@ class _Probe:
         in :meth:`flush`) and its callback (:meth:`on_gc`) adds under it: with a plain
         lock the probe thread deadlocked on itself, and the server's loop with it."""
         self.samples: dict[str, list[Any]] = {kind: [] for kind in KINDS}
+        self.names: dict[str, list[float]] = {}
+        """Every callback's name: [count, CPU, longest CPU] (``names``)."""
         self.gc_started = 0.0
         self.loop: asyncio.AbstractEventLoop | None = None
 
@@ -89,14 +99,87 @@ class _Probe:
         with self.lock:
             samples = self.samples
             self.samples = {kind: [] for kind in samples}
+            names, self.names = self.names, {}
         with open(self.path, "a", encoding="utf-8") as out:
-            out.write(json.dumps({"t": time.time(), **samples}) + "\n")
+            out.write(json.dumps({"t": time.time(), **samples, "names": names}) + "\n")
+
+    def named(self, name: str, cpu: float) -> None:
+        with self.lock:
+            total = self.names.get(name)
+            if total is None:
+                self.names[name] = [1, cpu, cpu]
+            else:
+                total[0] += 1
+                total[1] += cpu
+                total[2] = max(total[2], cpu)
+
+
+def _name(handle: asyncio.Handle) -> str:
+    """What a callback is: a task's step by its coroutine and the coroutine it resumes
+    in (``outer>inner``), else the function's qualified name."""
+    callback = handle._callback  # type: ignore[attr-defined]
+    owner = getattr(callback, "__self__", None)
+    if isinstance(owner, asyncio.Task):
+        coro: Any = owner.get_coro()
+        outer = getattr(coro, "__qualname__", "?")
+        inner = outer
+        waiting = getattr(coro, "cr_await", None)
+        while waiting is not None and hasattr(waiting, "cr_await"):
+            inner = getattr(waiting, "__qualname__", "?")
+            waiting = waiting.cr_await
+        return outer if inner == outer else f"{outer}>{inner}"
+    return str(getattr(callback, "__qualname__", type(callback).__name__))
+
+
+def _install_turns(probe: _Probe) -> None:
+    """Time every callback of asyncio's loop and every turn (``turn``, ``slow``, ``names``)."""
+    import asyncio.base_events
+    import asyncio.events
+
+    run = asyncio.events.Handle._run
+    run_once = asyncio.base_events.BaseEventLoop._run_once  # type: ignore[attr-defined]
+    turn = [0.0, 0.0, 0]  # this turn's wall, CPU, callbacks
+
+    def timed_run(self: asyncio.Handle) -> None:
+        name = _name(self)
+        wall = time.perf_counter()
+        cpu = time.thread_time()
+        try:
+            run(self)
+        finally:
+            wall = time.perf_counter() - wall
+            cpu = time.thread_time() - cpu
+            turn[0] += wall
+            turn[1] += cpu
+            turn[2] += 1
+            probe.named(name, cpu)
+            if cpu >= SLOW:
+                probe.add("slow", [name, wall, cpu])
+
+    def timed_run_once(self: asyncio.base_events.BaseEventLoop) -> None:
+        if turn[2]:
+            probe.add("turn", [turn[0], turn[1], turn[2]])
+            turn[:] = [0.0, 0.0, 0]
+        run_once(self)
+
+    asyncio.events.Handle._run = timed_run  # type: ignore[method-assign]
+    asyncio.base_events.BaseEventLoop._run_once = timed_run_once  # type: ignore[attr-defined]
+
+
+LOOP = "GUTS_PROBE_LOOP"
+"""Environment variable: ``asyncio`` makes the probed server run on asyncio's own loop
+even when uvloop is installed (uvicorn's ``auto`` choice), so that its turns are timed."""
 
 
 def install(path: str) -> None:
     """Start probing this process (call before the server starts)."""
+    if os.environ.get(LOOP) == "asyncio":
+        import sys
+
+        sys.modules["uvloop"] = None  # type: ignore[assignment]  # import uvloop fails
     probe = _Probe(path)
     gc.callbacks.append(probe.on_gc)
+    _install_turns(probe)
 
     from gutskit.server import store
 
@@ -168,6 +251,7 @@ def read(path: Path, start: float, end: float) -> dict[str, list[Any]]:
     """Every sample of every process's file (``<path>.<pid>``) whose line was written in
     ``[start, end + 1]``."""
     total: dict[str, list[Any]] = {kind: [] for kind in KINDS}
+    names: dict[str, list[float]] = {}
     for one in path.parent.glob(path.name + ".*"):
         for line in one.read_text(encoding="utf-8").splitlines():
             try:
@@ -177,4 +261,42 @@ def read(path: Path, start: float, end: float) -> dict[str, list[Any]]:
             if start <= data["t"] <= end + 1.0:
                 for kind in total:
                     total[kind] += data.get(kind, [])
+                for name, (count, cpu, longest) in data.get("names", {}).items():
+                    mine = names.setdefault(name, [0, 0.0, 0.0])
+                    mine[0] += count
+                    mine[1] += cpu
+                    mine[2] = max(mine[2], longest)
+    total["names"] = [[name, *values] for name, values in names.items()]
     return total
+
+
+def _ms(values: list[float]) -> str:
+    ms = sorted(1000 * x for x in values)
+    if not ms:
+        return "none"
+    return (f"p50 {ms[len(ms) // 2]:.1f}, p99 {ms[min(len(ms) - 1, int(0.99 * len(ms)))]:.1f}, "
+            f"max {ms[-1]:.1f} ms ({len(ms)})")
+
+
+def turn_lines(probe: dict[str, list[Any]], top: int = 12) -> list[str]:
+    """The loop's turns and callbacks over a window (:func:`read`), as lines to print."""
+    turns = probe.get("turn", [])
+    if not turns:
+        return []
+    counts = sorted(n for _, _, n in turns)
+    lines = [f"server loop turns: wall {_ms([w for w, _, _ in turns])}",
+             f"  CPU {_ms([c for _, c, _ in turns])}; callbacks per turn p50 "
+             f"{counts[len(counts) // 2]}, p99 {counts[int(0.99 * len(counts))]}, "
+             f"max {counts[-1]}"]
+    slow: dict[str, list[float]] = {}
+    for name, _, cpu in probe.get("slow", []):
+        slow.setdefault(name, []).append(cpu)
+    for name, cpus in sorted(slow.items(), key=lambda item: -len(item[1]))[:top]:
+        lines.append(f"  callbacks of >= {1000 * SLOW:g} ms CPU: {name} {_ms(cpus)}")
+    names = sorted(probe.get("names", []), key=lambda row: -row[2])
+    cpu_all = sum(row[2] for row in names) or 1.0
+    for name, count, cpu, longest in names[:top]:
+        lines.append(f"  {name}: x{count:.0f}, {1000 * cpu:.0f} ms CPU "
+                     f"({100 * cpu / cpu_all:.0f}%), mean {1e6 * cpu / count:.0f} us, "
+                     f"longest {1000 * longest:.1f} ms")
+    return lines

@@ -5,12 +5,18 @@ to its own submitter only, and the store's other jobs run in order with the writ
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 import threading
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sqlalchemy import insert, text
+from sqlalchemy.dialects import sqlite
 from sqlalchemy.exc import IntegrityError
 
 from gutskit.server import store as store_module
@@ -60,14 +66,19 @@ def _batch() -> list[store_module._Rows]:
 
 def _dump(store: RoomStore) -> dict[str, list[tuple[object, ...]]]:
     """Every row of :data:`TABLES` as stored: each value with its SQLite type."""
-    out = {}
     with store.engine.connect() as connection:
-        for table in TABLES:
-            columns = [row[1] for row in connection.execute(
-                text(f"PRAGMA table_info({table})"))]
-            shown = ", ".join(f"{c}, typeof({c})" for c in columns)
-            out[table] = [tuple(row) for row in connection.execute(
-                text(f"SELECT {shown} FROM {table} ORDER BY 1, 3"))]
+        return _dump_with(lambda sql: [tuple(row) for row in
+                                       connection.exec_driver_sql(sql)])
+
+
+def _dump_with(query: Callable[[str], list[tuple[Any, ...]]]
+               ) -> dict[str, list[tuple[object, ...]]]:
+    """:func:`_dump` through ``query`` (SQL to rows: inside a transaction, what it sees)."""
+    out = {}
+    for table in TABLES:
+        columns = [row[1] for row in query(f"PRAGMA table_info({table})")]
+        shown = ", ".join(f"{c}, typeof({c})" for c in columns)
+        out[table] = query(f"SELECT {shown} FROM {table} ORDER BY 1, 3")
     return out
 
 
@@ -139,3 +150,107 @@ def test_idle_jobs_wait_for_the_writes_and_jobs_queued_after_them(tmp_path: Path
     store.close()
     # queued after the idle job, the write (2 events) and the job ran first
     assert order == [("job", 2), ("idle", 2)]
+
+
+def test_the_raw_statements_are_sqlalchemys_compiled_from_the_tables() -> None:
+    # one list of statements for both paths, each compiled by SQLAlchemy for SQLite from
+    # the Table objects: the schema lives in the tables only
+    assert list(store_module._SQLITE) == list(store_module._STATEMENTS)
+    dialect = sqlite.dialect()
+    for name, (statement, columns) in store_module._STATEMENTS.items():
+        compiled = statement.compile(dialect=dialect,
+                                     column_keys=None if columns is None else list(columns))
+        assert store_module._SQLITE[name].sql == str(compiled)
+    # worked out by hand: two of them, and what a row becomes
+    assert store_module._SQLITE["events"].sql == (
+        "INSERT INTO events (session_id, seq, type, payload) VALUES (?, ?, ?, ?)")
+    reveal = store_module._SQLITE["reveal"]
+    assert reveal.sql == ("UPDATE room_deals SET revealed=? WHERE room_deals.room_id = ? "
+                          "AND room_deals.round = ?")
+    assert reveal.row({"r_room": "r1", "r_round": 4}) == (1, "r1", 4)
+    assert store_module._SQLITE["update_deal"].row(
+        {"u_room": "r1", "u_round": 2, "u_seeds": ["ab", None], "u_opened": None}) == (
+        '["ab", null]', "null", "r1", 2)
+
+
+@pytest.fixture(scope="module")
+def prepared(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RoomStore]:
+    store = _prepared(tmp_path_factory.mktemp("random") / "e.db")
+    yield store
+    store.close()
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-10**12, 10**12) | st.text(max_size=4),
+    lambda inner: st.lists(inner, max_size=3)
+    | st.dictionaries(st.text(max_size=3), inner, max_size=3), max_leaves=6)
+
+
+@st.composite
+def _batches(draw: st.DrawFn) -> list[store_module._Rows]:
+    """1-3 writes of room r1 (session 1; seats 0 and 1; round 1's deal stored)."""
+    seq, round_number, action = 1, 2, 0
+    batch = []
+    for _ in range(draw(st.integers(1, 3))):
+        rows = store_module._Rows()
+        for _ in range(draw(st.integers(0, 3))):
+            kind = draw(st.sampled_from(["Declared", "CardsDealt", "RoundResolved"]))
+            rows.events.append({"session_id": 1, "seq": seq, "type": kind,
+                                "payload": {"type": kind, "data": draw(_JSON)}})
+            seq += 1
+        if draw(st.booleans()):
+            rows.deals.append({"room_id": "r1", "round": round_number,
+                               "commitment": draw(st.text(max_size=8)), "seed": "s",
+                               "revealed": draw(st.booleans()),
+                               "client_seeds": draw(st.none() | st.lists(
+                                   st.none() | st.text(max_size=4), max_size=3)),
+                               "opened": draw(st.none() | st.lists(st.integers(0, 51)))})
+            round_number += 1
+        if draw(st.booleans()):
+            rows.actions.append({"room_id": "r1", "action_id": f"a{action}",
+                                 "seat": draw(st.integers(0, 1)), "round": 1})
+            action += 1
+        if draw(st.booleans()):
+            rows.reveals.append({"r_room": "r1", "r_round": 1})
+        if draw(st.booleans()):
+            rows.deal_updates.append({"u_room": "r1", "u_round": 1,
+                                      "u_seeds": draw(st.none() | st.lists(
+                                          st.none() | st.text(max_size=4), max_size=3)),
+                                      "u_opened": draw(st.none() | st.lists(
+                                          st.integers(0, 51), max_size=3))})
+        for seat in draw(st.lists(st.integers(0, 1), max_size=2, unique=True)):
+            rows.pending.append({"p_room": "r1", "p_seat": seat,
+                                 "back_next_game": draw(st.booleans()),
+                                 "muted": draw(st.booleans()),
+                                 "rebuy_chips": draw(st.none() | st.integers(1, 10**6)),
+                                 "rebuy_approved": draw(st.booleans()),
+                                 "client_seed": draw(st.none() | st.text(max_size=8))})
+        if draw(st.integers(0, 4)) == 0:
+            rows.ended.append(("r1", 1, draw(st.text(max_size=6))))
+        batch.append(rows)
+    return batch
+
+
+@settings(max_examples=40, deadline=None)
+@given(batch=_batches())
+def test_any_batch_is_written_alike_by_both_paths(prepared: RoomStore,
+                                                  batch: list[store_module._Rows]) -> None:
+    # each path inside a transaction rolled back: the same database for every example
+    with prepared.engine.connect() as connection, connection.begin() as transaction:
+        store_module._write(connection, batch)
+        by_sqlalchemy = _dump_with(
+            lambda sql: [tuple(row) for row in connection.exec_driver_sql(sql)])
+        transaction.rollback()
+    raw = prepared.engine.raw_connection()
+    try:
+        driver = raw.driver_connection
+        assert isinstance(driver, sqlite3.Connection)
+        store_module._write_sqlite(driver, batch)
+        by_driver = _dump_with(lambda sql: [tuple(row) for row in driver.execute(sql)])
+        driver.rollback()
+    finally:
+        raw.close()
+    assert by_driver == by_sqlalchemy
+    # and the batch's own rows are there (worked out from the batch itself)
+    assert len(by_driver["events"]) == sum(len(rows.events) for rows in batch)
+    assert len(by_driver["room_actions"]) == sum(len(rows.actions) for rows in batch)

@@ -31,8 +31,8 @@ import asyncio
 import contextlib
 import functools
 import hashlib
-import json
 import logging
+import operator
 import sqlite3
 import threading
 import time
@@ -47,8 +47,10 @@ from sqlalchemy import (
     Boolean,
     DateTime,
     ForeignKey,
+    Insert,
     Integer,
     String,
+    Update,
     bindparam,
     create_engine,
     delete,
@@ -58,6 +60,7 @@ from sqlalchemy import (
     select,
     update,
 )
+from sqlalchemy.dialects import sqlite
 from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, SQLAlchemyError
 from sqlalchemy.orm import Mapped, Session, mapped_column, sessionmaker
@@ -387,100 +390,113 @@ _PENDING = (update(_SEATS)
             .values({name: bindparam(name) for name in PENDING_FIELDS}))
 
 
-def _write(connection: Connection, batch: Sequence[_Rows]) -> None:
-    """Write ``batch`` on ``connection`` (inside its transaction): one statement per kind
-    of row, each with the rows of the whole batch (events in the order given, so each
-    session's ``seq`` ascends)."""
-    events = [row for rows in batch for row in rows.events]
-    if events:
-        connection.execute(_INSERT_EVENTS, events)
-    ended = [row for rows in batch for row in rows.ended]
-    if ended:
-        connection.execute(_END_SESSION, [{"e_session": session_id, "e_reason": reason}
-                                          for _, session_id, reason in ended])
-        connection.execute(_ROOM_OVER, [{"e_room": room_id} for room_id, _, _ in ended])
-    deals = [row for rows in batch for row in rows.deals]
-    if deals:
-        connection.execute(_INSERT_DEALS, deals)
-    actions = [row for rows in batch for row in rows.actions]
-    if actions:
-        connection.execute(_INSERT_ACTIONS, actions)
-    reveals = [row for rows in batch for row in rows.reveals]
-    if reveals:
-        connection.execute(_REVEAL, reveals)
-    updates = [row for rows in batch for row in rows.deal_updates]
-    if updates:
-        connection.execute(_UPDATE_DEAL, updates)
-    pending = [row for rows in batch for row in rows.pending]
-    if pending:
-        connection.execute(_PENDING, pending)
+_STATEMENTS: dict[str, tuple[Insert | Update, tuple[str, ...] | None]] = {
+    "events": (_INSERT_EVENTS, ("session_id", "seq", "type", "payload")),
+    "end_session": (_END_SESSION, None),
+    "room_over": (_ROOM_OVER, None),
+    "deals": (_INSERT_DEALS, ("room_id", "round", "commitment", "seed", "revealed",
+                              "client_seeds", "opened")),
+    "actions": (_INSERT_ACTIONS, ("room_id", "action_id", "seat", "round")),
+    "reveal": (_REVEAL, None),
+    "update_deal": (_UPDATE_DEAL, None),
+    "pending": (_PENDING, None),
+}
+"""The hot path's statements in the order a commit runs them (events first: a session's
+end comes after its events), with the columns an insert's rows give (an update's
+parameters are its bound names)."""
 
 
-def _sqlite_statements() -> dict[str, str]:
-    """The SQL of :func:`_write`'s statements for the raw ``sqlite3`` driver (qmark
-    parameters), on the same tables and columns."""
-    pending = ", ".join(f"{name} = ?" for name in PENDING_FIELDS)
-    return {
-        "events": f"INSERT INTO {_EVENTS.name} (session_id, seq, type, payload) "
-                  "VALUES (?, ?, ?, ?)",
-        "end_session": f"UPDATE {_SESSIONS.name} SET status = 'finished', end_reason = ? "
-                       "WHERE id = ?",
-        "room_over": f"UPDATE {_ROOMS.name} SET status = 'over' WHERE id = ?",
-        "deals": f"INSERT INTO {_DEALS.name} (room_id, round, commitment, seed, revealed, "
-                 "client_seeds, opened) VALUES (?, ?, ?, ?, ?, ?, ?)",
-        "actions": f"INSERT INTO {_ACTIONS.name} (room_id, action_id, seat, round) "
-                   "VALUES (?, ?, ?, ?)",
-        "reveal": f"UPDATE {_DEALS.name} SET revealed = 1 WHERE room_id = ? AND round = ?",
-        "update_deal": f"UPDATE {_DEALS.name} SET client_seeds = ?, opened = ? "
-                       "WHERE room_id = ? AND round = ?",
-        "pending": f"UPDATE {_SEATS.name} SET {pending} WHERE room_id = ? AND seat = ?",
+def _parameters(batch: Sequence[_Rows]) -> list[tuple[str, list[dict[str, Any]]]]:
+    """What a commit of ``batch`` runs: each statement of :data:`_STATEMENTS` that has
+    rows, in that order, with the rows of the whole batch (events in the order given, so
+    each session's ``seq`` ascends)."""
+    ended = [item for rows in batch for item in rows.ended]
+    every = {
+        "events": [row for rows in batch for row in rows.events],
+        "end_session": [{"e_session": session_id, "e_reason": reason}
+                        for _, session_id, reason in ended],
+        "room_over": [{"e_room": room_id} for room_id, _, _ in ended],
+        "deals": [row for rows in batch for row in rows.deals],
+        "actions": [row for rows in batch for row in rows.actions],
+        "reveal": [row for rows in batch for row in rows.reveals],
+        "update_deal": [row for rows in batch for row in rows.deal_updates],
+        "pending": [row for rows in batch for row in rows.pending],
     }
+    return [(name, every[name]) for name in _STATEMENTS if every[name]]
 
 
-_SQLITE = _sqlite_statements()
+def _write(connection: Connection, batch: Sequence[_Rows]) -> None:
+    """Write ``batch`` on ``connection`` (inside its transaction): one ``executemany``
+    per statement of :func:`_parameters`."""
+    for name, rows in _parameters(batch):
+        connection.execute(_STATEMENTS[name][0], rows)
 
 
-def _json(value: Any) -> str:
-    """A JSON column's value as SQLAlchemy's ``JSON`` type stores it on SQLite
-    (``json.dumps``; ``None`` as the JSON ``null``)."""
-    return json.dumps(value)
+@dataclass(frozen=True, slots=True)
+class _RawStatement:
+    """A statement of :data:`_STATEMENTS` compiled once for the raw ``sqlite3`` driver:
+    its SQL (``qmark`` parameters), the parameters' names in order, the values bound in
+    the statement itself (``status = 'finished'``) and each parameter's bind processor
+    (the column type's, as SQLAlchemy runs it: ``JSON`` serialized, ``Boolean`` as 0/1)."""
+
+    sql: str
+    names: tuple[str, ...]
+    constants: dict[str, Any]
+    processors: tuple[tuple[int, Callable[[Any], Any]], ...]
+    take: Callable[[dict[str, Any]], Any] = field(init=False, repr=False, compare=False)
+    """The parameters' values in order (``operator.itemgetter``)."""
+
+    def __post_init__(self) -> None:
+        take = operator.itemgetter(*self.names)
+        if len(self.names) == 1:  # itemgetter of one name gives the value, not a tuple
+            object.__setattr__(self, "take", lambda row: (take(row),))
+        else:
+            object.__setattr__(self, "take", take)
+
+    def row(self, parameters: dict[str, Any]) -> tuple[Any, ...]:
+        """The positional parameters of one row."""
+        values: tuple[Any, ...] = self.take(
+            {**self.constants, **parameters} if self.constants else parameters)
+        if not self.processors:
+            return values
+        processed = list(values)
+        for index, process in self.processors:
+            processed[index] = process(processed[index])
+        return tuple(processed)
+
+
+def _raw_statement(statement: Insert | Update, columns: tuple[str, ...] | None) -> _RawStatement:
+    """``statement`` compiled for SQLite (SQLAlchemy's compiler, the same SQL as its own
+    execution sends), with what :meth:`_RawStatement.row` needs."""
+    dialect = sqlite.dialect()
+    compiled = statement.compile(dialect=dialect,
+                                 column_keys=None if columns is None else list(columns))
+    names = tuple(compiled.positiontup or ())
+    constants = {name: compiled.binds[name].value for name in names
+                 if not compiled.binds[name].required}
+    processors = []
+    for index, name in enumerate(names):
+        process = compiled.binds[name].type.bind_processor(dialect)
+        if process is not None:
+            processors.append((index, process))
+    return _RawStatement(str(compiled), names, constants, tuple(processors))
+
+
+_SQLITE = {name: _raw_statement(statement, columns)
+           for name, (statement, columns) in _STATEMENTS.items()}
+""":data:`_STATEMENTS` for the raw ``sqlite3`` driver (:func:`_write_sqlite`)."""
 
 
 def _write_sqlite(connection: sqlite3.Connection, batch: Sequence[_Rows]) -> None:
     """:func:`_write` on the raw ``sqlite3`` connection (inside the transaction its first
-    statement begins): the same rows, without SQLAlchemy's per-statement work (compiling
-    the parameters, result objects), a quarter of the CPU of a commit."""
+    statement begins): the same statements (:data:`_SQLITE`, compiled from the same
+    tables) and rows, without SQLAlchemy's per-statement work (compiling the parameters,
+    result objects), a quarter of the CPU of a commit."""
     cursor = connection.cursor()
     try:
-        events = [(row["session_id"], row["seq"], row["type"], _json(row["payload"]))
-                  for rows in batch for row in rows.events]
-        if events:
-            cursor.executemany(_SQLITE["events"], events)
-        ended = [item for rows in batch for item in rows.ended]
-        if ended:
-            cursor.executemany(_SQLITE["end_session"],
-                               [(reason, session_id) for _, session_id, reason in ended])
-            cursor.executemany(_SQLITE["room_over"], [(room_id,) for room_id, _, _ in ended])
-        deals = [(row["room_id"], row["round"], row["commitment"], row["seed"],
-                  row["revealed"], _json(row["client_seeds"]), _json(row["opened"]))
-                 for rows in batch for row in rows.deals]
-        if deals:
-            cursor.executemany(_SQLITE["deals"], deals)
-        actions = [(row["room_id"], row["action_id"], row["seat"], row["round"])
-                   for rows in batch for row in rows.actions]
-        if actions:
-            cursor.executemany(_SQLITE["actions"], actions)
-        reveals = [(row["r_room"], row["r_round"]) for rows in batch for row in rows.reveals]
-        if reveals:
-            cursor.executemany(_SQLITE["reveal"], reveals)
-        updates = [(_json(row["u_seeds"]), _json(row["u_opened"]), row["u_room"],
-                    row["u_round"]) for rows in batch for row in rows.deal_updates]
-        if updates:
-            cursor.executemany(_SQLITE["update_deal"], updates)
-        pending = [(*(row[name] for name in PENDING_FIELDS), row["p_room"], row["p_seat"])
-                   for rows in batch for row in rows.pending]
-        if pending:
-            cursor.executemany(_SQLITE["pending"], pending)
+        for name, rows in _parameters(batch):
+            raw = _SQLITE[name]
+            cursor.executemany(raw.sql, [raw.row(row) for row in rows])
     finally:
         cursor.close()
 
