@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import hashlib
+import importlib.util
 import ipaddress
 import json
 import socket
@@ -87,6 +88,10 @@ def serve(
         min=1, max=64, help="Worker processes sharing the port; each room is run by one "
         "of them at a time (docs/deploy.md). More than 1 needs Redis: --redis, or a "
         "local redis-server started for the purpose.")] = 1,
+    loop: Annotated[str, typer.Option(
+        "--loop", metavar="auto|uvloop|asyncio", envvar="GUTSKIT_LOOP", show_envvar=True,
+        help="Event loop: uvloop's when installed (auto), or Python's own (asyncio).")]
+    = "auto",
     redis: Annotated[str | None, typer.Option(
         "--redis", metavar="URL", envvar="GUTSKIT_REDIS", show_envvar=True,
         help="Join a cluster through this Redis (room leases, messages between workers), "
@@ -110,6 +115,15 @@ def serve(
             sys.stderr.write(f"error: {option} {rates!r} is not a rate such as "
                              "'5/minute;30/hour'\n")
             raise SystemExit(2) from None
+    from gutskit.server.app import LOOPS
+
+    if loop not in LOOPS:
+        sys.stderr.write(f"error: --loop {loop!r} is not one of {', '.join(LOOPS)}\n")
+        raise SystemExit(2)
+    if loop == "uvloop" and importlib.util.find_spec("uvloop") is None:
+        sys.stderr.write("error: --loop 'uvloop': the uvloop package is not installed "
+                         "(pip install uvloop, or --loop asyncio)\n")
+        raise SystemExit(2)
     proxies = _proxies(forwarded_allow_ips)
     base_url = _public_url(public_url) if public_url is not None else ""
     origins = tuple(_origin(text) for text in allow_origin or ())
@@ -154,7 +168,7 @@ def serve(
             try:
                 run_cluster(listener, host=host, port=port, db=db, redis_url=redis,
                             workers=workers, config=config,
-                            allowed_origins=origins)
+                            allowed_origins=origins, loop=loop)
             finally:
                 hold.release()
             return
@@ -165,7 +179,7 @@ def serve(
     typer.echo(f"gutskit server on http://{host}:{port}/ (database: {store.location})",
                err=True)
     server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning",
-                                           **UVICORN_OPTIONS))
+                                           **{**UVICORN_OPTIONS, "loop": loop}))
     try:
         server.run(sockets=[listener])
     finally:

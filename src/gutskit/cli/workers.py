@@ -72,10 +72,11 @@ def redis_problem(url: str) -> str | None:
 
 def run_cluster(listener: socket.socket, *, host: str, port: int, db: str | None,
                 redis_url: str | None, workers: int, config: ServerConfig,
-                allowed_origins: tuple[str, ...]) -> None:
+                allowed_origins: tuple[str, ...], loop: str = "auto") -> None:
     """Serve on ``listener`` with ``workers`` processes (uvicorn's supervisor restarts a
     worker that dies) sharing ``db`` and the Redis at ``redis_url`` (``None``: a private
-    local ``redis-server``, one machine only). Returns when stopped (Ctrl-C, SIGTERM).
+    local ``redis-server``, one machine only), each on the event loop ``loop``
+    (:data:`gutskit.server.app.LOOPS`). Returns when stopped (Ctrl-C, SIGTERM).
 
     Raises:
         UsageProblem: the private ``redis-server`` cannot be started (a ``redis_url`` is
@@ -103,7 +104,7 @@ def run_cluster(listener: socket.socket, *, host: str, port: int, db: str | None
                    err=True)
         uconfig = uvicorn.Config(
             "gutskit.server.cluster:worker_app", factory=True, host=host, port=port,
-            workers=workers, log_level="warning", **UVICORN_OPTIONS)
+            workers=workers, log_level="warning", **{**UVICORN_OPTIONS, "loop": loop})
         server = uvicorn.Server(uconfig)
         sys.stdout.flush()
         if workers > 1:

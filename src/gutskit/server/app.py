@@ -50,7 +50,7 @@ import weakref
 from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Sequence
 from pathlib import Path
-from typing import Annotated, Any, cast
+from typing import Annotated, Any, Protocol, cast, runtime_checkable
 from urllib.parse import urlsplit
 
 import limits
@@ -91,8 +91,8 @@ from gutskit.server.web import (
     rule_choices,
 )
 
-__all__ = ["ADDRESS_OVERFLOW", "BURST", "MESSAGE_LIMIT", "RATE", "SECURITY_HEADERS",
-           "UVICORN_OPTIONS", "HttpGuard", "create_app"]
+__all__ = ["ADDRESS_OVERFLOW", "BURST", "LOOPS", "MESSAGE_LIMIT", "RATE", "SECURITY_HEADERS",
+           "UVICORN_OPTIONS", "HttpGuard", "Transport", "create_app"]
 
 STATIC = Path(__file__).parent / "static"
 SERVICE_RESTART = 1012
@@ -143,16 +143,28 @@ script or style, no other origin), no page may frame it, no type sniffing, and n
 
 STATE_CHANGING = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 
+LOOPS = ("auto", "uvloop", "asyncio")
+"""The event loops ``guts serve --loop`` runs on: ``auto`` is uvloop's (libuv) when the
+``uvloop`` package is installed (a dependency, on every platform but Windows), asyncio's
+own otherwise; ``asyncio`` falls back to the standard library's."""
+
 UVICORN_OPTIONS: dict[str, Any] = {
-    "proxy_headers": False, "ws_max_size": 65536, "ws_per_message_deflate": False}
+    "proxy_headers": False, "ws_max_size": 65536, "ws_per_message_deflate": False,
+    "http": "h11", "loop": "auto"}
 """The uvicorn settings ``guts serve`` runs the app with (one process or workers; the
-tests' servers too). ``proxy_headers`` off: uvicorn would otherwise believe an
-``X-Forwarded-For`` from any local peer (its default trusts ``127.0.0.1``), so one client
-could make up a new address per request and escape every per-address limit; the app
-trusts proxies only when told (:attr:`ServerConfig.forwarded_allow_ips`). WebSocket
-frames over 64 KiB close the connection. No permessage-deflate: compressing every small
-JSON frame per recipient cost more server CPU than anything else in the load test
-(``benchmarks/load_server.py``)."""
+tests' servers too; ``loop`` is replaced by ``--loop``, :data:`LOOPS`). ``proxy_headers``
+off: uvicorn would otherwise believe an ``X-Forwarded-For`` from any local peer (its
+default trusts ``127.0.0.1``), so one client could make up a new address per request and
+escape every per-address limit; the app trusts proxies only when told
+(:attr:`ServerConfig.forwarded_allow_ips`). WebSocket frames over 64 KiB close the
+connection. No permessage-deflate: compressing every small JSON frame per recipient cost
+more server CPU than anything else in the load test (``benchmarks/load_server.py``).
+The event loop is uvloop's when installed (``auto``: the WebSocket stack's CPU per frame
+about a quarter lower, ``benchmarks/ws_floor.py``). The HTTP parser stays h11 even when
+httptools is installed: it parses only each request and each WebSocket's opening
+handshake, never a frame, and under httptools a WebSocket opened with two ``Host``
+headers (an allowed one and another) was refused 403 by the ``Origin`` check, not 400 by
+the allow-listed ``Host`` (``tests/test_server_limits.py``): not the same header wins."""
 
 
 def _same_origin(origin: str, host: str, allowed: Sequence[str]) -> bool:
@@ -492,10 +504,24 @@ class KeepTransport:
         await self.app(scope, receive, send)
 
 
-def transport_under(send: Any) -> asyncio.WriteTransport | None:
-    """The transport of the uvicorn protocol whose method ``send`` is, if it is one."""
+@runtime_checkable
+class Transport(Protocol):
+    """What :class:`WsClient` and the cluster's relay use of a connection's transport:
+    asyncio's own (``asyncio.WriteTransport``) and uvloop's (``uvloop.loop.TCPTransport``,
+    which is not registered as a subclass of asyncio's abstract classes) both have it."""
+
+    def abort(self) -> None:
+        """Close the connection at once, dropping what is buffered."""
+
+    def get_extra_info(self, name: str, default: Any = None) -> Any:
+        """What the transport knows about the connection (``"socket"``, ``"peername"``)."""
+
+
+def transport_under(send: Any) -> Transport | None:
+    """The transport of the uvicorn protocol whose method ``send`` is, if it is one (on
+    asyncio's loop or uvloop's)."""
     transport = getattr(getattr(send, "__self__", None), "transport", None)
-    return transport if isinstance(transport, asyncio.WriteTransport) else None
+    return transport if isinstance(transport, Transport) else None
 
 
 def raw_send_of(scope: Scope) -> Send | None:
@@ -505,10 +531,10 @@ def raw_send_of(scope: Scope) -> Send | None:
     return send
 
 
-def transport_of(scope: Scope) -> asyncio.WriteTransport | None:
+def transport_of(scope: Scope) -> Transport | None:
     """The transport :class:`KeepTransport` kept for a WebSocket's ``scope``, if any."""
     transport = scope.get("state", {}).get(TRANSPORT)
-    return transport if isinstance(transport, asyncio.WriteTransport) else None
+    return transport if isinstance(transport, Transport) else None
 
 
 class _Resume:

@@ -265,7 +265,7 @@ class _Proxy:
         self.room_id = room_id
         self.owner = owner
         self.inbox: asyncio.Queue[Message | None] = asyncio.Queue()
-        self.transport: asyncio.WriteTransport | None = None
+        self.transport: server_app.Transport | None = None
         """The client's connection here (to cut a client that stopped reading)."""
         self.too_slow = False
         """The client let :data:`gutskit.server.app.QUEUE_LIMIT` frames queue unread: the
