@@ -217,8 +217,10 @@ def test_a_bad_seed_or_a_broken_fairness_file_are_user_errors(tmp_path: Path) ->
     result = CliRunner().invoke(cli_app, ["verify", str(bad), "--history",
                                           str(tmp_path / "h.jsonl")])
     assert result.exit_code == 2
-    assert result.stderr == (f"error: {bad} is not a JSON object (it is not JSON): give a "
-                             "fairness.json with --history\n")
+    assert result.stderr == (f"error: {str(bad)!r} is not a JSON object (it is not JSON): "
+                             "with --history, FILE is the room's fairness.json (guts verify "
+                             f"fairness.json --history {tmp_path / 'h.jsonl'}; a hand history "
+                             f"alone: guts verify {bad})\n")
 
 
 def test_help_names_the_fairness_url() -> None:

@@ -345,7 +345,6 @@ def verify(
     )
     from gutskit.server.verify import (
         VerifyInputError,
-        load_history,
         parse_history,
         verify_history,
         verify_rounds,
@@ -400,10 +399,13 @@ def verify(
         data = _json_object(text)
         if data is None or "type" in data:  # a hand history (JSON Lines)
             if history is not None:
-                what = ("a hand history" if data is not None
+                what = ("a hand history, not a fairness.json" if _is_history(text)
                         else f"not a JSON object ({_holds(text)})")
-                raise user_error(f"{file} is {what}: give a fairness.json with --history")
-            if data is None and not text.lstrip().startswith("{"):
+                raise user_error(f"{str(file)!r} is {what}: with --history, FILE is "
+                                 "the room's fairness.json (guts verify fairness.json "
+                                 f"--history {history}; a hand history alone: guts verify "
+                                 f"{file})")
+            if data is None and not _is_history(text) and not text.lstrip().startswith("{"):
                 raise user_error(f"{file} is not a JSON object ({_holds(text)}): give a "
                                  "fairness.json or a hand history (JSON Lines)")
             checks = verify_history(parse_history(text, str(file)))
@@ -415,7 +417,7 @@ def verify(
                        "provable for this history: it has no commitments (a server room's "
                        "fairness.json has them)")
             return
-        events = load_history(history) if history is not None else None
+        events = _history_option(history) if history is not None else None
         results = verify_rounds(data, events)
         header = verify_session(data, events)
     except VerifyInputError as error:
@@ -443,6 +445,52 @@ def verify(
     if history is not None:
         typer.echo("the hand history replays through the engine")
     typer.echo(f"{len(ok)} of {count(len(dealt), 'round')} verified")
+
+
+def _history_option(path: Path) -> list[Any]:
+    """The records of ``--history FILE``: a hand history (JSON Lines, or a JSON array).
+
+    Raises:
+        VerifyInputError: the file cannot be read, is empty, is a fairness file, or is not a
+            hand history (the line named): a user mistake (exit 2), never a failed check.
+    """
+    from gutskit.core.files import read_text
+    from gutskit.server.verify import VerifyInputError, parse_history
+
+    try:
+        text = read_text(path)
+    except (OSError, UnicodeDecodeError) as error:
+        reason = error.strerror if isinstance(error, OSError) else "not UTF-8 text"
+        raise VerifyInputError(f"cannot read hand history {str(path)!r}: {reason}") from None
+    if not text.strip():
+        raise VerifyInputError(f"--history {str(path)!r} is empty: give your hand history "
+                               "of the room (history.jsonl, JSON Lines)")
+    data = _json_object(text)
+    if data is not None and "rounds" in data and "type" not in data:
+        raise VerifyInputError(f"--history {str(path)!r} is a fairness file, not a hand "
+                               "history: give your hand history of the room "
+                               "(history.jsonl, JSON Lines)")
+    records = parse_history(text, str(path))
+    if not records:
+        raise VerifyInputError(f"--history {str(path)!r} holds no events: give your hand "
+                               "history of the room (history.jsonl, JSON Lines)")
+    return records
+
+
+def _is_history(text: str) -> bool:
+    """Whether ``text`` reads as a hand history: JSON Lines whose first line is an event
+    (an object with a ``"type"``), or a non-empty JSON array of events."""
+    first = next((line for line in text.splitlines() if line.strip()), "")
+    try:
+        value = json.loads(first)
+    except (ValueError, RecursionError):
+        try:
+            value = json.loads(text)
+        except (ValueError, RecursionError):
+            return False
+    if isinstance(value, list):
+        value = value[0] if value else None
+    return isinstance(value, dict) and "type" in value
 
 
 def _holds(text: str) -> str:

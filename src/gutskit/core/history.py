@@ -344,7 +344,9 @@ def json_error(error: json.JSONDecodeError, *, line: bool = True) -> str:
 
 def parse_lines(text: str, where: str,
                 read: Callable[[Any], Any] = record_from_dict) -> list[Any]:
-    """The records of a JSON Lines hand history ``text`` (blank lines skipped).
+    """The records of a hand history ``text``: JSON Lines, one event per line (blank lines
+    skipped), or one JSON document that is an array of events (a pretty-printed history,
+    fresh8's ``case.json``).
 
     Args:
         text: the file's text.
@@ -354,9 +356,22 @@ def parse_lines(text: str, where: str,
 
     Raises:
         HistoryError: one line, ``"FILE: event K (line N): ..."``, naming the first line
-            that is not JSON or not a valid record, and the field that is missing or bad.
+            that is not JSON or not a valid record, and the field that is missing or bad;
+            for a JSON document over several lines that is not an array of events
+            (a referee file, say): ``"FILE is one JSON document (an object ...), not a hand
+            history: ..."``.
     """
-    records: list[Any] = []
+    document = _document(text, where)
+    if document is not None:
+        records: list[Any] = []
+        for number, value in enumerate(document, 1):
+            try:
+                records.append(read(value))
+            except HistoryError as error:
+                raise HistoryError(f"{where}: event {number} (item {number} of the JSON "
+                                   f"array): {error}") from None
+        return records
+    records = []
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
@@ -374,3 +389,39 @@ def parse_lines(text: str, where: str,
         except HistoryError as error:
             raise HistoryError(f"{here}: {error}") from None
     return records
+
+
+def _document(text: str, where: str) -> list[Any] | None:
+    """The events of ``text`` when it is one JSON document: an array (its items, on one
+    line or several), or ``None`` for JSON Lines (or for text that is JSON in neither form:
+    the line reader names the bad line).
+
+    Raises:
+        HistoryError: the document is an object over several lines (a referee file, say);
+            the message names its first keys and the forms a history may have.
+    """
+    start = text.lstrip()[:1]
+    lines = [line for line in text.splitlines() if line.strip()]
+    if start != "[" and (start != "{" or len(lines) < 2):
+        return None
+    if start == "{":
+        try:
+            json.loads(lines[0])
+            return None  # the first line is JSON by itself: JSON Lines
+        except (ValueError, RecursionError):
+            pass
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    if isinstance(value, list):
+        return value
+    if not isinstance(value, dict):
+        return None
+    keys = ", ".join(found(key, 20) for key in list(value)[:4]) + (
+        ", ..." if len(value) > 4 else "")
+    hint = (f"; a referee file is checked with 'guts referee {where}'"
+            if "input" in value or "players" in value else "")
+    raise HistoryError(f"{where} is one JSON document (an object with keys {keys}), not a "
+                       "hand history: a hand history is JSON Lines, one event object per "
+                       f"line ('guts history ID --json'), or a JSON array of events{hint}")

@@ -1,0 +1,93 @@
+"""What the fresh user and the attacker of session 8 found and session 9 fixed, each with
+the exact new output: one line ``error: ...`` on stderr quoting the bad value, exit 2,
+never a traceback, nothing half-written."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from test_cli import assert_user_error, guts
+from test_server_verify import build_session
+
+from gutskit.server.exports import history_jsonl
+
+CASES = Path(__file__).resolve().parents[2] / "shared" / "cases"
+
+
+def _session(tmp_path: Path) -> tuple[Path, Path, list[dict[str, object]]]:
+    fairness, history = build_session()
+    fair = tmp_path / "fair.json"
+    fair.write_text(json.dumps(fairness))
+    lines = tmp_path / "h.jsonl"
+    lines.write_text(history_jsonl(history))
+    return fair, lines, history
+
+
+# ---------------------------------------------------------------------------------------------
+# 1. guts verify fair.json --history FILE: a history that is not one is a user error
+
+
+@pytest.mark.parametrize("text", ["", "  \n\n"])
+def test_an_empty_history_is_a_user_error_not_a_failed_check(tmp_path: Path,
+                                                            text: str) -> None:
+    fair, _, _ = _session(tmp_path)
+    empty = tmp_path / "empty.json"
+    empty.write_text(text)
+    line = assert_user_error(guts("verify", str(fair), "--history", str(empty)))
+    assert line == (f"error: --history {str(empty)!r} is empty: give your hand history of "
+                    "the room (history.jsonl, JSON Lines)")
+
+
+def test_a_fairness_file_given_as_the_history_is_named(tmp_path: Path) -> None:
+    fair, _, _ = _session(tmp_path)
+    line = assert_user_error(guts("verify", str(fair), "--history", str(fair)))
+    assert line == (f"error: --history {str(fair)!r} is a fairness file, not a hand history: "
+                    "give your hand history of the room (history.jsonl, JSON Lines)")
+
+
+def test_a_history_given_as_the_fairness_file_is_named(tmp_path: Path) -> None:
+    _, lines, _ = _session(tmp_path)
+    other = tmp_path / "x.json"
+    line = assert_user_error(guts("verify", str(lines), "--history", str(other)))
+    assert line == (f"error: {str(lines)!r} is a hand history, not a fairness.json: with "
+                    "--history, FILE is the room's fairness.json (guts verify fairness.json "
+                    f"--history {other}; a hand history alone: guts verify {lines})")
+
+
+# ---------------------------------------------------------------------------------------------
+# 2. a hand history as one JSON document (pretty-printed) is read; an object is named
+
+
+def test_a_pretty_printed_history_is_read_like_its_json_lines(tmp_path: Path) -> None:
+    fair, lines, history = _session(tmp_path)
+    pretty = tmp_path / "pretty.json"
+    pretty.write_text(json.dumps(history, indent=2))
+    one_line = tmp_path / "one.json"
+    one_line.write_text(json.dumps(history))
+    expected = guts("analyze", "--history", str(lines))
+    assert expected.exit_code == 0
+    for path in (pretty, one_line):
+        result = guts("analyze", "--history", str(path))
+        assert (result.exit_code, result.stdout) == (0, expected.stdout)
+    result = guts("verify", str(fair), "--history", str(pretty))
+    assert result.exit_code == 0
+    assert result.stdout.splitlines()[-1] == "4 of 4 rounds verified"
+
+
+def test_a_referee_file_as_a_history_says_which_format_is_expected() -> None:
+    case = CASES / "seed-example-pot-5.json"
+    line = assert_user_error(guts("analyze", "--history", str(case)))
+    assert line == (f"error: {case} is one JSON document (an object with keys \"source\", "
+                    "\"input\", \"expected\"), not a hand history: a hand history is JSON "
+                    "Lines, one event object per line ('guts history ID --json'), or a JSON "
+                    f"array of events; a referee file is checked with 'guts referee {case}'")
+
+
+def test_an_array_item_that_is_not_an_event_is_named_by_its_place(tmp_path: Path) -> None:
+    path = tmp_path / "arr.json"
+    path.write_text('[{"type": "Declared", "seat": 0, "declaration": "in"},\n 7]')
+    line = assert_user_error(guts("analyze", "--history", str(path)))
+    assert line == (f"error: {path}: event 2 (item 2 of the JSON array): not a hand-history "
+                    "event (a JSON object with a \"type\"): found 7")
