@@ -294,6 +294,28 @@ function ruleValue(name, value) {
   return has(`rule.${name}.${value}`) ? t(`rule.${name}.${value}`) : String(value);
 }
 
+/** A whole number typed with more digits than a JavaScript number holds exactly (beyond
+ * 2^53): kept as its digits, so that the server reads (and, past its limit, quotes) what was
+ * typed (fresh8: a buy-in of 20 nines was sent as 100000000000000000000). */
+class TypedDigits {
+  constructor(digits) { this.digits = digits; }
+}
+
+/** A number field's value: a Number, or its TypedDigits when a JavaScript number would
+ * round it. */
+function typedNumber(text) {
+  const value = Number(text);
+  return /^[0-9]+$/.test(text) && !Number.isSafeInteger(value) ? new TypedDigits(text) : value;
+}
+
+/** JSON text of `value`, every TypedDigits written as its digits (a JSON number). */
+function exactJson(value) {
+  const digits = [];
+  const marked = JSON.stringify(value, (key, item) =>
+    item instanceof TypedDigits ? `\u0000${digits.push(item.digits) - 1}\u0000` : item);
+  return marked.replace(/"\\u0000(\d+)\\u0000"/g, (whole, index) => digits[Number(index)]);
+}
+
 function collectRules() {
   const preset = $("#preset").value;
   const base = S.rulesMeta.presets[preset]?.rules ?? {};
@@ -303,7 +325,7 @@ function collectRules() {
     let value;
     if (el.tagName === "SELECT") value = JSON.parse(el.value);
     else if (el.type === "checkbox") value = el.checked;
-    else value = el.value === "" ? null : Number(el.value);
+    else value = el.value === "" ? null : typedNumber(el.value);
     if (JSON.stringify(value) !== JSON.stringify(base[name] ?? S.rulesMeta.rules[name].default)) {
       rules[name] = value;
     }
@@ -322,7 +344,7 @@ async function createRoom() {
   const body = {
     host_name: name,
     rules: collectRules(),
-    buy_in: Number($("#buy-in").value),
+    buy_in: typedNumber($("#buy-in").value),
     decision_seconds: Number($("#decision-seconds").value),
     reveal_seconds: Number($("#reveal-seconds").value),
     seed_reveal: $("#seed-reveal").value,
@@ -332,7 +354,7 @@ async function createRoom() {
   $("#create-button").disabled = true;
   try {
     const created = await getJson("/api/rooms", {
-      method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
+      method: "POST", headers: { "Content-Type": "application/json" }, body: exactJson(body),
     });
     localStorage.setItem("gutskit.name", name);
     localStorage.setItem(tokenKey(created.room_id), created.token);
