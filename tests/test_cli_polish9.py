@@ -7,7 +7,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import httpx
 import pytest
+from server_support import running_server
 from test_cli import assert_user_error, guts
 from test_server_verify import build_session
 
@@ -91,3 +93,23 @@ def test_an_array_item_that_is_not_an_event_is_named_by_its_place(tmp_path: Path
     line = assert_user_error(guts("analyze", "--history", str(path)))
     assert line == (f"error: {path}: event 2 (item 2 of the JSON array): not a hand-history "
                     "event (a JSON object with a \"type\"): found 7")
+
+
+# ---------------------------------------------------------------------------------------------
+# 4. POST /api/rooms: a key given twice is refused, named
+
+
+@pytest.mark.parametrize(("body", "key"), [
+    ('{"host_name": "Ana", "buy_in": 5, "buy_in": 500}', "buy_in"),
+    ('{"host_name": "Ana", "rules": {"ante": 1, "ante": 5}}', "ante"),
+])
+def test_a_room_body_with_a_key_twice_is_refused(tmp_path: Path, body: str,
+                                                 key: str) -> None:
+    with running_server(f"sqlite:///{tmp_path / 'keys.db'}") as server:
+        response = httpx.post(f"{server.http}/api/rooms", content=body, timeout=10,
+                              headers={"Origin": server.http,
+                                       "Content-Type": "application/json"})
+        assert response.status_code == 400
+        assert response.json() == {"code": "bad_message", "message": (
+            f"body: the key '{key}' appears twice in one object (give each field once)")}
+        assert server.manager.rooms == {}

@@ -45,6 +45,7 @@ import asyncio
 import collections
 import contextlib
 import functools
+import json
 import time
 import weakref
 from collections import Counter
@@ -64,6 +65,7 @@ from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from gutskit.core import views
 from gutskit.core.engine import Phase
+from gutskit.core.errors import quoted
 from gutskit.core.referee import RefereeError, referee_file
 from gutskit.core.rules import PRESETS, Rules
 from gutskit.server.exports import history_jsonl, ledger_csv
@@ -571,6 +573,37 @@ def _origin_ok(websocket: WebSocket, allowed: Sequence[str]) -> bool:
     return _same_origin(origin, websocket.headers.get("host", ""), allowed)
 
 
+def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``json.loads``'s ``object_pairs_hook``: an object, once no key appears twice in it.
+
+    Raises:
+        ProtocolError: ``bad_message``, naming the repeated key.
+    """
+    seen: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in seen:
+            raise ProtocolError("bad_message", f"body: the key {quoted(key)} appears twice "
+                                "in one object (give each field once)")
+        seen[key] = value
+    return seen
+
+
+def check_unique_keys(text: bytes) -> None:
+    """Refuse a request body in which a JSON object repeats a key (``{"buy_in": 5,
+    "buy_in": 500}``: a JSON parser keeps the last one silently; fresh8). Text that is not
+    JSON is left to the model's parser, which names the problem.
+
+    Raises:
+        ProtocolError: ``bad_message`` (HTTP 400), naming the key.
+    """
+    try:
+        json.loads(text, object_pairs_hook=_no_duplicate_keys)
+    except ProtocolError:
+        raise
+    except (ValueError, RecursionError):  # not JSON: the model's parser says why
+        return
+
+
 def _address(connection: Request | WebSocket) -> str:
     """The client's address: the peer of the TCP connection, or what a trusted reverse
     proxy says it is (:attr:`ServerConfig.forwarded_allow_ips`)."""
@@ -731,6 +764,7 @@ def create_app(db: str | Path | None = None, *, config: ServerConfig | None = No
                                     f"{_per(rate, 'room')}; try again later")
         text = await request.body()
         check_json_depth(text)
+        check_unique_keys(text)
         try:
             body = CreateRoom.model_validate_json(text)
         except ValidationError as error:
