@@ -96,20 +96,48 @@ def test_an_array_item_that_is_not_an_event_is_named_by_its_place(tmp_path: Path
 
 
 # ---------------------------------------------------------------------------------------------
-# 4. POST /api/rooms: a key given twice is refused, named
+# 4. POST /api/rooms: a key given twice is refused, named; 6. referee.json before the start
 
 
-@pytest.mark.parametrize(("body", "key"), [
-    ('{"host_name": "Ana", "buy_in": 5, "buy_in": 500}', "buy_in"),
-    ('{"host_name": "Ana", "rules": {"ante": 1, "ante": 5}}', "ante"),
-])
-def test_a_room_body_with_a_key_twice_is_refused(tmp_path: Path, body: str,
-                                                 key: str) -> None:
+def test_a_room_body_with_a_key_twice_is_refused(tmp_path: Path) -> None:
     with running_server(f"sqlite:///{tmp_path / 'keys.db'}") as server:
-        response = httpx.post(f"{server.http}/api/rooms", content=body, timeout=10,
-                              headers={"Origin": server.http,
-                                       "Content-Type": "application/json"})
-        assert response.status_code == 400
-        assert response.json() == {"code": "bad_message", "message": (
-            f"body: the key '{key}' appears twice in one object (give each field once)")}
+        for body, key in (('{"host_name": "Ana", "buy_in": 5, "buy_in": 500}', "buy_in"),
+                          ('{"host_name": "Ana", "rules": {"ante": 1, "ante": 5}}', "ante")):
+            response = httpx.post(f"{server.http}/api/rooms", content=body, timeout=10,
+                                  headers={"Origin": server.http,
+                                           "Content-Type": "application/json"})
+            assert response.status_code == 400
+            assert response.json() == {"code": "bad_message", "message": (
+                f"body: the key '{key}' appears twice in one object (give each field once)")}
         assert server.manager.rooms == {}
+        # 6. a companion room's referee file before its session starts
+        created = server.create_room(companion=True)
+        response = server.get(f"/api/rooms/{created['room_id']}/referee.json"
+                              f"?token={created['token']}")
+        assert response.status_code == 409
+        assert response.json() == {"detail": (
+            "the session has not started yet: the referee file holds the session from its "
+            "first deal (ask again once the host has started it)")}
+
+
+# ---------------------------------------------------------------------------------------------
+# 5. the referee refuses a chip amount beyond MAX_CHIPS, naming the limit
+
+
+@pytest.mark.parametrize(("where", "what"), [
+    ({"players": [{"name": "Ana", "stack": 10**100}, {"name": "Ben", "stack": 20}]},
+     "stack of 'Ana'"),
+    ({"pot": 1_000_001}, "pot"),
+])
+def test_the_referee_refuses_chips_beyond_the_limit(tmp_path: Path, where: dict[str, object],
+                                                    what: str) -> None:
+    data: dict[str, object] = {"players": [{"name": "Ana", "stack": 20},
+                                           {"name": "Ben", "stack": 20}],
+                               "dealer": "Ana", "rounds": [], **where}
+    path = tmp_path / "ref.json"
+    path.write_text(json.dumps(data))
+    line = assert_user_error(guts("referee", str(path)))
+    got = ("1000000000000000000000000000000000000000… (101 digits)" if what != "pot"
+           else "1000001")
+    assert line == (f"error: {what} must be at most 1000000 chips (gutskit's largest chip "
+                    f"amount), got {got}")

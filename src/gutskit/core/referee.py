@@ -110,7 +110,7 @@ from gutskit.core.events import (
     WinnersNamed,
 )
 from gutskit.core.history import DeclarationSealed, Record, found
-from gutskit.core.limits import MAX_NAME, name_problem
+from gutskit.core.limits import MAX_CHIPS, MAX_NAME, name_problem
 from gutskit.core.payments import settle_up
 from gutskit.core.rules import RulesError, rules_from_mapping
 
@@ -132,11 +132,27 @@ _DECLARATIONS = {d.value: d for d in Declaration}
 
 
 def _chips(value: Any, what: str) -> int:
+    """``value`` as a chip amount (0 to :data:`~gutskit.core.limits.MAX_CHIPS`).
+
+    Raises:
+        RefereeError: not a whole number, negative or beyond the limit (named).
+    """
     if isinstance(value, bool) or not isinstance(value, int):
         raise RefereeError(f"{what} must be a whole number of chips, not {found(value)}")
     if value < 0:
-        raise RefereeError(f"{what} must not be negative, got {value}")
+        raise RefereeError(f"{what} must not be negative, got {_digits(value)}")
+    if value > MAX_CHIPS:
+        raise RefereeError(f"{what} must be at most {MAX_CHIPS} chips (gutskit's largest chip "
+                           f"amount), got {_digits(value)}")
     return value
+
+
+def _digits(value: int) -> str:
+    """A whole number for a message, cut to 40 characters and its length (``10**100``:
+    ``1000000000000000000000000000000000000000… (101 digits)``)."""
+    text = str(abs(value))
+    sign = "-" if value < 0 else ""
+    return sign + (text if len(text) <= 40 else f"{text[:40]}… ({len(text)} digits)")
 
 
 def _mapping(value: Any, what: str) -> Mapping[str, Any]:

@@ -852,9 +852,13 @@ def create_app(db: str | Path | None = None, *, config: ServerConfig | None = No
         seat = _seat_of(room, token)
         async with room.lock:
             records = views.redacted_history(room.events, room.viewer(seat))
+        if not records:
+            raise HTTPException(409, "the session has not started yet: the referee file "
+                                "holds the session from its first deal (ask again once the "
+                                "host has started it)")
         try:
             return referee_file(records)
-        except RefereeError as error:  # not started
+        except RefereeError as error:
             raise HTTPException(409, str(error)) from None
 
     @app.get("/api/rooms/{room_id}/fairness.json")
