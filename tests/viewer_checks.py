@@ -313,10 +313,13 @@ class Oracle:
 
     def check_opening(self, number: int, opened: Iterable[dict[str, Any]], where: str
                       ) -> None:
-        """The public opening of round ``number``: only cards its result shows."""
+        """The public opening of round ``number``: only cards its result shows, and the
+        hand its uncontested winner chose to show (a ``HandShown``: its positions are added
+        to the round's opening, ``Room._open_shown``)."""
         r = self.round(number)
         cards = {parse_card(o["card"]) for o in opened}
-        public = r.public_cards() if r is not None else set()
+        public = set() if r is None else r.public_cards().union(
+            *(hand for _, hand in r.volunteered.values()))
         leaked = cards - public
         assert not leaked, f"{where}: round {number} opens {sorted(map(card_name, leaked))}"
 

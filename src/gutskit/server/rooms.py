@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import dataclasses
+import functools
 import logging
 import random
 import secrets
@@ -1814,9 +1815,9 @@ class Room:
             raise _fail("illegal_action", problem)
         own_view = views.view_for(state, seat) if message.coach else None
         state, events = driver.declare(state, seat, decl)
-        await self._persist_and_send(state, events, (key, seat, message.round))
-        self.actions[key] = (seat, message.round)
-        client.send(_ack(message.action_id))
+        await self._persist_and_send(state, events, (key, seat, message.round),
+                                     functools.partial(self._applied, client, key, seat,
+                                                       message.round, message.action_id))
         if own_view is not None:
             await self._send_coach(client, own_view, message.round)
 
@@ -1856,12 +1857,31 @@ class Room:
         if problem is not None:
             raise _fail("illegal_action", problem)
         state, events = driver.pass_card(state, seat, card)
-        await self._persist_and_send(state, events, (key, seat, message.round))
-        self.actions[key] = (seat, message.round)
-        client.send(_ack(message.action_id))
+        await self._persist_and_send(state, events, (key, seat, message.round),
+                                     functools.partial(self._applied, client, key, seat,
+                                                       message.round, message.action_id))
+
+    def _applied(self, client: Client, key: str, seat: int, round_number: int,
+                 action_id: str) -> None:
+        """A client action is stored and sent: it is known as applied (a duplicate is
+        acknowledged, not applied again) and its sender gets the ack (in the frame of the
+        change it made)."""
+        self.actions[key] = (seat, round_number)
+        client.send(_ack(action_id))
 
     async def _persist_and_send(self, state: GameState, events: list[Event],
-                          action: tuple[str, int, int] | None) -> None:
+                          action: tuple[str, int, int] | None,
+                          after: Callable[[], None] | None = None) -> None:
+        """Store ``events`` (the change from :attr:`state` to ``state``), then apply and
+        send them (:meth:`_committed`) and call ``after`` (what the caller sends with the
+        change: an action's ack).
+
+        When nothing more is to be stored with them (the session goes on, a companion
+        round's undo aside), the change is applied and sent by the database thread's
+        hand-back itself (:meth:`RoomStore.append_async` ``then``), in the same callback
+        that reports the commit: a turn of the event loop sooner than when this coroutine
+        resumes, and before the loop's other work of that turn (so a reveal is not held up
+        by other rooms' sockets). Otherwise after this coroutine resumes, as before."""
         assert self.session_id is not None
         self.last_active = time.monotonic()
         resolved = [e for e in events if isinstance(e, RoundResolved)]
@@ -1876,12 +1896,35 @@ class Room:
             reveal = [r for r, d in self.deals.items() if not d.revealed]
         opened = self._open_shown(state, resolved[-1] if resolved else None, events)
         pending = self._pending_changes()  # a rebuy applied, a return made: the same commit
+        at_once = (state.phase is not Phase.OVER and self.status != "over"
+                   and not self.settings.companion)
+        then = (functools.partial(self._committed_at_once, state, events, pending, reveal,
+                                  opened, after) if at_once else None)
         await self.store.append_async(self.room_id, self.session_id, len(self.events), events,
                                       action=action, reveal=reveal, deal_updates=opened,
-                                      payloads=self._payloads_of(events), pending=pending)
+                                      payloads=self._payloads_of(events), pending=pending,
+                                      then=then)
+        if at_once:
+            return
         self._pending_stored(pending)
         if state.phase is Phase.OVER and not end_events:
             await self.store.run(self.store.set_status, self.room_id, "over")
+        self._committed(state, events, (), reveal, opened)
+        if state.phase is Phase.OVER:
+            self.status = "over"
+            self._broadcast_room()
+        elif self.status == "over":  # a companion round that ended the session was undone
+            self.status = "playing"
+            await self.store.run(self.store.set_status, self.room_id, "playing")
+            self._broadcast_room()
+        self._after_change()
+        if after is not None:
+            after()
+
+    def _committed(self, state: GameState, events: list[Event], pending: Sequence[SeatRow],
+                   reveal: Sequence[int], opened: Sequence[DealRow]) -> None:
+        """Apply and send a stored change (:meth:`_persist_and_send`)."""
+        self._pending_stored(pending)
         previous = self.state
         self._sealed = None if previous is None else self._sealed_by(previous, state, events)
         self._commit(state, events)
@@ -1895,14 +1938,17 @@ class Room:
                                           seed=deal.seed))
         for deal in opened:
             self._send_opening(deal)
-        if state.phase is Phase.OVER:
-            self.status = "over"
-            self._broadcast_room()
-        elif self.status == "over":  # a companion round that ended the session was undone
-            self.status = "playing"
-            await self.store.run(self.store.set_status, self.room_id, "playing")
-            self._broadcast_room()
+
+    def _committed_at_once(self, state: GameState, events: list[Event],
+                           pending: Sequence[SeatRow], reveal: Sequence[int],
+                           opened: Sequence[DealRow], after: Callable[[], None] | None
+                           ) -> None:
+        """:meth:`_committed` as the commit is handed back, then the timers, bots and next
+        deal (:meth:`_after_change`) and ``after``."""
+        self._committed(state, events, pending, reveal, opened)
         self._after_change()
+        if after is not None:
+            after()
 
     def _sealed_by(self, before: GameState, after: GameState, events: Sequence[Event]
                    ) -> tuple[GameState, int, list[Any]] | None:
@@ -2010,9 +2056,10 @@ class Room:
             # makes the table's default action (the table driver).
             silent = list(driver.waiting_for(state))
             state, events = driver.time_out(state, silent)
-            await self._persist_and_send(state, events, None)
-            if key[1] == "declare" and silent:  # not for passes: which card went is secret
-                self._send_all(TimedOut(round=key[0], seats=silent))
+            timed_out = (functools.partial(self._send_all, TimedOut(round=key[0], seats=silent))
+                         if key[1] == "declare" and silent  # not for passes: which card
+                         else None)                         # went is secret
+            await self._persist_and_send(state, events, None, timed_out)
 
     def _schedule_bots(self) -> None:
         state = self.state

@@ -540,11 +540,19 @@ class GroupWriter:
         self.cpu_seconds = 0.0
         """CPU seconds the database thread spent committing (``time.thread_time``)."""
 
-    def submit(self, rows: _Rows) -> asyncio.Future[None]:
-        """Queue ``rows``; the future is done once they are committed (or failed)."""
+    def submit(self, rows: _Rows, then: Callable[[], None] | None = None
+               ) -> asyncio.Future[None]:
+        """Queue ``rows``; the future is done once they are committed (or failed).
+
+        ``then``: run on the loop once the rows are committed, in the callback that hands
+        the batch back, before the future is done (its exception, if it raises, is the
+        future's): what the submitter does with a committed write is done then, with no
+        turn of the loop in between, instead of when its task resumes (a turn later: the
+        task's wake-up is scheduled by the future). Not run when the write failed or the
+        future was cancelled."""
         loop = asyncio.get_running_loop()
         future: asyncio.Future[None] = loop.create_future()
-        self._put(_Job(loop, future, rows, None))
+        self._put(_Job(loop, future, rows, None, then))
         return future
 
     def call(self, job: Callable[[], _T], *, idle: bool = False) -> asyncio.Future[_T]:
@@ -683,6 +691,8 @@ class _Job:
     future: asyncio.Future[Any]
     rows: _Rows | None
     call: Callable[[], Any] | None
+    then: Callable[[], None] | None = None
+    """Run on the loop once the rows are committed (:meth:`GroupWriter.submit`)."""
 
 
 def _hand_back(outcomes: Sequence[tuple[_Job, Any, BaseException | None]]) -> None:
@@ -697,6 +707,11 @@ def _hand_back(outcomes: Sequence[tuple[_Job, Any, BaseException | None]]) -> No
 
 def _settle_all(outcomes: Sequence[tuple[_Job, Any, BaseException | None]]) -> None:
     for job, result, error in outcomes:
+        if error is None and job.then is not None and not job.future.cancelled():
+            try:
+                job.then()
+            except Exception as failure:  # the submitter's: raised where it awaits
+                error = failure
         _settle(job.future, result, error)
 
 
@@ -891,16 +906,19 @@ class RoomStore:
                            reveal: Sequence[int] = (),
                            deal_updates: Sequence[DealRow] = (),
                            payloads: Sequence[dict[str, Any]] | None = None,
-                           pending: Sequence[SeatRow] = ()) -> None:
+                           pending: Sequence[SeatRow] = (),
+                           then: Callable[[], None] | None = None) -> None:
         """:meth:`append`, committed together with the appends of the other rooms in the
         same turn of the event loop (group commit, :class:`GroupWriter`); the caller
         resumes once its rows are committed. ``payloads``: the events'
         :func:`~gutskit.core.history.event_to_dict` when the caller has them (not copied:
-        neither side may change them)."""
+        neither side may change them). ``then``: run on the loop as soon as the rows are
+        committed, before the caller resumes (:meth:`GroupWriter.submit`); what it raises,
+        the caller does."""
         rows = _append_rows(room_id, session_id, first_seq, events, deal, action, reveal,
                             deal_updates, payloads, pending)
         try:
-            await self.writer.submit(rows)
+            await self.writer.submit(rows, then)
         except SQLAlchemyError as error:
             raise self._fail(error) from None
 
