@@ -200,9 +200,9 @@ def install(path: str) -> None:
             for rows in batch:
                 timings[id(rows)] = (started, ended)
 
-    def timed_submit(self: store.GroupWriter, rows: Any) -> Any:
+    def timed_submit(self: store.GroupWriter, rows: Any, then: Any = None) -> Any:
         started = time.perf_counter()
-        future = submit(self, rows)
+        future = submit(self, rows) if then is None else submit(self, rows, then)
 
         def done(_: Any) -> None:
             now = time.perf_counter()
