@@ -213,6 +213,18 @@ class Player:
         table: dict[str, Any] = message["table"]
         return table
 
+    def reach(self, predicate: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
+        """The first table view received so far that matches ``predicate``, or else the
+        next one that does (waiting for it). Read a connection's log only after this:
+        what another connection received says nothing of what this one has received yet
+        (each connection is read by a thread of its own, late on a loaded machine), and
+        a pause of no message for a while (:meth:`drain`) is no proof that all came."""
+        for message in self.log:
+            if message["type"] == "state" and predicate(message["table"]):
+                table: dict[str, Any] = message["table"]
+                return table
+        return self.state(predicate)
+
     def last_state(self) -> dict[str, Any]:
         """The last table view received so far."""
         table: dict[str, Any] = next(m for m in reversed(self.log)

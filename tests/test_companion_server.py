@@ -573,8 +573,8 @@ def test_the_server_runs_the_1_2_3_drop_count(server: Server) -> None:
         assert t.phone(name).declare(number, call, f"a{t.actions}")["type"] == "ack"
     t.wait(lambda v: v["round"] == 1 and v["phase"] == "deal")
     assert t.stacks() == {"Ana": 19, "Ben": 19, "Cleo": 22} and t.pot() == 0
-    for phone in t.phones:
-        phone.drain()
+    for phone in t.phones:  # each phone has received the whole round (not only the host)
+        phone.reach(lambda v: v["round"] == 1 and v["phase"] == "deal")
         assert counts_seen(phone, 1) == [3, 2, 1]
     # a late drop: the count of round 1 is over
     late = t.phone("Ana").declare(1, "out", "late-1")

@@ -48,8 +48,11 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-
                  "--disable-sync"]
 DESKTOP = {"width": 1280, "height": 860}
 PHONE = {"width": 375, "height": 740}
-WAIT = 20000  # ms: the longest any screen may take to show what the server decided (a
+WAIT = 30000  # ms: the longest any screen may take to show what the server decided (a
 # generous bound for a loaded machine: a passing test waits only as long as it must)
+expect.set_options(timeout=WAIT)  # every expect(...) of every browser test, not Playwright's
+# 5 s: a check written without timeout= right after a click waits for the screen as long
+# (every test_e2e_*.py imports this module)
 
 
 @pytest.fixture(scope="module")

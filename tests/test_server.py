@@ -116,8 +116,8 @@ def play_scripted_session(server: Server, protocol: int = 1) -> dict[str, Any]:
     ana.send({"type": "end_session"})
     final = ana.state(lambda t: t["phase"] == "over")
     assert final["stacks"] == [21, 15, 24] and final["pot"] == 0
-    for player in [*players, spectator]:
-        player.drain()
+    for player in [*players, spectator]:  # each has received the whole session
+        player.reach(lambda t: t["phase"] == "over")
     return {"room_id": room_id, "players": players, "spectator": spectator, "final": final}
 
 

@@ -84,8 +84,8 @@ def test_out_hands_stay_private_and_the_session_verifies(db_url: str, tmp_path: 
         ana.state(lambda t: t["round"] == 4 and t["phase"] == "declare")
         ana.send({"type": "end_session"})
         ana.state(lambda t: t["phase"] == "over")
-        for player in [*players, spectator]:
-            player.drain()
+        for player in [*players, spectator]:  # each has received the whole session
+            player.reach(lambda t: t["phase"] == "over")
 
         room = server.manager.rooms[room_id]
         events = room.events

@@ -3,6 +3,7 @@ code, away / back next game, ..."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -186,22 +187,32 @@ def test_the_decision_clock_is_sent_for_the_seats_to_act(tmp_path: Path) -> None
     # Sequential declaration (the Indonesian rule book), dealer Ana: Ben, Cleo, Ana in
     # turn. Each turn has its own clock of decision_seconds (no time bank: unused time is
     # not kept); at zero the seat makes the table's default (out: core.table.time_out).
+    # The clocks are long (60 s: a loaded machine answers well within them, and a clock
+    # read a few seconds late is still told from a fresh one) but for Cleo's, made short
+    # while she is to act (a resume restarts the clock with the room's setting).
     with running_server(f"sqlite:///{tmp_path / 'clock.db'}", seed_numbers=(1, 2)) as server:
         room_id, (ana, ben, cleo) = seat_three(server, rules={"preset": "indonesian"},
-                                               decision_seconds=4)
+                                               decision_seconds=60)
         watcher = Player(server, room_id)
         ana.send({"type": "start"})
         first = watcher.state(lambda t: t["phase"] == "declare")
-        assert first["to_act"] == [1] and 0 < first["time_left"] <= 4
+        assert first["to_act"] == [1] and 0 < first["time_left"] <= 60
         assert ben.declare(1, "in")["type"] == "ack"
         second = watcher.state(lambda t: t["to_act"] == [2])
-        assert 3.5 < second["time_left"] <= 4  # Cleo's own clock, started in full
+        assert 50 < second["time_left"] <= 60  # Cleo's own clock, started in full
+        room = server.manager.rooms[room_id]
+        room.settings = dataclasses.replace(room.settings, decision_seconds=4)
+        ana.send({"type": "pause"})
+        ana.send({"type": "resume"})
+        watcher.expect("room", lambda m: m["room"]["paused"])
+        watcher.expect("room", lambda m: not m["room"]["paused"])  # Cleo's clock: 4 s
+        room.settings = dataclasses.replace(room.settings, decision_seconds=60)  # Ana's
         timeout = watcher.expect("timeout")  # Cleo says nothing: the clock decides
         assert timeout == {"type": "timeout", "round": 1, "seats": [2]}
         # (the timeout message comes after the change's events and views)
         third = next(m["table"] for m in watcher.log if m["type"] == "state"
                      and m["table"]["to_act"] == [0] and m["table"]["round"] == 1)
-        assert 3.5 < third["time_left"] <= 4 and third["declarations"][2] == "out"
+        assert 50 < third["time_left"] <= 60 and third["declarations"][2] == "out"
         answer = ana.declare(1, "out")
         assert answer["type"] == "ack", answer
         between = watcher.state(lambda t: t["phase"] == "deal" and t["round"] == 1)

@@ -114,12 +114,17 @@ def play_room(server: Server, name: str, seed: int) -> tuple[str, dict[str, Any]
         ana.send({"type": "end_session"})
         ana.expect("state", lambda m: m["table"]["phase"] == "over")
     connections = {"ana": ana, "ben": ben, "tab": tab, "watcher": watcher}
-    time.sleep(0.2)
+    for player in connections.values():  # every connection has heard all of it
+        player.reach(_over)
     for player in connections.values():
-        player.drain(0.05)
         player.close()
     return room_id, {"connections": connections, "tokens": {
         0: created["token"], 1: ben.token}}
+
+
+def _over(table: dict[str, Any]) -> bool:
+    """The session's last table view (every chat line and event came before it)."""
+    return bool(table["phase"] == "over")
 
 
 def check_frames(oracle: Oracle, player: Player, viewer: int | None, where: str) -> None:
@@ -290,9 +295,9 @@ def play_companion_room(server: Server, name: str, seed: int) -> tuple[str, dict
         ana.send({"type": "end_session"})
         ana.expect("state", lambda m: m["table"]["phase"] == "over")
     connections = {"ana": ana, "ben": ben, "tab": tab, "watcher": watcher}
-    time.sleep(0.2)
+    for player in connections.values():  # every connection has heard all of it
+        player.reach(_over)
     for player in connections.values():
-        player.drain(0.05)
         player.close()
     return room_id, {"connections": connections, "tokens": {
         0: created["token"], 1: ben.token}}
