@@ -27,6 +27,11 @@ from gutskit.server.store import RoomStore, open_room_store
 
 PG_URL = os.environ.get("GUTSKIT_TEST_PG_URL")
 
+WAIT = 60.0
+"""Seconds a player waits for a message by default: generous, for a machine loaded far
+beyond its cores (CI may be; a round of bots that solve their strategy took over 15 s on
+the team's 2-core machine at load 28). A passing test waits only as long as it must."""
+
 
 DB_KINDS = ["sqlite", *(["postgresql"] if PG_URL else [])]
 """The databases every server test runs on: SQLite, and PostgreSQL when the environment
@@ -166,7 +171,7 @@ class Player:
     def send(self, message: dict[str, Any] | str) -> None:
         self.ws.send(message if isinstance(message, str) else json.dumps(message))
 
-    def recv(self, timeout: float = 15) -> dict[str, Any]:
+    def recv(self, timeout: float = WAIT) -> dict[str, Any]:
         if not self.inbox:
             text = self.ws.recv(timeout=timeout)
             assert isinstance(text, str)
@@ -186,7 +191,7 @@ class Player:
         return message
 
     def expect(self, kind: str, predicate: Callable[[dict[str, Any]], bool] | None = None,
-               timeout: float = 15) -> dict[str, Any]:
+               timeout: float = WAIT) -> dict[str, Any]:
         """Receive until a message of type ``kind`` (matching ``predicate``) arrives."""
         deadline = time.monotonic() + timeout
         while True:
@@ -240,7 +245,7 @@ class Player:
                    "declaration": declaration})
         return self.expect_any(("ack", "error"))
 
-    def expect_any(self, kinds: Sequence[str], timeout: float = 15) -> dict[str, Any]:
+    def expect_any(self, kinds: Sequence[str], timeout: float = WAIT) -> dict[str, Any]:
         deadline = time.monotonic() + timeout
         while True:
             left = deadline - time.monotonic()

@@ -217,7 +217,7 @@ def test_a_worker_whose_event_loop_is_busy_keeps_its_rooms(tmp_path: Path,
 
 def _reconnect(server: Server, room_id: str, token: str | None) -> Player:
     """Connect again until a worker welcomes the seat (the owner may be moving)."""
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 180  # (one attempt may wait server_support.WAIT)
     while True:
         try:
             return Player(server, room_id, token, protocol=2)
