@@ -141,3 +141,36 @@ def test_the_referee_refuses_chips_beyond_the_limit(tmp_path: Path, where: dict[
            else "1000001")
     assert line == (f"error: {what} must be at most 1000000 chips (gutskit's largest chip "
                     f"amount), got {got}")
+
+
+# ---------------------------------------------------------------------------------------------
+# 7. a rules file with a TOML table, or with no house rules
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("# only a comment\n", "is empty: it holds no house rules (write key = value lines, e.g. "
+                           "ante = 2; without --rules the defaults apply)"),
+    ("", "is empty: it holds no house rules (write key = value lines, e.g. ante = 2; "
+         "without --rules the defaults apply)"),
+    ("ante = 2\n[section]\npot_cap = 5\n",
+     ": '[section]' is a TOML table, not a house rule: write the house rules as key = value "
+     "lines at the top of the file (or all of them under one [rules] table)"),
+])
+def test_a_rules_file_without_house_rules_is_refused(tmp_path: Path, text: str,
+                                                     message: str) -> None:
+    path = tmp_path / "house.toml"
+    path.write_text(text)
+    db = tmp_path / "g.db"
+    for command in (("rules", "--rules", str(path)),
+                    ("play", "--rules", str(path), "--db", str(db))):
+        line = assert_user_error(guts(*command, input="q\n"))
+        assert line == f"error: rules file {str(path)!r}{' ' if message[0] != ':' else ''}" \
+                       f"{message}"
+    assert not db.exists()
+
+
+def test_house_rules_under_one_rules_table_are_read(tmp_path: Path) -> None:
+    path = tmp_path / "house.toml"
+    path.write_text("[rules]\nante = 2\n")
+    result = guts("rules", "--rules", str(path), "--json")
+    assert result.exit_code == 0 and json.loads(result.stdout)["ante"] == 2

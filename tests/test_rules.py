@@ -166,10 +166,12 @@ def test_load_rules_from_a_rules_table(tmp_path: Path) -> None:
     assert (rules.cards_per_hand, rules.all_out) == (2, "carry")
 
 
-def test_load_rules_empty_file_gives_defaults(tmp_path: Path) -> None:
+def test_load_rules_refuses_an_empty_file(tmp_path: Path) -> None:
+    """An empty file is a mistake, not the defaults (fresh8: it silently meant them)."""
     path = tmp_path / "empty.toml"
     path.write_text("", encoding="utf-8")
-    assert load_rules(path) == Rules()
+    with pytest.raises(RulesError, match="is empty: it holds no house rules"):
+        load_rules(path)
 
 
 @pytest.mark.parametrize(

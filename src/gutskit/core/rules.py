@@ -362,11 +362,13 @@ def rules_from_mapping(mapping: Mapping[str, Any], *, base: Rules | None = None)
 
 
 def load_rules(path: str | Path) -> Rules:
-    """Rules from a TOML file of ``key = value`` house rules (``preset = "..."`` allowed).
+    """Rules from a TOML file of ``key = value`` house rules (``preset = "..."`` allowed;
+    or all of them under one ``[rules]`` table).
 
     Raises:
-        RulesError: the file cannot be read, is not TOML, or holds invalid rules; the
-            message names the file.
+        RulesError: the file cannot be read, is not TOML, holds no house rules (empty, or
+            comments only), holds another TOML table (``[section]``), or holds invalid
+            rules; the message names the file.
     """
     file = Path(path)
     try:
@@ -385,6 +387,16 @@ def load_rules(path: str | Path) -> Rules:
                          f"{sys.get_int_max_str_digits()} digits") from None
     if "rules" in data and isinstance(data["rules"], dict) and len(data) == 1:
         data = data["rules"]
+    if not data:
+        raise RulesError(f"rules file {str(file)!r} is empty: it holds no house rules (write "
+                         "key = value lines, e.g. ante = 2; without --rules the defaults "
+                         "apply)")
+    table_name = next((key for key, value in data.items() if isinstance(value, dict)), None)
+    if table_name is not None:
+        shown = "[" + _cut(table_name) + "]"
+        raise RulesError(f"rules file {str(file)!r}: {shown!r} is a TOML table, not a house "
+                         "rule: write the house rules as key = value lines at the "
+                         "top of the file (or all of them under one [rules] table)")
     try:
         return rules_from_mapping(data)
     except RulesError as error:
