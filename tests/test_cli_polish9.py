@@ -174,3 +174,40 @@ def test_house_rules_under_one_rules_table_are_read(tmp_path: Path) -> None:
     path.write_text("[rules]\nante = 2\n")
     result = guts("rules", "--rules", str(path), "--json")
     assert result.exit_code == 0 and json.loads(result.stdout)["ante"] == 2
+
+
+# ---------------------------------------------------------------------------------------------
+# 8. a negative number as a value; 9. digits with underscores; 10. guts --version
+
+
+def test_a_negative_session_id_gets_a_hint_not_no_such_option(tmp_path: Path) -> None:
+    db = str(tmp_path / "none.db")
+    line = assert_user_error(guts("history", "-1", "--db", db))
+    assert line == ("error: -1 is not an option of 'guts history': a value that starts with "
+                    "'-' is read as an option; to give it anyway, put '--' before it: guts "
+                    "history -- -1 (see 'guts history --help')")
+    line = assert_user_error(guts("history", "--db", db, "--", "-1"))
+    assert line == ("error: SESSION_ID -1 is out of range: it must be at least 1 (see 'guts "
+                    "history --help')")
+    assert not Path(db).exists()
+
+
+@pytest.mark.parametrize(("args", "name", "value"), [
+    (("sim", "--players", "1_0"), "--players", "1_0"),
+    (("sim", "--rounds", "5", "--seed", "1_2"), "--seed", "1_2"),
+    (("odds", "As Kd Qh", "--pot", "1_"), "--pot", "1_"),
+    (("history", "1_0"), "SESSION_ID", "1_0"),
+])
+def test_digits_with_underscores_are_not_a_number(args: tuple[str, ...], name: str,
+                                                  value: str) -> None:
+    line = assert_user_error(guts(*args))
+    assert line == (f"error: {name} {value!r} is not a number: write digits only, without "
+                    "'_' (e.g. 1000, not 1_000)")
+
+
+def test_guts_version_prints_the_package_version() -> None:
+    from importlib.metadata import version
+
+    result = guts("--version")
+    assert (result.exit_code, result.stdout) == (0, f"guts {version('gutskit')}\n")
+    assert version("gutskit") == "0.1.0"

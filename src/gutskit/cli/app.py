@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import Annotated, Any
 
 import typer
 from typer.core import TyperGroup
@@ -48,6 +48,7 @@ from gutskit.cli.errors import (
     DB_FROM_ENVIRONMENT,
     EXIT_USER_ERROR,
     USER_ERRORS,
+    guard_numbers,
     report_error,
 )
 
@@ -72,6 +73,7 @@ class GutsGroup(TyperGroup):
              complete_var: str | None = None, standalone_mode: bool = True,
              windows_expand_args: bool = True, **extra: Any) -> Any:
         DB_FROM_ENVIRONMENT.set(None)  # set again by --db's callback (in-process reruns)
+        guard_numbers(self)  # "1_0" is not 10
         try:
             result = super().main(args=args, prog_name=prog_name, complete_var=complete_var,
                                   standalone_mode=False, windows_expand_args=windows_expand_args,
@@ -107,9 +109,31 @@ def build() -> typer.Typer:
         rich_markup_mode="markdown",
         context_settings={"help_option_names": ["-h", "--help"]},
     )
+    guts.callback()(_options)
     for group in (play, companion, sim, table, strategy, tournament, analysis, serve):
         group.register(guts)
     return guts
+
+
+def _print_version(value: bool) -> None:
+    """``--version``'s callback: print ``guts VERSION`` (the installed package's metadata)
+    and exit."""
+    if not value:
+        return
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        number = version("gutskit")
+    except PackageNotFoundError:  # run from a source tree that is not installed
+        number = "unknown (gutskit is not installed)"
+    typer.echo(f"guts {number}")
+    raise typer.Exit()
+
+
+def _options(version: Annotated[bool, typer.Option(
+        "--version", callback=_print_version, is_eager=True,
+        help="Print gutskit's version and exit.")] = False) -> None:
+    """Guts poker: play in the terminal, simulate, compare hands, referee a real table."""
 
 
 app = build()

@@ -16,10 +16,10 @@ from typing import Any, NoReturn
 
 import typer
 
-from gutskit.core.errors import GutsError
+from gutskit.core.errors import GutsError, quoted
 
 __all__ = ["EXIT_INTERRUPTED", "EXIT_USER_ERROR", "USER_ERRORS", "UsageProblem", "finite",
-           "message", "report_error"]
+           "guard_numbers", "message", "report_error"]
 
 EXIT_USER_ERROR = 2
 """Exit status of a user mistake."""
@@ -61,7 +61,8 @@ def message(error: BaseException) -> str:
         where = f"{error.filename}: " if error.filename else ""
         text = f"{where}{error.strerror}"
     elif isinstance(error, CLICK_EXCEPTION):
-        text = _bad_value(error) or str(error.format_message())  # type: ignore[attr-defined]
+        text = (_bad_value(error) or _negative_number(error)
+                or str(error.format_message()))  # type: ignore[attr-defined]
         ctx = getattr(error, "ctx", None)
         if ctx is not None:
             text += f" (see '{ctx.command_path} --help')"
@@ -135,6 +136,65 @@ def finite(ctx: Any, param: Any, value: float | None) -> float | None:
     must = f": it must be {allowed}" if allowed else ""
     raise UsageProblem(f"{name} {value} is not a finite number{must} "
                        f"(see '{ctx.command_path} --help')")
+
+
+_NUMBER_TYPES = (int, float, int | None, float | None, list[int], list[int] | None)
+"""The annotations of number options (``--players``, ``--rounds``, ``--alpha``...)."""
+
+
+def guard_numbers(command: Any) -> None:
+    """Make every number option and argument of the click ``command`` refuse digits with
+    underscores: Python's ``int()`` (and pydantic) read ``1_0`` as 10, a typo read as a
+    number (fresh8: ``--players 1_0``). Idempotent.
+
+    The check runs before typer converts the value: a value with ``_`` raises
+    :class:`UsageProblem` (``--players '1_0' is not a number: write digits only, without
+    '_' (e.g. 10)``).
+    """
+    for param in getattr(command, "params", ()):
+        descriptor = getattr(param, "type_descriptor", None)
+        if getattr(descriptor, "annotation", None) not in _NUMBER_TYPES:
+            continue
+        if getattr(param, "_gutskit_guarded", False):
+            continue
+        original = param.process_value
+        param.process_value = _guarded(param, original)
+        param._gutskit_guarded = True
+    for sub in getattr(command, "commands", {}).values():
+        guard_numbers(sub)
+
+
+def _guarded(param: Any, original: Any) -> Any:
+    """``param.process_value`` with the underscore check of :func:`guard_numbers` first."""
+
+    def process_value(ctx: Any, value: Any) -> Any:
+        for item in value if isinstance(value, (list, tuple)) else (value,):
+            if isinstance(item, str) and "_" in item:
+                opts = [o for o in getattr(param, "opts", ()) if o.startswith("--")]
+                name = max(opts, key=len) if opts else str(param.name).upper()
+                raise UsageProblem(f"{name} {quoted(item, 40)} is not a number: write digits "
+                                   "only, without '_' (e.g. 1000, not 1_000)")
+        return original(ctx, value)
+
+    return process_value
+
+
+_NEGATIVE = re.compile(r"-[0-9][0-9_.]*")
+"""A negative number, which typer's parser reads as an option (``guts history -1``)."""
+
+
+def _negative_number(error: BaseException) -> str | None:
+    """typer's "No such option: -1" in gutskit's words, when the "option" is a negative
+    number given as a value (``-1 is not an option of 'guts history': a value that starts
+    with '-' is read as an option; to give it anyway, put '--' before it: guts history --
+    -1``), or ``None``."""
+    name = getattr(error, "option_name", None)
+    ctx = getattr(error, "ctx", None)
+    if not isinstance(name, str) or ctx is None or not _NEGATIVE.fullmatch(name):
+        return None
+    return (f"{name} is not an option of '{ctx.command_path}': a value that starts with '-' "
+            f"is read as an option; to give it anyway, put '--' before it: "
+            f"{ctx.command_path} -- {name}")
 
 
 def _bad_value(error: BaseException) -> str | None:

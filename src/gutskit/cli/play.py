@@ -178,7 +178,8 @@ def play(
 
 def history(
     session_id: Annotated[int | None, typer.Argument(
-        metavar="[SESSION_ID]", help="Show this session's hand history.")] = None,
+        metavar="[SESSION_ID]", min=1,
+        help="Show this session's hand history (its number: 1 or more).")] = None,
     db: DbOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
