@@ -11,6 +11,7 @@ import httpx
 import pytest
 from server_support import running_server
 from test_cli import assert_user_error, guts
+from test_cli_fresh_user7 import _free_port
 from test_server_verify import build_session
 
 from gutskit.server.exports import history_jsonl
@@ -211,3 +212,75 @@ def test_guts_version_prints_the_package_version() -> None:
     result = guts("--version")
     assert (result.exit_code, result.stdout) == (0, f"guts {version('gutskit')}\n")
     assert version("gutskit") == "0.1.0"
+
+
+# ---------------------------------------------------------------------------------------------
+# 11. guts serve names GUTSKIT_DB when the database came from it
+
+
+def test_serve_names_a_bad_gutskit_db(tmp_path: Path) -> None:
+    from test_cli import RUNNER
+
+    from gutskit.cli.app import app
+
+    port = str(_free_port())
+    result = RUNNER.invoke(app, ["serve", "--host", "127.0.0.1", "--port", port],
+                           env={"GUTSKIT_DB": str(tmp_path)})
+    assert assert_user_error(result) == (
+        f"error: GUTSKIT_DB='{tmp_path}': cannot open database '{tmp_path}': it is a folder; "
+        f"it takes a database file (e.g. '{tmp_path}/gutskit.db') or a URL (scheme://...)")
+    result = RUNNER.invoke(app, ["serve", "--host", "127.0.0.1", "--port", port, "--db",
+                                 str(tmp_path)],
+                           env={"GUTSKIT_DB": str(tmp_path)})
+    assert assert_user_error(result) == (
+        f"error: cannot open database '{tmp_path}': it is a folder; --db takes a database "
+        f"file (e.g. '{tmp_path}/gutskit.db') or a URL (scheme://...)")
+
+
+# ---------------------------------------------------------------------------------------------
+# 12. the private redis-server of guts serve --workers ends with guts serve
+
+
+_HOLD_REDIS = """
+import pathlib, sys
+import redis
+from gutskit.cli.workers import local_redis
+with local_redis(pathlib.Path(sys.argv[1])) as url:
+    print(redis.Redis.from_url(url).info("server")["process_id"], flush=True)
+    sys.stdin.read()
+"""
+
+
+def _ended(pid: int) -> bool:
+    """Whether the process ``pid`` has ended (gone, or a zombie nobody has reaped yet)."""
+    try:
+        status = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return True
+    return status.rsplit(")", 1)[1].split()[0] in ("Z", "X")
+
+
+def test_the_private_redis_server_dies_with_guts_serve(tmp_path: Path) -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1] / "src")}
+    child = subprocess.Popen([sys.executable, "-c", _HOLD_REDIS, str(tmp_path)], env=env,
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert child.stdout is not None
+    pid = int(child.stdout.readline())
+    try:
+        # its own session: Ctrl-C at the terminal (the process group) does not reach it
+        assert os.getsid(pid) == pid != os.getsid(child.pid)
+        child.kill()  # kill -9 of guts serve: no clean-up runs
+        child.wait()
+        deadline = time.monotonic() + 60  # waits for the event; a generous bound
+        while not _ended(pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert _ended(pid)
+    finally:
+        if not _ended(pid):
+            os.kill(pid, signal.SIGKILL)

@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 
 import typer
 
-from gutskit.cli.errors import UsageProblem, finite
+from gutskit.cli.errors import UsageProblem, finite, note_db_source
 from gutskit.cli.words import count
 
 __all__ = ["allowed_hosts", "register", "serve", "verify"]
@@ -31,6 +31,7 @@ def serve(
     port: Annotated[int, typer.Option(min=1, max=65535, help="TCP port.")] = 8000,
     db: Annotated[str | None, typer.Option(
         "--db", metavar="PATH|URL", envvar="GUTSKIT_DB", show_envvar=True,
+        callback=note_db_source,  # a message about GUTSKIT_DB's value names the variable
         help="SQLite file or SQLAlchemy URL, e.g. postgresql+psycopg://user:pw@host/db "
              "[default: gutskit.db in your data folder].")] = None,
     public_url: Annotated[str | None, typer.Option(

@@ -6,6 +6,7 @@ Imported only by ``guts serve`` when it runs with more than one worker or with R
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import shutil
 import socket
@@ -25,7 +26,8 @@ __all__ = ["local_redis", "redis_problem", "run_cluster"]
 @contextlib.contextmanager
 def local_redis(folder: Path) -> Iterator[str]:
     """A private ``redis-server`` (from ``PATH``, e.g. Debian's ``redis-server``) on a
-    Unix socket in ``folder``, no persistence, stopped on exit; yields its URL.
+    Unix socket in ``folder``, no persistence, stopped on exit and killed with this process
+    (:func:`gutskit.server.cluster.die_with_parent`); yields its URL.
 
     Raises:
         UsageProblem: ``redis-server`` is not installed, or did not start in 10 s.
@@ -34,11 +36,18 @@ def local_redis(folder: Path) -> Iterator[str]:
     if binary is None:
         raise UsageProblem("--workers needs Redis: install redis-server (apt-get install "
                            "redis-server) or give --redis URL")
+    from gutskit.server.cluster import die_with_parent
+
     path = folder / "redis.sock"
+    # Its own session: Ctrl-C at the terminal (SIGINT to the whole process group) does not
+    # stop it before the workers have released their leases (they warned "could not renew
+    # its leases"); this process stops it once they have ended. And it ends with this
+    # process (kill -9 of guts serve left it orphaned; fresh8), as the workers do.
     process = subprocess.Popen(
         [binary, "--port", "0", "--unixsocket", str(path), "--unixsocketperm", "700",
          "--save", "", "--appendonly", "no", "--loglevel", "warning"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+        preexec_fn=functools.partial(die_with_parent, os.getpid()))
     try:
         url = f"unix://{path}"
         deadline = time.monotonic() + 10

@@ -608,6 +608,8 @@ class Node:
             try:
                 found = self._renew()
             except Exception as error:  # Redis away: try again next period
+                if self._stopping.is_set():  # stopping: stop() releases the leases
+                    return
                 log.warning("worker %s could not renew its leases: %s", self.worker_id, error)
                 continue
             now = time.monotonic()
