@@ -325,18 +325,42 @@ def test_host_controls_pause_kick_bots_end(db_url: str) -> None:
         assert ana.expect("error")["code"] == "not_playing"
 
 
-def test_rate_limit_and_origin(db_url: str) -> None:
+class _FrozenClock:
+    """The ``time`` module as :mod:`gutskit.server.app` sees it, with ``monotonic`` at a
+    value the test sets (the connections' message windows; asyncio keeps the real one)."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def monotonic(self) -> float:
+        return self.now
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(time, name)
+
+
+def test_rate_limit_and_origin(db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    import gutskit.server.app as app_module
+
+    clock = _FrozenClock()
+    monkeypatch.setattr(app_module, "time", clock)
     with running_server(db_url) as server:
         created = server.create_room("Ana")
         room_id = created["room_id"]
         ana = Player(server, room_id, created["token"])
         for _ in range(60):
             ana.send({"type": "ping"})
-        replies = [ana.expect_any(("pong", "error")) for _ in range(60)]
-        limited = [r for r in replies if r["type"] == "error"]
-        assert limited and all(r["code"] == "rate_limited" for r in limited)
-        # A burst of 30 (the hello took one), plus what refills while they arrive.
-        assert 29 <= sum(r["type"] == "pong" for r in replies) < 45
+        clock.now += 0.5  # still in the window: the 60th ping is dropped unanswered
+        ana.send({"type": "ping"})
+        # A burst of 30 (the hello took one); one error for the 32 dropped after them.
+        replies = [ana.expect_any(("pong", "error")) for _ in range(30)]
+        assert replies == [{"type": "pong"}] * 29 + [{
+            "type": "error", "code": "rate_limited", "action_id": None,
+            "message": "more than 30 messages in 3 seconds: this one and the next are "
+                       "dropped (this error is sent at most once every 3 seconds)"}]
+        clock.now += 3  # the window has passed: a ping is answered again
+        ana.send({"type": "ping"})
+        assert ana.expect_any(("pong", "error")) == {"type": "pong"}
 
         with pytest.raises(InvalidStatus):
             Player(server, room_id, origin="http://evil.example")

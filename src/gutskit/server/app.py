@@ -25,7 +25,7 @@ URL's, or one of ``allowed_origins``); clients without an ``Origin`` header (scr
 bots) are accepted.
 Each connection may send :data:`MESSAGE_LIMIT` (a moving window kept with the connection:
 :data:`RATE` messages per second on average, bursts of :data:`BURST`); extra messages are
-refused with ``rate_limited``.
+dropped, with one ``rate_limited`` error per window however many are dropped in it.
 
 Every limit of :class:`~gutskit.server.rooms.ServerConfig` answers with a clear error
 (``docs/protocol.md``, "Limits"): :class:`HttpGuard` (body size, JSON content type and
@@ -46,6 +46,7 @@ import collections
 import contextlib
 import functools
 import json
+import math
 import time
 import weakref
 from collections import Counter
@@ -1064,6 +1065,7 @@ async def _serve(websocket: WebSocket, client: WsClient, room: Room,
     ``error`` ``too_many_connections`` quoting ``admit``'s reason)."""
     attached = False
     hello_deadline = asyncio.get_running_loop().time() + hello_timeout
+    told_until = -math.inf  # no rate_limited error before this (monotonic seconds)
     while True:
         if attached:
             frame = await websocket.receive()
@@ -1081,8 +1083,15 @@ async def _serve(websocket: WebSocket, client: WsClient, room: Room,
         if data is None:
             data = frame.get("bytes") or b""
         if not client.allow():
-            client.send(Error(code="rate_limited",
-                              message=f"more than {BURST} messages in {BURST // RATE} seconds"))
+            # One error per window, however many messages are dropped in it: a flood is
+            # not answered frame for frame (attack8 O3: 33,121 errors for 33,150 pings).
+            now = time.monotonic()
+            if now >= told_until:
+                told_until = now + MESSAGE_LIMIT.get_expiry()
+                client.send(Error(code="rate_limited", message=f"more than {BURST} messages "
+                                  f"in {BURST // RATE} seconds: this one and the next are "
+                                  "dropped (this error is sent at most once every "
+                                  f"{BURST // RATE} seconds)"))
             continue
         action_id = None
         try:
