@@ -9,6 +9,7 @@ Run: python benchmarks/bench_eval.py [--json]
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import numpy as np
 from common import arguments, best_rate, emit, header, result
@@ -42,47 +43,12 @@ def main() -> None:
     results = []
     ours = best_rate(via_strength)
     direct = best_rate(via_lookup)
-    pk_rate = None
-    try:
-        from pokerkit import Card, RhodeIslandHoldemLookup
-
-        lookup = RhodeIslandHoldemLookup()
-        ranks, suits = "23456789TJQKA", "cdhs"
-        deck = [next(iter(Card.parse(ranks[c >> 2] + suits[c & 3]))) for c in range(52)]
-        pk_hands = [[deck[c] for c in h] for h in hands]
-        # same answers? compare the order of 2,000 pairs of hands (suits ignored by both
-        # when the ranks differ; PokerKit has no suit tie-break)
-        plain = hand_table(type(DEFAULT_RANKING)(suit_tiebreak="none"))
-        agree = 0
-        for h1, h2, p1, p2 in zip(hands[:2000], hands[1:2001], pk_hands, pk_hands[1:],
-                                  strict=False):
-            k1 = int(plain.code_to_key[(h1[0] * 52 + h1[1]) * 52 + h1[2]])
-            k2 = int(plain.code_to_key[(h2[0] * 52 + h2[1]) * 52 + h2[2]])
-            e1, e2 = lookup.get_entry(p1), lookup.get_entry(p2)
-            agree += (k1 > k2) == (e1 > e2) and (k1 == k2) == (e1 == e2)
-
-        def via_pokerkit() -> int:
-            get = lookup.get_entry
-            for h in pk_hands:
-                get(h)
-            return len(pk_hands)
-
-        pk_rate = best_rate(via_pokerkit)
-    except ImportError:
-        agree = 0
     results.append(result("scalar: gutskit.core.evaluation.strength", ours, "evals/s",
                           target=3e6))
     results.append(result("scalar: direct strength-table lookup", direct, "evals/s",
                           target=3e6))
-    if pk_rate is not None:
-        results.append(result("scalar: pokerkit.RhodeIslandHoldemLookup.get_entry", pk_rate,
-                              "evals/s", note=f"orders 2,000 hand pairs like gutskit with "
-                              f"suit_tiebreak=none: {agree}/2000"))
-        results.append(result("ratio strength / pokerkit", ours / pk_rate, "x"))
-        results.append(result("ratio table lookup / pokerkit", direct / pk_rate, "x"))
-    else:
-        results.append(result("scalar: pokerkit", 0.0, "evals/s",
-                              note="pokerkit not installed (pip install pokerkit)"))
+    compared, missing = pokerkit_results(hands, ours, direct)
+    results += compared
 
     t = hand_table()
     gen = np.random.default_rng(2)
@@ -104,6 +70,52 @@ def main() -> None:
     results.append(result("batch: (n, 3) int64 array -> keys (batch_keys)",
                           best_rate(batch64), "hands/s", target=5e7))
     emit(results)
+    if missing is not None:
+        print(missing)
+
+
+POKERKIT_MISSING = ("pokerkit: not installed, so no side-by-side figures (pip install "
+                    "pokerkit, or the dev extra: pip install -e '.[dev]')")
+"""What the benchmark says instead of PokerKit's figures when PokerKit cannot be imported
+(it printed ``pokerkit: 0 evals/s``; fresh8)."""
+
+
+def pokerkit_results(hands: list[tuple[int, ...]], ours: float, direct: float
+                     ) -> tuple[list[dict[str, Any]], str | None]:
+    """PokerKit's RhodeIslandHoldemLookup on the same ``hands`` (evals/s) and the ratios of
+    gutskit's rates ``ours`` and ``direct`` (evals/s) to it; or no figures and
+    :data:`POKERKIT_MISSING` when PokerKit is not installed."""
+    try:
+        from pokerkit import Card, RhodeIslandHoldemLookup
+    except ImportError:
+        return [], POKERKIT_MISSING
+    lookup = RhodeIslandHoldemLookup()
+    ranks, suits = "23456789TJQKA", "cdhs"
+    deck = [next(iter(Card.parse(ranks[c >> 2] + suits[c & 3]))) for c in range(52)]
+    pk_hands = [[deck[c] for c in h] for h in hands]
+    # same answers? compare the order of 2,000 pairs of hands (suits ignored by both
+    # when the ranks differ; PokerKit has no suit tie-break)
+    plain = hand_table(type(DEFAULT_RANKING)(suit_tiebreak="none"))
+    agree = 0
+    for h1, h2, p1, p2 in zip(hands[:2000], hands[1:2001], pk_hands, pk_hands[1:],
+                              strict=False):
+        k1 = int(plain.code_to_key[(h1[0] * 52 + h1[1]) * 52 + h1[2]])
+        k2 = int(plain.code_to_key[(h2[0] * 52 + h2[1]) * 52 + h2[2]])
+        e1, e2 = lookup.get_entry(p1), lookup.get_entry(p2)
+        agree += (k1 > k2) == (e1 > e2) and (k1 == k2) == (e1 == e2)
+
+    def via_pokerkit() -> int:
+        get = lookup.get_entry
+        for h in pk_hands:
+            get(h)
+        return len(pk_hands)
+
+    pk_rate = best_rate(via_pokerkit)
+    return [result("scalar: pokerkit.RhodeIslandHoldemLookup.get_entry", pk_rate, "evals/s",
+                   note=f"orders 2,000 hand pairs like gutskit with suit_tiebreak=none: "
+                        f"{agree}/2000"),
+            result("ratio strength / pokerkit", ours / pk_rate, "x"),
+            result("ratio table lookup / pokerkit", direct / pk_rate, "x")], None
 
 
 if __name__ == "__main__":

@@ -270,7 +270,7 @@ def test_a_one_card_hand_is_one_card() -> None:
 
 def test_tournament_of_one_session_says_session_and_labels_its_footnotes() -> None:
     result = guts("tournament", "--bots", "equilibrium,rule-of-thumb,exploitative",
-                  "--sessions", "1", "--rounds", "5", "--seed", "2")
+                  "--sessions", "1", "--rounds", "5", "--seed", "2", "--exploitability")
     assert result.exit_code == 0, result.stderr
     text = " ".join(result.stdout.split())
     assert "1 session x 5 rounds" in text

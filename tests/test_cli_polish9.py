@@ -284,3 +284,34 @@ def test_the_private_redis_server_dies_with_guts_serve(tmp_path: Path) -> None:
     finally:
         if not _ended(pid):
             os.kill(pid, signal.SIGKILL)
+
+
+# ---------------------------------------------------------------------------------------------
+# 14. bench_eval without PokerKit says so (it printed "pokerkit: 0 evals/s")
+
+
+def test_bench_eval_says_pokerkit_is_not_installed(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    benchmarks = Path(__file__).resolve().parents[1] / "benchmarks"
+    monkeypatch.syspath_prepend(str(benchmarks))
+    import bench_eval
+
+    monkeypatch.setitem(sys.modules, "pokerkit", None)  # import pokerkit: ImportError
+    assert bench_eval.pokerkit_results([(0, 1, 2)], 1.0, 2.0) == ([], (
+        "pokerkit: not installed, so no side-by-side figures (pip install pokerkit, or the "
+        "dev extra: pip install -e '.[dev]')"))
+
+
+# ---------------------------------------------------------------------------------------------
+# 15. guts tournament measures exploitability only when asked
+
+
+def test_the_tournament_skips_exploitability_unless_asked() -> None:
+    result = guts("tournament", "--bots", "random,random", "--sessions", "1", "--rounds", "2")
+    assert result.exit_code == 0, result.stderr
+    text = " ".join(result.stdout.split())
+    assert "exploit." not in text and "Exploitability of" not in text
+    assert text.endswith("Exploitability: not measured (--exploitability measures it: a "
+                         "best-response search per bot, often longer than the tournament).")
+    assert "[default: off]" in " ".join(guts("tournament", "--help").stdout.split())

@@ -95,7 +95,8 @@ def test_cli(tmp_path: Path) -> None:
     bad = runner.invoke(app, ["tournament", "--bots", "equilibrium,wizard"])
     assert bad.exit_code == 2 and "unknown bot 'wizard'" in bad.stderr
     unsupported = runner.invoke(app, ["tournament", "--bots", "random,random", "--sessions",
-                                      "2", "--rounds", "5", "--rule", "hi_lo=true"])
+                                      "2", "--rounds", "5", "--rule", "hi_lo=true",
+                                      "--exploitability"])
     assert unsupported.exit_code != 0 or "n/a" in unsupported.stdout
 
 

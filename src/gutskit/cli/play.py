@@ -33,6 +33,7 @@ from gutskit.cli.options import (
     resolve_rules,
 )
 from gutskit.cli.tournament import BOT_KIND_NAMES
+from gutskit.cli.words import bot_names
 from gutskit.core.limits import MAX_NAME
 
 if TYPE_CHECKING:
@@ -144,10 +145,10 @@ def play(
         comma_list("--bots", bots, "bot kind")  # an empty kind is named, not dropped
     kinds = parse_bot_kinds(bots) if bots is not None else None
     table = play_table(players - 1, kinds)  # more kinds than seats: an error before play
-    bot_names = [bot.name.partition(" (")[0] for bot in table]
-    if name in bot_names:  # the engine refuses two players of one name at the table
+    names = bot_names(table)
+    if name in names:  # the engine refuses two players of one name at the table
         raise UsageProblem(f"--name {name!r} is a bot's name at this table (the bots are "
-                           f"{', '.join(bot_names)}, named in seat order): choose another "
+                           f"{', '.join(names)}, named in seat order): choose another "
                            "name with --name")
     check_location(db)
     store = BackgroundStore(db)

@@ -30,7 +30,7 @@ from rich.markup import escape
 from rich.rule import Rule
 from rich.table import Table
 
-from gutskit.cli.words import count, second_person
+from gutskit.cli.words import bot_names, count, second_person
 from gutskit.cli.words import verb as verb_for
 from gutskit.core import settlement
 from gutskit.core import table as driver
@@ -759,7 +759,7 @@ def play_session(*, console: Console, read: Callable[[str], str], store: History
     from gutskit.strategy.strategies import play_table
 
     table: list[Strategy] = play_table(players - 1, bots, rules)
-    names = [name, *(bot.name.partition(" (")[0] for bot in table)]
+    names = [name, *bot_names(table)]
     picker = rng if rng is not None else random.Random(secrets.randbits(64))
     start = start_event(names, chips, dealer=picker.randrange(players), rules=rules)
     state = evolve(None, start)

@@ -34,7 +34,7 @@ EPILOG = ("Examples:\n\n"
           "    guts tournament\n\n"
           "    guts tournament --bots equilibrium,rule-of-thumb,exploitative,random "
           "--sessions 200 --rounds 200 --seed 7 --plot bankroll.png\n\n"
-          "    guts tournament --bots equilibrium,threshold:0.3 --players 6 --json\n\n"
+          "    guts tournament --bots equilibrium,threshold:0.3 --players 6 --exploitability\n\n"
           "    guts tournament --sessions 20 --history games.jsonl && guts analyze "
           "--history games.jsonl\n\n"
           "    guts tournament --sessions 1000 --processes 2\n\n"
@@ -64,7 +64,9 @@ def tournament(
     rule: RuleOpt = None,
     exploitability: Annotated[bool, typer.Option(
         "--exploitability/--no-exploitability",
-        help="Measure each bot's exploitability with the vectorized simulator.")] = True,
+        help="Also measure each bot's exploitability (a best-response search with the "
+             "vectorized simulator: often longer than the tournament itself) [default: "
+             "off].", show_default=False)] = False,
     plot: Annotated[Path | None, typer.Option(
         "--plot", metavar="FILE", help="Save bankroll curves (.png, .svg or .pdf).")] = None,
     history: Annotated[Path | None, typer.Option(
@@ -81,12 +83,13 @@ def tournament(
     as_json: JsonOpt = False,
 ) -> None:
     """Play bots against each other and report chips per round with 95% confidence
-    intervals and each bot's exploitability.
+    intervals (and, with --exploitability, each bot's exploitability).
 
     Session s rotates the seats by s, uses fresh bots and its own seed. The interval is
     Student's t over sessions (one value per session and bot kind: net chips per round per
-    seat). Exploitability: the chips per round a best threshold response wins against
-    copies of the bot (vectorized simulator, same rules, buy-in and session length).
+    seat). Exploitability (--exploitability, off by default: it is slow): the chips per
+    round a best threshold response wins against copies of the bot (vectorized simulator,
+    same rules, buy-in and session length).
     """
     from rich.console import Console
     from rich.table import Table
@@ -135,12 +138,14 @@ def tournament(
     table = Table(title=f"Tournament: {' '.join(result.lineup)}; "
                         f"{count(sessions, 'session')} x {count(rounds, 'round')}, "
                         f"{count(result.rounds_played, 'round')} played, seed {seed}")
-    for col in ("bot", "seats", "chips/round", "95% CI", "in-rate", "exploit.", "s.e.",
-                "BR"):
+    columns = ("bot", "seats", "chips/round", "95% CI", "in-rate")
+    for col in columns + (("exploit.", "s.e.", "BR") if exploitability else ()):
         table.add_column(col, justify="left" if col == "bot" else "right")
     for r in result.results:
         ex = r.exploitability
-        if ex.chips_per_round is None:
+        if not exploitability:
+            exploit: tuple[str, ...] = ()
+        elif ex.chips_per_round is None:
             exploit = ("n/a", "", "")
         else:
             exploit = (f"{ex.chips_per_round:.3f}",
@@ -150,10 +155,14 @@ def tournament(
                       f"[{r.ci_low:+.2f}, {r.ci_high:+.2f}]", f"{r.in_rate:.3f}", *exploit)
     out.print(table)
     out.print(f"CI: {CI_METHOD}.")
-    out.print("exploit.: chips per round a best threshold response (BR: its percentile) "
-              "wins against copies of the bot; s.e.: its standard error.")
+    if not exploitability:
+        out.print("Exploitability: not measured (--exploitability measures it: a "
+                  "best-response search per bot, often longer than the tournament).")
+    else:
+        out.print("exploit.: chips per round a best threshold response (BR: its "
+                  "percentile) wins against copies of the bot; s.e.: its standard error.")
     kinds_by_note: dict[str, list[str]] = {}
-    for r in result.results:
+    for r in result.results if exploitability else ():
         kinds_by_note.setdefault(r.exploitability.note, []).append(r.kind)
     for note, kinds in kinds_by_note.items():  # labelled with the bots each note is about
         out.print(f"Exploitability of {', '.join(kinds)}: {note}.")

@@ -11,7 +11,10 @@ said to them (``You cannot pass A♠: it is not in your hand``).
 
 from __future__ import annotations
 
-__all__ = ["YOU", "count", "second_person", "verb"]
+from collections.abc import Iterable
+from typing import Any
+
+__all__ = ["YOU", "bot_names", "count", "second_person", "verb"]
 
 YOU = "You"
 """The name that takes the second-person verb (``guts play``'s default name)."""
@@ -51,3 +54,15 @@ def second_person(message: str, name: str) -> str:
                           ("their stack", "your stack")):
         message = message.replace(third, second)
     return message[:1].upper() + message[1:]
+
+
+def bot_names(bots: Iterable[Any]) -> list[str]:
+    """The players' names of ``bots`` at the table (objects with a ``name``): each bot's
+    name without the kind written beside it (``"Ava (equilibrium)"`` -> ``"Ava"``,
+    :func:`gutskit.strategy.strategies.play_table`'s naming).
+
+    >>> from types import SimpleNamespace
+    >>> bot_names([SimpleNamespace(name="Ava (equilibrium)"), SimpleNamespace(name="Bruno")])
+    ['Ava', 'Bruno']
+    """
+    return [bot.name.partition(" (")[0] for bot in bots]
