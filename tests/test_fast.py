@@ -365,3 +365,49 @@ def test_combination_ranks_match_the_ranking() -> None:
             for hi in range(mid + 1, 52):
                 index = lo + comb(mid, 2) + comb(hi, 3)
                 assert by_comb[index] == code_to_rank[(hi * 52 + lo) * 52 + mid]
+
+
+@pytest.mark.parametrize(("rules", "thresholds", "chips"), CASES)
+def test_kernel_vector_rounds_match_scalar_rounds(rules: Rules, thresholds: list[float],
+                                                  chips: int,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """The compiled kernel's vector rounds (a block of 64 tables at once; ties, short antes
+    and pots above the row table fixed up by the scalar round) give exactly the results of
+    its scalar rounds: 130 tables (two full blocks and a partial one), every rule case."""
+    import gutskit.strategy.fast as fast
+
+    n = len(thresholds)
+    policies = [FastPolicy.threshold(t, rules.ranking) for t in thresholds]
+    for end_share in (True, False):
+        vector = simulate(rules, policies, tables=130, rounds=40, stacks=chips, seed=chips,
+                          kernel="numba", end_share=end_share)
+        monkeypatch.setattr(fast, "_VECTOR_ROUNDS", False)
+        scalar = simulate(rules, policies, tables=130, rounds=40, stacks=chips, seed=chips,
+                          kernel="numba", end_share=end_share)
+        monkeypatch.setattr(fast, "_VECTOR_ROUNDS", True)
+        _same(vector, scalar)
+        assert int(vector.stacks.sum() + vector.pot.sum() + vector.reserve.sum()) == (
+            130 * n * chips)
+
+
+def test_kernel_vector_rounds_rule_of_thumb_and_mixed(monkeypatch: pytest.MonkeyPatch
+                                                      ) -> None:
+    """The same with pot-dependent tables (several seats sharing one, deep and shallow
+    stacks: pots above the row table go to the scalar round) and, with a mixed strategy at
+    the table, the scalar rounds only (the vector rounds play pure policies)."""
+    import gutskit.strategy.fast as fast
+
+    rules = Rules()
+    plain, loose = (fast_policy(RuleOfThumbBot(style=style), rules, 5) for style in
+                    (0.0, -0.08))
+    assert plain is not None and loose is not None
+    mixed = FastPolicy.constant(0.4, rules.ranking)
+    for policies, stacks in (([plain, plain, loose, plain, loose], 400),
+                             ([plain] * 5, 10**9), ([plain, mixed, loose], 100)):
+        vector = simulate(rules, policies, tables=70, rounds=60, stacks=stacks, seed=3,
+                          kernel="numba")
+        monkeypatch.setattr(fast, "_VECTOR_ROUNDS", False)
+        scalar = simulate(rules, policies, tables=70, rounds=60, stacks=stacks, seed=3,
+                          kernel="numba")
+        monkeypatch.setattr(fast, "_VECTOR_ROUNDS", True)
+        _same(vector, scalar)

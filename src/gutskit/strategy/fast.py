@@ -423,6 +423,11 @@ def _use_kernel(kernel: str) -> bool:
     return kernel == "numba" or (kernel == "auto" and numba_available())
 
 
+_VECTOR_ROUNDS = True
+"""Whether the compiled kernel plays pure policies' rounds in vector code, a block of tables
+at once (:func:`gutskit.strategy.fast_kernel.run`'s ``vector``); ``False`` plays every round
+in its scalar code (the tests check the two against each other)."""
+
 _Compiled = tuple[npt.NDArray[np.int16] | None, npt.NDArray[np.int16], int | None, int]
 
 
@@ -672,7 +677,7 @@ def _run_kernel(rules: Rules, policies: Sequence[FastPolicy], compiled: _Compile
         seat_policy, decide, probs, mixed, np.int64(n_ranks), edges, n_edges,
         given is not None, ranks, np.int64(k), np.ascontiguousarray(code_to_rank),
         comb_ranks(code_to_rank) if k == 3 else np.zeros(1, dtype=np.uint16),
-        table_keys(seed), record, hands,
+        table_keys(seed), _VECTOR_ROUNDS, record, hands,
         out_stacks, out_pot, out_reserve, out_rounds, out_over, out_elim, dealt, ins, wins,
         stats)
     return FastResult(

@@ -1,6 +1,7 @@
 """The compiled (numba) kernel of :mod:`gutskit.strategy.fast`: the same session rules, played
-in machine code (deals for a block of tables at once, then the play table by table) instead
-of table-parallel numpy passes.
+in machine code (deals for a block of tables at once, then the play of pure policies round
+by round for the whole block at once too, :func:`_vector_round`; mixed policies and the
+rare rounds table by table) instead of table-parallel numpy passes.
 
 :func:`gutskit.strategy.fast.simulate` and :func:`~gutskit.strategy.fast.simulate_deals` use it
 when numba is installed (``kernel="auto"``); the numpy path stays the reference, and the
@@ -44,6 +45,18 @@ found in the showdown only (-4%), a round's deal as a compiled function of its o
 operations), antes over the bits of the seats in play (7 to 11% slower), and in session
 8 the block deal's redraws as vector passes over the whole block until no lane needs one
 (0.85 to 0.90x: about 4 passes of 64 lanes for a round's late cards).
+
+Session 9: the play in vector code too (:func:`_vector_round`, pure policies): a round of
+the whole block as loops over its tables without branches (declarations as masks, the
+winner as the best rank among those in, the pot's arithmetic as masked integer
+operations); a table whose round is rare (a tie, an ante above a stack, a pot above the
+row table) is put back and played by the scalar round, which stays the one for mixed
+policies (the tests check the two against each other and both against the engine). What
+made the compiler vectorize these loops: no branch inside them (the rule options are
+loop-invariant values folded into the arithmetic), the per-table values in one array at
+constant distances (``_V_*``, ``_W_*``), indices that cannot be negative (no wraparound
+code), and the declarations' byte look-ups in a loop of their own (a load at an address
+the compiler cannot bound, next to stores, stops it from vectorizing a loop).
 """
 
 from __future__ import annotations
@@ -262,7 +275,7 @@ def _deal_block(rounds_now: Any, n: Any, k: Any, rs: Any, used: Any, dig: Any, b
     was dealt already in its round (or whose draw was rejected) are bits of a mask and
     draw again in a scalar loop, one lane after another (about 2 cards a round for 5
     seats; a lane's stream moves on only for its own draws). Writes the ranks to
-    ``ranks[(lane * _AHEAD + round) * n + seat]`` and, with ``record``, the cards to
+    ``ranks[(round * n + seat) * _LANES + lane]`` and, with ``record``, the cards to
     ``codes[round, seat * k + c, lane]``. ``used``, ``dig``, ``bad``, ``idx``: scratch."""
     for i in range(rounds_now):
         for lane in range(_LANES):
@@ -306,15 +319,193 @@ def _deal_block(rounds_now: Any, n: Any, k: Any, rs: Any, used: Any, dig: Any, b
                     idx[lane] = lo + ((mid * (mid - _ONE)) >> _ONE) + (
                         (((hi * (hi - _ONE) * (hi - _U64(2))) >> _ONE) * _INV3) & _LOW32)
                 for lane in range(_LANES):
-                    ranks[(lane * _AHEAD + i) * n + h] = comb_rank[idx[lane]]
+                    ranks[(i * n + h) * _LANES + lane] = comb_rank[idx[lane]]
             else:
                 for lane in range(_LANES):
-                    ranks[(lane * _AHEAD + i) * n + h] = code_to_rank[
+                    ranks[(i * n + h) * _LANES + lane] = code_to_rank[
                         dig[0, lane] * _C52 + dig[1, lane]]
             if record:
                 for j in range(k):
                     for lane in range(_LANES):
                         codes[i, h * k + j, lane] = dig[j, lane]
+
+
+# :func:`_vector_round`'s one array ``v`` of per-table values (row ``r``, table ``lane`` of
+# the block at ``v[r * _LANES + lane]``; one array with rows at constant distances, so that
+# the compiler can tell its rows apart and make vector code of loops touching several):
+# each table's state between rounds, its snapshot before the round (``_V_SNAP +`` a state
+# row), the round's scratch (``_W_*``; ``_W_ROW + p``: policy ``p``'s row for the pot), the
+# per-table counters (``_C_*``), then the stacks (``_V_ST + seat``), their snapshot
+# (``_V_ST + n + seat``) and the per-seat counts (``_V_ST + 2n + 3 * seat + 0|1|2``: dealt,
+# in, won).
+_V_POT, _V_RESERVE, _V_DEALER, _V_INPLAY, _V_ELIM, _V_PLAYED, _V_FLAGS = range(7)
+_V_SNAP = 7
+_W_ACT, _W_DUE, _W_NEW, _W_POT, _W_OWED, _W_INN, _W_BEST, _W_WON, _W_BROKE, _W_PAID, \
+    _W_FIX, _W_ROW = range(14, 26)
+_C_VOID, _C_UNC, _C_GAMES, _C_POT_SUM, _C_MAX_POT = range(36, 41)
+_V_ST = 41
+
+
+@numba.njit(cache=True, boundscheck=False, error_model="numpy")
+def _vector_round(i: Any, n: Any, ranks: Any, v: Any, stv: Any, snapv: Any, cnt: Any,
+                  gat: Any, ante: Any, cap: Any, match_cap: Any,
+                  reserve_cap: Any, shortfall: Any, ante_every_round: Any, reante: Any,
+                  require_cover: Any, end_on_uncontested: Any, flat: Any, seat_policy: Any,
+                  n_pol: Any, width: Any, bucketed: Any, pot_row: Any, table_top: Any) -> Any:
+    """Round ``i`` of the block (pure policies only) at every table of the block at once:
+    each step a loop over the ``_LANES`` tables without branches, so that the compiler
+    makes vector code of it (one table per SIMD lane); the same rules, in the same order,
+    as the scalar round of :func:`run` (antes, the pot's policy row, declarations, the
+    showdown's best hand, the uncontested win, every loser matching, elimination, the pot
+    cap's reserve, the next dealer). Two passes over the seats: antes and declarations,
+    then the settlement.
+
+    A table whose round is rare -- a tie at the showdown (a split pot, its odd chips), an
+    ante larger than a stack, a pot above the policies' row table (``pot_row``, flat:
+    policy ``p``'s row for ``pot`` at ``p * table_top + pot``) -- is marked in ``_W_FIX``
+    and left to the scalar round: the caller puts its state back from the snapshot, takes
+    its per-seat counts back (the other counters here skip it) and plays the round again.
+    Returns the number of such tables. Seats are bits of per-table integers, as in
+    :func:`run`. ``v``: see ``_V_POT``."""
+    L = _LANES
+    every = np.int64(ante_every_round)
+    for lane in range(L):  # the round starts: snapshot, who plays, antes, the pot
+        fl = v[_V_FLAGS * L + lane]
+        inplay = v[_V_INPLAY * L + lane]
+        pot = v[_V_POT * L + lane]
+        reserve = v[_V_RESERVE * L + lane]
+        for r in range(7):
+            v[(_V_SNAP + r) * L + lane] = v[r * L + lane]
+        act = np.int64((fl & 1) == 0) & np.int64(_popcount(inplay) >= 2)
+        v[_V_FLAGS * L + lane] = fl | (act ^ 1)  # fewer than two in play: the session is over
+        new_game = act & np.int64(pot == 0)
+        due = act & (every | new_game | ((fl >> 1) & 1))
+        payers = inplay if due else np.int64(0)
+        refill = min(reserve, cap) * new_game if reserve_cap else np.int64(0)
+        v[_V_RESERVE * L + lane] = reserve - refill
+        pot = pot + refill + ante * _popcount(payers)  # (an ante above a stack: fixed up)
+        v[_W_ACT * L + lane] = act
+        v[_W_NEW * L + lane] = new_game
+        v[_W_DUE * L + lane] = payers
+        v[_W_POT * L + lane] = pot
+        v[_W_OWED * L + lane] = min(pot, cap) if match_cap else pot
+        v[_W_FIX * L + lane] = act & np.int64(pot >= table_top) if bucketed else np.int64(0)
+        v[_W_BROKE * L + lane] = 0
+        v[_W_INN * L + lane] = 0
+        v[_W_BEST * L + lane] = -1
+        v[_W_WON * L + lane] = 0
+        v[_W_PAID * L + lane] = 0
+    for p in range(n_pol):  # each policy's row for this pot
+        at_p = (_W_ROW + p) * L
+        if bucketed:
+            top = p * table_top
+            for lane in range(L):
+                at = top + min(v[_W_POT * L + lane], table_top - 1)
+                v[np.uint64(at_p + lane)] = pot_row[np.uint64(at)]
+        else:
+            for lane in range(L):
+                v[np.uint64(at_p + lane)] = p * width
+    full = np.int64(shortfall == 2)
+    uncovered = np.int64(not require_cover)  # (no branch in the loops: vector code)
+    debt = shortfall == 2
+    table_stakes = shortfall == 1
+    eliminate = np.int64(shortfall == 0)
+    for s in range(n):  # antes (engine.deal); where each declaration is in its table
+        at_p = (_W_ROW + seat_policy[s]) * L
+        at_s = (i * n + s) * L
+        at_st = s * L
+        for lane in range(L):
+            x = stv[np.uint64(at_st + lane)]
+            snapv[np.uint64(at_st + lane)] = x
+            on = (v[_W_DUE * L + lane] >> s) & 1
+            v[_W_FIX * L + lane] |= on & np.int64(x < ante) & (full ^ 1)
+            x -= ante * on
+            stv[np.uint64(at_st + lane)] = x
+            v[_W_BROKE * L + lane] |= (on & np.int64(x <= 0)) << s
+            gat[np.uint64(at_st + lane)] = v[np.uint64(at_p + lane)] + np.int64(
+                ranks[np.uint64(at_s + lane)])
+    for j in range(n * L):  # the look-ups (scalar code: a gather of bytes; apart, so that
+        gat[np.uint64(n * L + j)] = flat[np.uint64(gat[j])]  # the other loops vectorize)
+    for s in range(n):  # declarations (pure policies: 0/1 by rank and row)
+        at_s = (i * n + s) * L
+        at_st = s * L
+        at_cnt = 3 * s * L
+        for lane in range(L):
+            x = stv[np.uint64(at_st + lane)]
+            hand = np.int64(ranks[np.uint64(at_s + lane)])
+            dealt = (v[(_V_SNAP + _V_INPLAY) * L + lane] >> s) & 1 & v[_W_ACT * L + lane]
+            call = gat[np.uint64(n * L + at_st + lane)] & dealt & (
+                uncovered | np.int64(x >= v[_W_OWED * L + lane]))
+            v[_W_INN * L + lane] |= call << s
+            v[_W_BEST * L + lane] = max(v[_W_BEST * L + lane], hand if call else np.int64(-1))
+            cnt[np.uint64(at_cnt + lane)] += dealt
+            cnt[np.uint64(at_cnt + L + lane)] += call
+    for s in range(n):  # the one winner takes the pot, every loser matches (engine.settle)
+        at_s = (i * n + s) * L
+        at_st = s * L
+        at_cnt = 3 * s * L
+        for lane in range(L):
+            x = stv[np.uint64(at_st + lane)]
+            hand = np.int64(ranks[np.uint64(at_s + lane)])
+            ins = (v[_W_INN * L + lane] >> s) & 1
+            wins = ins & np.int64(hand == v[_W_BEST * L + lane])
+            v[_W_WON * L + lane] |= wins << s
+            lose = ins & (wins ^ 1)
+            owed = v[_W_OWED * L + lane]
+            x += v[_W_POT * L + lane] * wins
+            short = np.int64(x < owed)
+            pay = owed if debt else (min(owed, max(x, np.int64(0))) if table_stakes
+                                     else owed * (short ^ 1))
+            short &= lose & eliminate
+            pay = pay * lose
+            x -= pay
+            stv[np.uint64(at_st + lane)] = x
+            v[_W_PAID * L + lane] += pay
+            v[_V_ELIM * L + lane] |= short << s
+            gone = ((ins | ((v[_W_BROKE * L + lane] >> s) & 1)) & np.int64(x <= 0)) | short
+            v[_V_INPLAY * L + lane] &= ~(gone << s)
+            cnt[np.uint64(at_cnt + 2 * L + lane)] += wins
+    ended_rule = np.int64(end_on_uncontested)
+    reante_rule = np.int64(reante)
+    n_fix = np.int64(0)
+    for lane in range(L):  # ties; the pot left, the game's state, the next dealer
+        act = v[_W_ACT * L + lane]
+        fix = v[_W_FIX * L + lane] | (act & np.int64(_popcount(v[_W_WON * L + lane]) > 1))
+        v[_W_FIX * L + lane] = fix
+        n_fix += fix
+        n_in = _popcount(v[_W_INN * L + lane])
+        void = np.int64(n_in == 0)
+        unc = np.int64(n_in == 1)
+        sd = np.int64(n_in >= 2)
+        pot = v[_W_POT * L + lane]
+        paid = v[_W_PAID * L + lane]
+        new_pot = pot if void else (paid if sd else np.int64(0))
+        if reserve_cap:
+            excess = max(new_pot - cap, np.int64(0)) * sd
+            v[_V_RESERVE * L + lane] += excess
+            new_pot -= excess
+        fl = v[(_V_SNAP + _V_FLAGS) * L + lane]
+        matched = ((fl >> 2) & 1) & (v[_W_NEW * L + lane] ^ 1)
+        ended = ended_rule & unc & matched
+        matched = (matched | (sd & np.int64(paid > 0))) & np.int64(new_pot > 0)
+        inplay = v[_V_INPLAY * L + lane]
+        d = v[(_V_SNAP + _V_DEALER) * L + lane]
+        after = inplay & ~((2 << d) - 1)
+        moved = _tz(after) if after else (_tz(inplay) if inplay else d)
+        d = d if void & ((inplay >> d) & 1) else moved
+        over = np.int64(_popcount(inplay) < 2) | ended
+        flags = over | ((reante_rule & void) << 1) | (matched << 2)
+        v[_V_POT * L + lane] = new_pot if act else pot
+        v[_V_DEALER * L + lane] = d if act else v[(_V_SNAP + _V_DEALER) * L + lane]
+        v[_V_FLAGS * L + lane] = flags if act else v[_V_FLAGS * L + lane]
+        v[_V_PLAYED * L + lane] += act
+        ok = act & (fix ^ 1)
+        v[_C_VOID * L + lane] += ok & void
+        v[_C_UNC * L + lane] += ok & unc
+        v[_C_GAMES * L + lane] += ok & v[_W_NEW * L + lane]
+        v[_C_POT_SUM * L + lane] += pot * ok
+        v[_C_MAX_POT * L + lane] = max(v[_C_MAX_POT * L + lane], pot * ok)
+    return n_fix
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False, error_model="numpy")
@@ -324,7 +515,7 @@ def run(first_table: Any, n_tables: Any, rounds: Any, buy: Any, dealer: Any,
         end_on_uncontested: Any, end_share: Any,
         seat_policy: Any, decide: Any, probs: Any, mixed: Any, n_ranks: Any, edges: Any,
         n_edges: Any, given: Any, ranks_given: Any, k: Any, code_to_rank: Any,
-        comb_rank: Any, keys: Any,
+        comb_rank: Any, keys: Any, vector: Any,
         record: Any, out_hands: Any,
         out_stacks: Any, out_pot: Any, out_reserve: Any, out_rounds: Any,
         out_over: Any, out_elim: Any, out_dealt: Any, out_ins: Any, out_wins: Any,
@@ -366,7 +557,7 @@ def run(first_table: Any, n_tables: Any, rounds: Any, buy: Any, dealer: Any,
     for s in range(n):
         seat_at[s] = seat_policy[s] * width
     # the block's deals and scratch (_deal_block)
-    ranks = np.zeros(_LANES * _AHEAD * n, np.uint16)  # [lane, round, seat]
+    ranks = np.zeros(_AHEAD * n * _LANES, np.uint16)  # [round, seat, lane]
     codes = np.zeros((_AHEAD, n * k if record else 1, _LANES), np.uint8)
     rs = np.zeros(_LANES, np.uint64)
     used = np.zeros(_LANES, np.uint64)
@@ -374,15 +565,23 @@ def run(first_table: Any, n_tables: Any, rounds: Any, buy: Any, dealer: Any,
     bad = np.zeros(_LANES, np.uint64)
     idx = np.zeros(_LANES, np.uint64)
     # each table's state between blocks of rounds
-    st_all = np.zeros((_LANES, n), np.int64)
-    pot_all = np.zeros(_LANES, np.int64)
-    reserve_all = np.zeros(_LANES, np.int64)
-    dealer_all = np.zeros(_LANES, np.int64)
-    inplay_all = np.zeros(_LANES, np.int64)
-    elim_all = np.zeros(_LANES, np.int64)
-    played_all = np.zeros(_LANES, np.int64)
-    flags_all = np.zeros(_LANES, np.int64)  # bit 0 over, 1 re-ante due, 2 game matched
+    # (views of the vector rounds' one array ``v``, see _vector_round)
+    L = _LANES
+    v = np.zeros(_V_ST * L, np.int64)
+    stv = np.zeros(n * L, np.int64)  # stacks [seat, lane], their snapshot, per-seat counts
+    snapv = np.zeros(n * L, np.int64)
+    cnt = np.zeros(3 * n * L, np.int64)  # [seat, dealt|in|won, lane]
+    gat = np.zeros(2 * n * L, np.int64)  # the declarations' look-ups: where, what
+    st_all = stv.reshape((n, L))
+    pot_all = v[_V_POT * L:(_V_POT + 1) * L]
+    reserve_all = v[_V_RESERVE * L:(_V_RESERVE + 1) * L]
+    dealer_all = v[_V_DEALER * L:(_V_DEALER + 1) * L]
+    inplay_all = v[_V_INPLAY * L:(_V_INPLAY + 1) * L]
+    elim_all = v[_V_ELIM * L:(_V_ELIM + 1) * L]
+    played_all = v[_V_PLAYED * L:(_V_PLAYED + 1) * L]
+    flags_all = v[_V_FLAGS * L:(_V_FLAGS + 1) * L]  # bit 0 over, 1 re-ante due, 2 matched
     y_all = np.zeros(_LANES, np.uint64)
+    vector = vector and mixed_seats == 0  # the vector rounds: pure policies only
     bucketed = n_edges.max() > 0
     # pot_row[p, pot]: where policy p's row for ``pot`` starts in ``flat``, pot < table_top
     table_top = min(_ROW_TABLE, edges.max() + 1) if bucketed else 1
@@ -407,14 +606,14 @@ def run(first_table: Any, n_tables: Any, rounds: Any, buy: Any, dealer: Any,
             rs[lane] = _start(keys, first_table + t0 + lane)
             y_all[lane] = _start_decisions(keys, first_table + t0 + lane)
             for s in range(n):
-                st_all[lane, s] = buy[s]
+                st_all[s, lane] = buy[s]
             pot_all[lane] = 0
             reserve_all[lane] = 0
             dealer_all[lane] = dealer
             inplay_all[lane] = start_inplay
             elim_all[lane] = 0
             played_all[lane] = 0
-            flags_all[lane] = 0
+            flags_all[lane] = np.int64(lane >= lanes)  # (past the last table: over)
         live = lanes
         for first in range(0, rounds, _AHEAD):
             if live == 0:
@@ -424,209 +623,252 @@ def run(first_table: Any, n_tables: Any, rounds: Any, buy: Any, dealer: Any,
                 for i in range(rounds_now):
                     for s in range(n):
                         for lane in range(lanes):
-                            ranks[(lane * _AHEAD + i) * n + s] = ranks_given[first + i,
+                            ranks[(i * n + s) * _LANES + lane] = ranks_given[first + i,
                                                                              t0 + lane, s]
             else:
                 _deal_block(rounds_now, n, k, rs, used, dig, bad, idx, ranks, codes,
                             record, comb_rank, code_to_rank)
-            for lane in range(lanes):
-                flags = flags_all[lane]
-                if flags & 1:
-                    continue
-                t = t0 + lane
-                for s in range(n):
-                    st[s] = st_all[lane, s]
-                pot = pot_all[lane]
-                reserve = reserve_all[lane]
-                dealer_seat = dealer_all[lane]
-                inplay: Any = inplay_all[lane]  # bit s: seat s can be dealt in
-                elim = elim_all[lane]
-                played = played_all[lane]
-                y = y_all[lane]
-                reante_due = (flags >> 1) & 1 != 0
-                game_matched: Any = (flags >> 2) & 1 != 0
-                over = False
-                count = _popcount(inplay)
-                for i in range(rounds_now):
-                    step = first + i
-                    at_rank = (lane * _AHEAD + i) * n  # this round's ranks in ``ranks``
-                    if count < 2:
-                        over = True
+            i_next = 0
+            while True:  # vector rounds (the rare tables in scalar code), or scalar only
+                if vector:
+                    if i_next == rounds_now:
                         break
-                    # antes (engine.deal): new game, ante_every_round, re-ante after a void
-                    new_game = pot == 0
-                    broke: Any = 0  # the ante left without chips: out unless won (rare)
-                    if ante_every_round or new_game or reante_due:
-                        for s in range(n):
-                            if (inplay >> s) & 1:
-                                a = ante if shortfall == 2 or st[s] >= ante else st[s]
-                                st[s] -= a
-                                pot += a
-                                broke |= np.int64(st[s] <= 0) << s
-                        reante_due = False
-                    if reserve_cap and new_game:
-                        refill = min(reserve, cap)
-                        reserve -= refill
-                        pot += refill
-                    if new_game:
-                        games += 1
-                        game_matched = False
-                    played += 1
-                    pot_sum += pot
-                    max_pot = max(max_pot, pot)
-                    n_dealt[inplay] += 1
-                    # each policy's row for this pot: binary search of its pot edges
-                    if bucketed:
-                        for p in range(n_pol):
-                            if pot < table_top:
-                                row_base[p] = pot_row[p, pot]
-                            else:
-                                lo = 0
-                                span = n_edges[p]
-                                while span > 1:  # the row lies in [lo, lo + span]
-                                    half = span >> 1
-                                    lo = lo + half if edges[p, lo + half - 1] <= pot else lo
-                                    span -= half
-                                if span:
-                                    lo += edges[p, lo] <= pot
-                                row_base[p] = p * width + lo * n_ranks
-                            if one_pure:  # every seat plays this row: no per-seat copy
-                                shared_at = np.uint64(row_base[0])
-                        if not one_pure:
-                            for s in range(n):
-                                seat_at[s] = row_base[seat_policy[s]]
-                    # declare: pure policies by their table, then mixed ones seat by seat
-                    owed = min(pot, cap) if match_cap else pot
-                    inn: Any = 0
-                    best: Any = -1
-                    todo = inplay & ~mixed_seats  # (a scalar loop: for 2 to 10 seats,
-                    while todo:                    # faster than vector code)
-                        s = _tz(todo)
-                        todo &= todo - 1
-                        hand = ranks[at_rank + s]  # uint16: an index without wraparound
-                        at = shared_at if one_pure else seat_at[s]
-                        call = np.int64(flat[at + hand])
-                        r = np.int64(hand)
-                        if require_cover:
-                            call &= np.int64(st[s] >= owed)
-                        inn |= call << s
-                        best = max(best, r if call else -1)
-                    todo = mixed_seats & inplay
-                    while todo:
-                        s = _tz(todo)
-                        todo &= todo - 1
-                        y, u = _uniform(y)
-                        r = np.int64(ranks[at_rank + s])
-                        at = np.int64(seat_at[s]) - seat_policy[s] * width  # row in probs
-                        call = np.int64(u < probs[seat_policy[s], at + r])
-                        if require_cover:
-                            call &= np.int64(st[s] >= owed)
-                        inn |= call << s
-                        best = max(best, r if call else -1)
+                    n_fix = _vector_round(
+                        i_next, n, ranks, v, stv, snapv, cnt, gat, ante, cap, match_cap,
+                        reserve_cap, shortfall, ante_every_round, reante, require_cover,
+                        end_on_uncontested, flat, seat_policy, n_pol, width, bucketed,
+                        pot_row.reshape(-1), table_top)
                     if record:
-                        for s in range(n):
-                            if (inplay >> s) & 1:
-                                for c in range(k):
-                                    out_hands[step, t, s, c] = codes[i, s * k + c, lane]
-                    n_ins[inn] += 1
-                    n_in = _popcount(inn)
-                    void = n_in == 0
-                    unc = n_in == 1
-                    sd = n_in >= 2
-                    n_void += void
-                    n_unc += unc
-                    matched_any: Any = False
-                    if unc:  # uncontested: the only one in takes the pot
-                        s = _tz(inn)
-                        n_wins[inn] += 1
-                        st[s] += pot
-                        pot = 0
-                        if st[s] <= 0:  # (a debt larger than the pot)
-                            inplay &= ~(1 << s)
-                    elif sd:  # showdown: the best hand(s) share the pot, every loser matches
-                        won = 0
-                        todo = inn
-                        while todo:
-                            s = _tz(todo)
-                            todo &= todo - 1
-                            won |= np.int64(ranks[at_rank + s] == best) << s
-                        n_wins[won] += 1
-                        n_win = _popcount(won)
-                        share = pot
-                        if n_win > 1:  # a tie
-                            share = pot // n_win
-                        rem = pot - share * n_win
-                        total_paid = 0
-                        todo = inn
-                        while todo:
-                            s = _tz(todo)
-                            todo &= todo - 1
-                            if (won >> s) & 1:
-                                st[s] += share
-                            else:
-                                if shortfall == 2:
-                                    pay = owed
-                                elif shortfall == 1:
-                                    pay = min(owed, max(st[s], 0))
-                                elif st[s] < owed:
-                                    pay = 0
-                                    elim |= 1 << s
-                                else:
-                                    pay = owed
-                                st[s] -= pay
-                                total_paid += pay
-                            if st[s] <= 0 or (elim >> s) & 1:
-                                inplay &= ~(1 << s)
-                        matched_any = total_paid > 0
-                        if first_left and rem > 0:  # odd chips: first winner left of dealer
-                            after = won & ~((2 << dealer_seat) - 1)
-                            s = _tz(after) if after else _tz(won)
-                            st[s] += rem
-                            rem = 0
-                            if st[s] > 0 and not (elim >> s) & 1:
-                                inplay |= 1 << s
-                        new_pot = rem + total_paid
-                        if reserve_cap and new_pot > cap:
-                            reserve += new_pot - cap
-                            new_pot = cap
-                        pot = new_pot
-                    # out of play: the seats in that lost their last chip (above) and those
-                    # the ante left broke that did not win (rare)
-                    if broke:
-                        todo = broke
-                        while todo:
-                            s = _tz(todo)
-                            todo &= todo - 1
-                            if st[s] <= 0:
-                                inplay &= ~(1 << s)
+                        for lane in range(lanes):
+                            if v[_W_ACT * L + lane]:
+                                for s in range(n):
+                                    if (v[(_V_SNAP + _V_INPLAY) * L + lane] >> s) & 1:
+                                        for c in range(k):
+                                            out_hands[first + i_next, t0 + lane, s, c] = (
+                                                codes[i_next, s * k + c, lane])
+                    i_from = i_next
+                    i_to = i_next + 1
+                    i_next += 1
+                    if n_fix == 0:
+                        continue
+                else:
+                    i_from = 0
+                    i_to = rounds_now
+                for lane in range(lanes):
+                    if vector:  # only the tables left to the scalar round: their state back
+                        if not v[_W_FIX * L + lane]:
+                            continue
+                        for s in range(n):  # (and its per-seat counts taken back)
+                            st_all[s, lane] = snapv[s * L + lane]
+                            at_c = 3 * s * L + lane
+                            cnt[at_c] -= (v[(_V_SNAP + _V_INPLAY) * L + lane] >> s) & 1
+                            cnt[at_c + L] -= (v[_W_INN * L + lane] >> s) & 1
+                            cnt[at_c + 2 * L] -= (v[_W_WON * L + lane] >> s) & 1
+                        for row in range(7):
+                            v[row * L + lane] = v[(_V_SNAP + row) * L + lane]
+                    flags = flags_all[lane]
+                    if flags & 1:
+                        continue
+                    t = t0 + lane
+                    for s in range(n):
+                        st[s] = st_all[s, lane]
+                    pot = pot_all[lane]
+                    reserve = reserve_all[lane]
+                    dealer_seat = dealer_all[lane]
+                    inplay: Any = inplay_all[lane]  # bit s: seat s can be dealt in
+                    elim = elim_all[lane]
+                    played = played_all[lane]
+                    y = y_all[lane]
+                    reante_due = (flags >> 1) & 1 != 0
+                    game_matched: Any = (flags >> 2) & 1 != 0
+                    over = False
                     count = _popcount(inplay)
-                    ended_unc = end_on_uncontested and unc and game_matched
-                    game_matched = (game_matched or matched_any) and pot > 0
-                    if reante:
-                        reante_due = void
-                    # next dealer: the same after a void round if still in play, else the
-                    # next seat clockwise still in play (engine._next_dealer)
-                    if not (void and (inplay >> dealer_seat) & 1):
-                        after = inplay & ~((2 << dealer_seat) - 1)
-                        if after:
-                            dealer_seat = _tz(after)
-                        elif inplay:
-                            dealer_seat = _tz(inplay)
-                    if count < 2 or ended_unc:
-                        over = True
-                        break
-                for s in range(n):
-                    st_all[lane, s] = st[s]
-                pot_all[lane] = pot
-                reserve_all[lane] = reserve
-                dealer_all[lane] = dealer_seat
-                inplay_all[lane] = inplay
-                elim_all[lane] = elim
-                played_all[lane] = played
-                y_all[lane] = y
-                flags_all[lane] = (np.int64(over) | (np.int64(reante_due) << 1)
-                                   | (np.int64(game_matched) << 2))
-                live -= over
+                    for i in range(i_from, i_to):
+                        step = first + i
+                        at_rank = i * n * _LANES + lane  # this round's ranks: + s * _LANES
+                        if count < 2:
+                            over = True
+                            break
+                        # antes (engine.deal): new game, ante_every_round, re-ante after a void
+                        new_game = pot == 0
+                        broke: Any = 0  # the ante left without chips: out unless won (rare)
+                        if ante_every_round or new_game or reante_due:
+                            for s in range(n):
+                                if (inplay >> s) & 1:
+                                    a = ante if shortfall == 2 or st[s] >= ante else st[s]
+                                    st[s] -= a
+                                    pot += a
+                                    broke |= np.int64(st[s] <= 0) << s
+                            reante_due = False
+                        if reserve_cap and new_game:
+                            refill = min(reserve, cap)
+                            reserve -= refill
+                            pot += refill
+                        if new_game:
+                            games += 1
+                            game_matched = False
+                        played += 1
+                        pot_sum += pot
+                        max_pot = max(max_pot, pot)
+                        n_dealt[inplay] += 1
+                        # each policy's row for this pot: binary search of its pot edges
+                        if bucketed:
+                            for p in range(n_pol):
+                                if pot < table_top:
+                                    row_base[p] = pot_row[p, pot]
+                                else:
+                                    lo = 0
+                                    span = n_edges[p]
+                                    while span > 1:  # the row lies in [lo, lo + span]
+                                        half = span >> 1
+                                        lo = lo + half if edges[p, lo + half - 1] <= pot else lo
+                                        span -= half
+                                    if span:
+                                        lo += edges[p, lo] <= pot
+                                    row_base[p] = p * width + lo * n_ranks
+                                if one_pure:  # every seat plays this row: no per-seat copy
+                                    shared_at = np.uint64(row_base[0])
+                            if not one_pure:
+                                for s in range(n):
+                                    seat_at[s] = row_base[seat_policy[s]]
+                        # declare: pure policies by their table, then mixed ones seat by seat
+                        owed = min(pot, cap) if match_cap else pot
+                        inn: Any = 0
+                        best: Any = -1
+                        todo = inplay & ~mixed_seats  # (a scalar loop: for 2 to 10 seats,
+                        while todo:                    # faster than vector code)
+                            s = _tz(todo)
+                            todo &= todo - 1
+                            hand = ranks[at_rank + s * L]  # uint16: an index without wraparound
+                            at = shared_at if one_pure else seat_at[s]
+                            call = np.int64(flat[at + hand])
+                            r = np.int64(hand)
+                            if require_cover:
+                                call &= np.int64(st[s] >= owed)
+                            inn |= call << s
+                            best = max(best, r if call else -1)
+                        todo = mixed_seats & inplay
+                        while todo:
+                            s = _tz(todo)
+                            todo &= todo - 1
+                            y, u = _uniform(y)
+                            r = np.int64(ranks[at_rank + s * _LANES])
+                            at = np.int64(seat_at[s]) - seat_policy[s] * width  # row in probs
+                            call = np.int64(u < probs[seat_policy[s], at + r])
+                            if require_cover:
+                                call &= np.int64(st[s] >= owed)
+                            inn |= call << s
+                            best = max(best, r if call else -1)
+                        if record:
+                            for s in range(n):
+                                if (inplay >> s) & 1:
+                                    for c in range(k):
+                                        out_hands[step, t, s, c] = codes[i, s * k + c, lane]
+                        n_ins[inn] += 1
+                        n_in = _popcount(inn)
+                        void = n_in == 0
+                        unc = n_in == 1
+                        sd = n_in >= 2
+                        n_void += void
+                        n_unc += unc
+                        matched_any: Any = False
+                        if unc:  # uncontested: the only one in takes the pot
+                            s = _tz(inn)
+                            n_wins[inn] += 1
+                            st[s] += pot
+                            pot = 0
+                            if st[s] <= 0:  # (a debt larger than the pot)
+                                inplay &= ~(1 << s)
+                        elif sd:  # showdown: the best hand(s) share the pot, every loser matches
+                            won = 0
+                            todo = inn
+                            while todo:
+                                s = _tz(todo)
+                                todo &= todo - 1
+                                won |= np.int64(ranks[at_rank + s * _LANES] == best) << s
+                            n_wins[won] += 1
+                            n_win = _popcount(won)
+                            share = pot
+                            if n_win > 1:  # a tie
+                                share = pot // n_win
+                            rem = pot - share * n_win
+                            total_paid = 0
+                            todo = inn
+                            while todo:
+                                s = _tz(todo)
+                                todo &= todo - 1
+                                if (won >> s) & 1:
+                                    st[s] += share
+                                else:
+                                    if shortfall == 2:
+                                        pay = owed
+                                    elif shortfall == 1:
+                                        pay = min(owed, max(st[s], 0))
+                                    elif st[s] < owed:
+                                        pay = 0
+                                        elim |= 1 << s
+                                    else:
+                                        pay = owed
+                                    st[s] -= pay
+                                    total_paid += pay
+                                if st[s] <= 0 or (elim >> s) & 1:
+                                    inplay &= ~(1 << s)
+                            matched_any = total_paid > 0
+                            if first_left and rem > 0:  # odd chips: first winner left of dealer
+                                after = won & ~((2 << dealer_seat) - 1)
+                                s = _tz(after) if after else _tz(won)
+                                st[s] += rem
+                                rem = 0
+                                if st[s] > 0 and not (elim >> s) & 1:
+                                    inplay |= 1 << s
+                            new_pot = rem + total_paid
+                            if reserve_cap and new_pot > cap:
+                                reserve += new_pot - cap
+                                new_pot = cap
+                            pot = new_pot
+                        # out of play: the seats in that lost their last chip (above) and those
+                        # the ante left broke that did not win (rare)
+                        if broke:
+                            todo = broke
+                            while todo:
+                                s = _tz(todo)
+                                todo &= todo - 1
+                                if st[s] <= 0:
+                                    inplay &= ~(1 << s)
+                        count = _popcount(inplay)
+                        ended_unc = end_on_uncontested and unc and game_matched
+                        game_matched = (game_matched or matched_any) and pot > 0
+                        if reante:
+                            reante_due = void
+                        # next dealer: the same after a void round if still in play, else the
+                        # next seat clockwise still in play (engine._next_dealer)
+                        if not (void and (inplay >> dealer_seat) & 1):
+                            after = inplay & ~((2 << dealer_seat) - 1)
+                            if after:
+                                dealer_seat = _tz(after)
+                            elif inplay:
+                                dealer_seat = _tz(inplay)
+                        if count < 2 or ended_unc:
+                            over = True
+                            break
+                    for s in range(n):
+                        st_all[s, lane] = st[s]
+                    pot_all[lane] = pot
+                    reserve_all[lane] = reserve
+                    dealer_all[lane] = dealer_seat
+                    inplay_all[lane] = inplay
+                    elim_all[lane] = elim
+                    played_all[lane] = played
+                    y_all[lane] = y
+                    flags_all[lane] = (np.int64(over) | (np.int64(reante_due) << 1)
+                                       | (np.int64(game_matched) << 2))
+                    live -= 0 if vector else over
+                if not vector:
+                    break
+            if vector:
+                live = 0
+                for lane in range(lanes):
+                    live += 1 - (flags_all[lane] & 1)
         for lane in range(lanes):
             t = t0 + lane
             pot = pot_all[lane]
@@ -643,18 +885,29 @@ def run(first_table: Any, n_tables: Any, rounds: Any, buy: Any, dealer: Any,
                 for j in range(1, n + 1):
                     s = dealer_seat + j - (n if dealer_seat + j >= n else 0)
                     if every or not (elim >> s) & 1:
-                        st_all[lane, s] += base + (1 if extra > 0 else 0)
+                        st_all[s, lane] += base + (1 if extra > 0 else 0)
                         extra -= 1
                 pot = 0
                 reserve = 0
             for s in range(n):
-                out_stacks[t, s] = st_all[lane, s]
+                out_stacks[t, s] = st_all[s, lane]
                 out_elim[t, s] = (elim >> s) & 1
             out_pot[t] = pot
             out_reserve[t] = reserve
             out_rounds[t] = played_all[lane]
             out_over[t] = flags_all[lane] & 1
             total_rounds += played_all[lane]
+    for lane in range(_LANES):  # the vector rounds' counts
+        for s in range(n):
+            at_c = 3 * s * L + lane
+            out_dealt[s] += cnt[at_c]
+            out_ins[s] += cnt[at_c + L]
+            out_wins[s] += cnt[at_c + 2 * L]
+        n_void += v[_C_VOID * L + lane]
+        n_unc += v[_C_UNC * L + lane]
+        games += v[_C_GAMES * L + lane]
+        pot_sum += v[_C_POT_SUM * L + lane]
+        max_pot = max(max_pot, v[_C_MAX_POT * L + lane])
     for m in range(1, 1 << n):
         for s in range(n):
             if (m >> s) & 1:
