@@ -213,7 +213,9 @@ def test_a_spectator_asks_to_sit_and_the_rematch_carries_the_ledger(tmp_path: Pa
         assert ben.declare(1, "out")["type"] == "ack"
         assert table(ana, 1, "deal")["stacks"] == [22, 19, 19]
         # Round 2 (Ana and Ben ante 1 each: pot 2), then the host ends the session: the
-        # pot is shared evenly between the two still seated: 22, 19, 19 again.
+        # pot is shared evenly between the two still seated: 22, 19, 19 again. (Round 2
+        # is dealt before the end is sent: the server's deal and the host's end would race.)
+        table(ana, 2, "declare")
         ana.send({"type": "end_session"})
         over = ana.state(lambda t: t["phase"] == "over")
         assert over["stacks"] == [22, 19, 19]
@@ -273,6 +275,7 @@ def test_a_spectator_asks_to_sit_and_the_rematch_carries_the_ledger(tmp_path: Pa
         assert dee2.declare(1, "out")["type"] == "ack"
         assert ben2.declare(1, "in")["type"] == "ack"
         assert table(ana2, 1, "deal")["stacks"] == [19, 19, 22]
+        table(ana2, 2, "declare")  # dealt before the end is sent (they would race)
         ana2.send({"type": "end_session"})  # round 2's antes (3) shared back evenly
         assert ana2.state(lambda t: t["phase"] == "over")["stacks"] == [19, 19, 22]
         final = server.get(f"/api/rooms/{new_id}/ledger.json").json()
