@@ -46,7 +46,8 @@ Left interpreted: ``core/events.py`` (its frozen dataclasses would get an interp
 ``__init__`` of one ``object.__setattr__`` per field as native classes, slower than now),
 ``core/rules.py`` (pydantic models), ``variants/`` (subclassed at run time),
 ``strategy/bots.py`` (``runtime_checkable`` protocols fail to import compiled).
-``GameState`` stays a Python class in the compiled engine (``mypyc_attr``)."""
+``GameState`` is a native class in the compiled engine (its fields in a C struct; the
+engine copies a state by compiled stores, ``engine._draft``)."""
 
 
 def fingerprint() -> str:

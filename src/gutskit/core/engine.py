@@ -27,6 +27,7 @@ operations :func:`misdeal` and :func:`rebuy`.
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import functools
 import operator
@@ -152,7 +153,6 @@ _IN, _OUT = Declaration.IN, Declaration.OUT
 _VOID, _UNCONTESTED, _COMPARED = Outcome.VOID, Outcome.UNCONTESTED, Outcome.SHOWDOWN
 
 
-@mypyc_attr(native_class=False)  # compiled build: see the class docstring
 @dataclass(frozen=True)
 class GameState:
     """A session of Guts at one moment. Per-seat tuples are indexed by seat (clockwise).
@@ -201,10 +201,13 @@ class GameState:
         volunteered: the seats that showed their cards after this round's uncontested win
             (:class:`~gutskit.core.events.HandShown`; emptied by the next deal).
 
-    The optional compiled build (``scripts/build_compiled.py``, docs/performance.md) keeps
-    this class an ordinary Python class (``native_class=False``): :func:`_with` copies a
-    state by its ``__dict__``, which a mypyc native class has not, and mypyc leaves a
-    frozen dataclass's ``__init__`` interpreted (32 ``object.__setattr__`` calls a state).
+    The engine copies a state by its fields (:func:`_draft`, :func:`_done`), not
+    by ``__init__``: in the pure package through the instance's ``__dict__`` (one C call),
+    in the optional compiled build (``scripts/build_compiled.py``, docs/performance.md),
+    where this is a mypyc native class (its fields in a C struct, no ``__dict__``), by
+    compiled stores of each field (mypyc leaves a frozen dataclass's ``__init__``
+    interpreted: 32 ``object.__setattr__`` calls). From Python a state stays frozen in
+    both: assigning a field raises ``dataclasses.FrozenInstanceError``.
     """
 
     rules: Rules
@@ -302,6 +305,12 @@ class GameState:
                 return seat
         return None
 
+    def __reduce__(self) -> tuple[type[GameState], tuple[Any, ...]]:
+        """Pickle and copy a state by its fields, in their order (``GameState(*fields)``): a
+        native class of the compiled build has no ``__dict__`` to copy, and the setters
+        mypyc would use are the frozen dataclass's, which refuse."""
+        return GameState, tuple([getattr(self, name) for name in _FIELD_NAMES])
+
 
 _SYSTEM_RANDOM = secrets.SystemRandom()
 
@@ -312,25 +321,98 @@ _REVEALED = builder(DeclarationsRevealed)
 _ROUND_RESOLVED = builder(RoundResolved)
 
 
-def _with(state: GameState, **changes: Any) -> GameState:
-    """A copy of ``state`` with ``changes`` (fast: the engine's hot path). The handlers of
-    a round's events (antes, deal, reveal, resolution) do the same inline, storing each
-    change in the copied ``__dict__`` (no keyword dict to build and merge, no call)."""
-    fields = state.__dict__.copy()  # one C call: the dict's entries as they are
-    fields.update(changes)
-    return _state_from(fields)
+_FIELD_NAMES: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(GameState))
+
+_NATIVE: bool = "__dict__" not in vars(GameState)
+"""Whether :class:`GameState` is a mypyc native class (the compiled build): its instances
+have no ``__dict__``; a copy stores each field in compiled code."""
+
+
+class _Draft:
+    """Pure package: a state being changed, a plain object holding a copy of a
+    :class:`GameState`'s ``__dict__``; :func:`_done` makes it a ``GameState`` once the
+    step's changes are stored in it (the frozen dataclass refuses them)."""
 
 
 _new_object = object.__new__
 _set_attribute = object.__setattr__
+_new_native = GameState.__new__
 
 
-def _state_from(fields: dict[str, Any]) -> GameState:
-    """A :class:`GameState` holding ``fields`` (a copied ``__dict__`` with a step's changes
-    stored in it): no ``__init__``, no per-field ``setattr`` of a frozen dataclass."""
-    new = _new_object(GameState)
-    _set_attribute(new, "__dict__", fields)
+def _draft(state: GameState) -> GameState:
+    """A copy of ``state`` to store a step's changes in (``new.pot = ...``), then
+    :func:`_done`: no ``__init__``, no per-field ``setattr`` of a frozen dataclass.
+
+    In the pure package a :class:`_Draft` with a copy of the state's ``__dict__`` (one C
+    call; typed as a ``GameState``: it becomes one in :func:`_done`); in the compiled build
+    a native ``GameState`` whose fields compiled code copies one by one (mypy sees the
+    frozen dataclass's fields as read-only, hence the ignores: only a draft is written)."""
+    if not _NATIVE:
+        draft: Any = _new_object(_Draft)
+        _set_attribute(draft, "__dict__", state.__dict__.copy())
+        return draft  # type: ignore[no-any-return]
+    new = _new_native(GameState)
+    new.rules = state.rules  # type: ignore[misc]
+    new.names = state.names  # type: ignore[misc]
+    new.stacks = state.stacks  # type: ignore[misc]
+    new.buy_ins = state.buy_ins  # type: ignore[misc]
+    new.eliminated = state.eliminated  # type: ignore[misc]
+    new.dealer = state.dealer  # type: ignore[misc]
+    new.pot = state.pot  # type: ignore[misc]
+    new.reserve = state.reserve  # type: ignore[misc]
+    new.phase = state.phase  # type: ignore[misc]
+    new.hands = state.hands  # type: ignore[misc]
+    new.declarations = state.declarations  # type: ignore[misc]
+    new.round_number = state.round_number  # type: ignore[misc]
+    new.game_number = state.game_number  # type: ignore[misc]
+    new.game_matched = state.game_matched  # type: ignore[misc]
+    new.reante_due = state.reante_due  # type: ignore[misc]
+    new.last_result = state.last_result  # type: ignore[misc]
+    new.end_reason = state.end_reason  # type: ignore[misc]
+    new.total = state.total  # type: ignore[misc]
+    new.variants = state.variants  # type: ignore[misc]
+    new.ghost = state.ghost  # type: ignore[misc]
+    new.community = state.community  # type: ignore[misc]
+    new.passes = state.passes  # type: ignore[misc]
+    new.ante_payers = state.ante_payers  # type: ignore[misc]
+    new.misdeal_redeal = state.misdeal_redeal  # type: ignore[misc]
+    new.rebuys_used = state.rebuys_used  # type: ignore[misc]
+    new.loss_limits = state.loss_limits  # type: ignore[misc]
+    new.sat_out = state.sat_out  # type: ignore[misc]
+    new.away = state.away  # type: ignore[misc]
+    new.left = state.left  # type: ignore[misc]
+    new.companion = state.companion  # type: ignore[misc]
+    new.undo_point = state.undo_point  # type: ignore[misc]
+    new.volunteered = state.volunteered  # type: ignore[misc]
     return new
+
+
+def _done(new: GameState) -> GameState:
+    """The draft ``new`` (:func:`_draft`), with its changes stored, as a :class:`GameState`
+    (pure package: its class becomes ``GameState``; compiled: it is one already)."""
+    if not _NATIVE:
+        _set_attribute(new, "__class__", GameState)
+    return new
+
+
+def _with(state: GameState, **changes: Any) -> GameState:
+    """A copy of ``state`` with ``changes`` (fields by name). The handlers of a round's
+    events (antes, deal, reveal, resolution) store their changes in a :func:`_draft`
+    instead (no keyword dict, no ``setattr`` by name)."""
+    new = _draft(state)
+    for name, value in changes.items():
+        _set_attribute(new, name, value)
+    return _done(new)
+
+
+# _draft copies these fields, in this order
+if _FIELD_NAMES != (  # pragma: no cover
+        "rules", "names", "stacks", "buy_ins", "eliminated", "dealer", "pot", "reserve",
+        "phase", "hands", "declarations", "round_number", "game_number", "game_matched",
+        "reante_due", "last_result", "end_reason", "total", "variants", "ghost",
+        "community", "passes", "ante_payers", "misdeal_redeal", "rebuys_used",
+        "loss_limits", "sat_out", "away", "left", "companion", "undo_point", "volunteered"):
+    raise ImportError("GameState's fields changed: update _draft")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -417,24 +499,24 @@ def _on_dealt(state: GameState, event: CardsDealt) -> GameState:
         point = state.undo_point
         if point is None or point.round_number != state.round_number:  # no antes before
             state = _with(state, undo_point=_undo_point(state))
-    fields = state.__dict__.copy()
-    _dealt_into(fields, state, event)
-    return _state_from(fields)
+    new = _draft(state)
+    _dealt_into(new, state, event)
+    return _done(new)
 
 
-def _dealt_into(fields: dict[str, Any], state: GameState, event: CardsDealt) -> None:
-    """:func:`_on_dealt`'s changes, stored in ``fields`` (a copy of ``state.__dict__``)."""
+def _dealt_into(new: GameState, state: GameState, event: CardsDealt) -> None:
+    """:func:`_on_dealt`'s changes, stored in ``new`` (a :func:`_draft` of ``state``)."""
     passing = state.variants.pass_phase and not state.companion  # passed at the table
     n = len(state.names)
-    fields["hands"] = event.hands
-    fields["declarations"] = (None,) * n
-    fields["phase"] = _PASS if passing else _DECLARE
-    fields["round_number"] = state.round_number + 1
-    fields["ghost"] = event.ghost
-    fields["community"] = event.community
-    fields["misdeal_redeal"] = False
-    fields["passes"] = (None,) * n if passing else None
-    fields["volunteered"] = ()
+    new.hands = event.hands  # type: ignore[misc]
+    new.declarations = (None,) * n  # type: ignore[misc]
+    new.phase = _PASS if passing else _DECLARE  # type: ignore[misc]
+    new.round_number = state.round_number + 1  # type: ignore[misc]
+    new.ghost = event.ghost  # type: ignore[misc]
+    new.community = event.community  # type: ignore[misc]
+    new.misdeal_redeal = False  # type: ignore[misc]
+    new.passes = (None,) * n if passing else None  # type: ignore[misc]
+    new.volunteered = ()  # type: ignore[misc]
 
 
 def _undo_point(state: GameState) -> GameState:
@@ -444,24 +526,24 @@ def _undo_point(state: GameState) -> GameState:
 
 
 def _on_antes(state: GameState, event: AntesPosted) -> GameState:
-    fields = state.__dict__.copy()
-    _antes_into(fields, state, event)
-    return _state_from(fields)
+    new = _draft(state)
+    _antes_into(new, state, event)
+    return _done(new)
 
 
-def _antes_into(fields: dict[str, Any], state: GameState, event: AntesPosted) -> None:
-    """:func:`_on_antes`'s changes, stored in ``fields`` (a copy of ``state.__dict__``)."""
+def _antes_into(new: GameState, state: GameState, event: AntesPosted) -> None:
+    """:func:`_on_antes`'s changes, stored in ``new`` (a :func:`_draft` of ``state``)."""
     amounts = event.amounts
     if len(amounts) != len(state.stacks):
         _per_seat(state, amounts, "antes")  # raises
-    fields["stacks"] = tuple(map(_sub, state.stacks, amounts))
-    fields["pot"] = state.pot + event.refill + sum(amounts)
-    fields["reserve"] = state.reserve - event.refill
-    fields["reante_due"] = False
-    fields["game_number"] = state.game_number + event.new_game
-    fields["game_matched"] = state.game_matched and not event.new_game
-    fields["ante_payers"] = ()
-    fields["undo_point"] = _undo_point(state) if state.companion else None
+    new.stacks = tuple(map(_sub, state.stacks, amounts))  # type: ignore[misc]
+    new.pot = state.pot + event.refill + sum(amounts)  # type: ignore[misc]
+    new.reserve = state.reserve - event.refill  # type: ignore[misc]
+    new.reante_due = False  # type: ignore[misc]
+    new.game_number = state.game_number + event.new_game  # type: ignore[misc]
+    new.game_matched = state.game_matched and not event.new_game  # type: ignore[misc]
+    new.ante_payers = ()  # type: ignore[misc]
+    new.undo_point = _undo_point(state) if state.companion else None  # type: ignore[misc]
 
 
 def _in_seats(declarations: Sequence[Declaration | None]) -> list[int]:
@@ -471,18 +553,18 @@ def _in_seats(declarations: Sequence[Declaration | None]) -> list[int]:
 
 
 def _on_revealed(state: GameState, event: DeclarationsRevealed) -> GameState:
-    fields = state.__dict__.copy()
-    _revealed_into(fields, state, event)
-    return _state_from(fields)
+    new = _draft(state)
+    _revealed_into(new, state, event)
+    return _done(new)
 
 
-def _revealed_into(fields: dict[str, Any], state: GameState,
+def _revealed_into(new: GameState, state: GameState,
                    event: DeclarationsRevealed) -> None:
-    """:func:`_on_revealed`'s changes, stored in ``fields`` (a copy of ``state.__dict__``)."""
-    fields["declarations"] = event.declarations
+    """:func:`_on_revealed`'s changes, stored in ``new`` (a :func:`_draft` of ``state``)."""
+    new.declarations = event.declarations  # type: ignore[misc]
     if state.companion and state.variants.compares_hands(_in_seats(event.declarations)):
         # companion mode: the hands compared are at the real table; wait for them
-        fields["phase"] = _SHOWDOWN
+        new.phase = _SHOWDOWN  # type: ignore[misc]
 
 
 def _on_cards_shown(state: GameState, event: CardsShown) -> GameState:
@@ -516,13 +598,13 @@ def _on_undone(state: GameState, event: RoundUndone) -> GameState:
 
 
 def _on_resolved(state: GameState, event: RoundResolved) -> GameState:
-    fields = state.__dict__.copy()
-    _resolved_into(fields, state, event)
-    return _state_from(fields)
+    new = _draft(state)
+    _resolved_into(new, state, event)
+    return _done(new)
 
 
-def _resolved_into(fields: dict[str, Any], state: GameState, event: RoundResolved) -> None:
-    """:func:`_on_resolved`'s changes, stored in ``fields`` (a copy of ``state.__dict__``)."""
+def _resolved_into(new: GameState, state: GameState, event: RoundResolved) -> None:
+    """:func:`_on_resolved`'s changes, stored in ``new`` (a :func:`_draft` of ``state``)."""
     won, matched_chips = event.won, event.matched
     n = len(state.stacks)
     if len(won) != n or len(matched_chips) != n:
@@ -533,17 +615,20 @@ def _resolved_into(fields: dict[str, Any], state: GameState, event: RoundResolve
     if event.eliminated:
         eliminated = tuple(e or s in event.eliminated for s, e in enumerate(eliminated))
     matched = event.outcome is _COMPARED and any(matched_chips)
-    fields["stacks"] = stacks
-    fields["eliminated"] = eliminated
-    fields["pot"] = event.pot_after
-    fields["reserve"] = state.reserve + event.to_reserve
-    fields["dealer"] = event.next_dealer
-    fields["phase"] = _OVER if event.session_over else _DEAL
-    fields["reante_due"] = event.outcome is _VOID and state.rules.all_out != "carry"
-    fields["game_matched"] = (state.game_matched or matched) and event.pot_after > 0
-    fields["last_result"] = event
-    fields["end_reason"] = _end_reason(state, event) if event.session_over else None
-    fields["ante_payers"] = event.ante_payers
+    reante = event.outcome is _VOID and state.rules.all_out != "carry"
+    game_matched = (state.game_matched or matched) and event.pot_after > 0
+    end_reason = _end_reason(state, event) if event.session_over else None
+    new.stacks = stacks  # type: ignore[misc]
+    new.eliminated = eliminated  # type: ignore[misc]
+    new.pot = event.pot_after  # type: ignore[misc]
+    new.reserve = state.reserve + event.to_reserve  # type: ignore[misc]
+    new.dealer = event.next_dealer  # type: ignore[misc]
+    new.phase = _OVER if event.session_over else _DEAL  # type: ignore[misc]
+    new.reante_due = reante  # type: ignore[misc]
+    new.game_matched = game_matched  # type: ignore[misc]
+    new.last_result = event  # type: ignore[misc]
+    new.end_reason = end_reason  # type: ignore[misc]
+    new.ante_payers = event.ante_payers  # type: ignore[misc]
 
 
 def _on_pass_chosen(state: GameState, event: PassChosen) -> GameState:
@@ -1064,11 +1149,11 @@ def _deal(state: GameState, hands: tuple[Hand | None, ...], ghost: Hand | None =
     dealt = _CARDS_DEALT(hands, ghost, community)
     if state.companion:
         return _apply(state, [dealt] if antes is None else [antes, dealt])
-    fields = state.__dict__.copy()
+    new = _draft(state)
     if antes is not None:
-        _antes_into(fields, state, antes)
-    _dealt_into(fields, state, dealt)
-    new = _state_from(fields)
+        _antes_into(new, state, antes)
+    _dealt_into(new, state, dealt)
+    new = _done(new)
     _check_conserved(new, "AntesPosted")
     return new, [dealt] if antes is None else [antes, dealt]
 
@@ -1814,10 +1899,10 @@ def declare_all(state: GameState, declarations: Mapping[int, Declaration]
         # copy of the state, by their handlers' changes: what :func:`evolve` of each in
         # turn gives (the resolution reads nothing the reveal changes)
         resolved = _resolve(state, declarations=revealed)
-        fields = state.__dict__.copy()
-        _revealed_into(fields, state, reveal)
-        _resolved_into(fields, state, resolved)
-        state = _state_from(fields)
+        new = _draft(state)
+        _revealed_into(new, state, reveal)
+        _resolved_into(new, state, resolved)
+        state = _done(new)
         _check_conserved(state, "RoundResolved")
     if state.loss_limits is None:
         return state, [reveal, resolved]
