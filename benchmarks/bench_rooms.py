@@ -233,6 +233,12 @@ def main() -> None:
     parser.add_argument("--gc", choices=("default", "serve"), default="serve",
                         help="the garbage collector's settings: CPython's defaults, or "
                              "those of guts serve (gutskit.server.gctuning)")
+    parser.add_argument("--loop", choices=("asyncio", "uvloop"), default="asyncio",
+                        help="the event loop the rooms run on (guts serve: uvloop's when "
+                             "installed)")
+    parser.add_argument("--notice-delay", type=float, default=None,
+                        help="seconds notices wait to share a frame (app.NOTICE_DELAY; "
+                             "default: the server's own)")
     args = parser.parse_args()
     if not (1 <= args.tables <= 1000 and 2 <= args.seats <= 10 and 1 <= args.rounds <= 1000):
         parser.error("bounded: 1-1000 tables, 2-10 seats, 1-1000 rounds per table")
@@ -241,9 +247,20 @@ def main() -> None:
     print(f"python {platform.python_version()}; pydantic {version('pydantic')}, sqlalchemy "
           f"{version('sqlalchemy')}; database: SQLite (WAL)")
     start = time.perf_counter()
-    cpu, bots, rounds, frames, size, (commits, writes, db_cpu) = asyncio.run(_run(args))
+    if args.notice_delay is not None:
+        from gutskit.server import app
+
+        app.NOTICE_DELAY = args.notice_delay
+    factory: Any = None
+    if args.loop == "uvloop":
+        import uvloop
+
+        factory = uvloop.new_event_loop
+    with asyncio.Runner(loop_factory=factory) as runner:
+        cpu, bots, rounds, frames, size, (commits, writes, db_cpu) = runner.run(_run(args))
     wall = time.perf_counter() - start
-    print(f"{args.tables} tables x {args.seats} seats, protocol {args.protocol}: "
+    print(f"{args.tables} tables x {args.seats} seats, protocol {args.protocol}, "
+          f"{args.loop}'s loop: "
           f"{rounds} rounds resolved, "
           f"{frames} frames ({frames / rounds:.1f} per round, {size / rounds / 1024:.1f} KiB)")
     print(f"CPU {cpu:.2f}s: {1000 * cpu / rounds:.2f} ms per round"

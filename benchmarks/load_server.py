@@ -79,6 +79,8 @@ class Stats:
     latencies: list[float] = field(default_factory=list)
     messages: int = 0
     frames: int = 0
+    kinds: dict[str, int] = field(default_factory=dict)
+    """Frames received by kind (:func:`frame_kind`)."""
     errors: list[str] = field(default_factory=list)
     rounds: int = 0
     dropped: int = 0
@@ -115,25 +117,39 @@ def raise_fd_limit(needed: int) -> None:
         resource.setrlimit(resource.RLIMIT_NOFILE, (min(needed, hard), hard))
 
 
+NOTICE_ENV = "GUTS_BENCH_NOTICE_DELAY"
+"""Environment variable of the server processes: their ``app.NOTICE_DELAY`` (seconds)."""
+
+
 def start_server(port: int, db: Path, workers: int = 1,
-                 redis_url: str | None = None) -> subprocess.Popen[bytes]:
+                 redis_url: str | None = None, loop: str = "auto",
+                 notice_delay: float | None = None) -> subprocess.Popen[bytes]:
     """``guts serve`` on ``port``: one process, or ``workers`` worker processes leasing
-    their rooms through ``redis_url`` (returns once every worker has joined)."""
+    their rooms through ``redis_url`` (returns once every worker has joined), on the event
+    loop ``loop`` (``guts serve --loop``), notices held ``notice_delay`` seconds (``None``:
+    the server's own ``app.NOTICE_DELAY``)."""
     code = "import typer; from gutskit.cli.serve import serve; typer.run(serve)"
     cluster = [] if redis_url is None else ["--workers", str(workers), "--redis", redis_url]
     site = db.parent / "probe-site"  # every server process (workers too) loads the probe
     site.mkdir(exist_ok=True)
     (site / "sitecustomize.py").write_text(
         f"import sys; sys.path.insert(0, {str(Path(__file__).parent)!r})\n"
-        f"import server_probe; server_probe.install({str(db.parent / 'probe')!r})\n")
+        f"import server_probe; server_probe.install({str(db.parent / 'probe')!r})\n"
+        f"import os\n"
+        f"if os.environ.get({NOTICE_ENV!r}):\n"
+        f"    import gutskit.server.app as app; app.NOTICE_DELAY = "
+        f"float(os.environ[{NOTICE_ENV!r}])\n")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(
         [str(site), *filter(None, [os.environ.get("PYTHONPATH")])])}
+    env.pop(NOTICE_ENV, None)
+    if notice_delay is not None:
+        env[NOTICE_ENV] = repr(notice_delay)
     process = subprocess.Popen(
         [sys.executable, "-c", code, "--host", HOST, "--port", str(port), "--db",
          f"sqlite:///{db}",
          # every client comes from one address: lift the per-address limits
          "--room-limit", "100000/minute", "--max-connections-per-address", "100000",
-         "--max-rooms", "100000", "--min-reveal-seconds", "0", *cluster],
+         "--max-rooms", "100000", "--min-reveal-seconds", "0", "--loop", loop, *cluster],
         stdout=subprocess.DEVNULL, env=env,
         stderr=(db.parent / "server.log").open("wb"))  # a file: a full pipe would block it
     deadline = time.monotonic() + 180
@@ -243,6 +259,28 @@ messages it reacts to. Every other frame (most: another seat's sealed declaratio
 counted, not decoded: the load clients share the machine with the server."""
 
 
+KINDS = ("deal", "reveal", "ack", "notice", "other")
+"""Kinds of frames (:func:`frame_kind`), in the order a round sends them."""
+
+
+def frame_kind(text: str | bytes) -> str:
+    """What a frame is, by the first of these it holds: the deal (``CardsDealt``), the
+    reveal and the result (``DeclarationsRevealed``), a seat's own declaration acknowledged
+    (``ack``), another seat's sealed declaration (``DeclarationSealed``: a notice), else
+    other (the table after the reveal pause, a timer, a seat's come and go)."""
+    if not isinstance(text, str):
+        return "other"
+    if '"CardsDealt"' in text:
+        return "deal"
+    if '"DeclarationsRevealed"' in text:
+        return "reveal"
+    if '"type":"ack"' in text:
+        return "ack"
+    if '"DeclarationSealed"' in text:
+        return "notice"
+    return "other"
+
+
 async def play(ws: ClientConnection, seat: int | None, table: Table, stats: Stats,
                think: float, ready: asyncio.Event, seated: asyncio.Event, is_host: bool,
                seats: int, rng: random.Random) -> None:
@@ -253,6 +291,8 @@ async def play(ws: ClientConnection, seat: int | None, table: Table, stats: Stat
     try:
         async for text in ws:
             stats.frames += 1
+            kind = frame_kind(text)
+            stats.kinds[kind] = stats.kinds.get(kind, 0) + 1
             if isinstance(text, str) and not any(key in text for key in _NEEDED):
                 # nothing a bot reads (another seat's sealed declaration): not decoded
                 stats.messages += text.count('{"type":"') - text.count(':{"type":"')
@@ -385,6 +425,7 @@ async def run(args: argparse.Namespace, port: int, pid: int | None, tables_here:
     stats.latencies.clear()
     stats.rounds = 0
     stats.frames = stats.messages = 0
+    stats.kinds.clear()
     stats.load_before = os.getloadavg()[0]
     play_start = 0.0 if pid is None else cpu_seconds(pid)
     own_start = time.process_time()
@@ -458,13 +499,15 @@ def play_load(args: argparse.Namespace, port: int, pid: int, tables: int
         total.errors += stats.errors
         for name in ("messages", "frames", "rounds", "dropped"):
             setattr(total, name, getattr(total, name) + getattr(stats, name))
+        for kind, count in stats.kinds.items():
+            total.kinds[kind] = total.kinds.get(kind, 0) + count
     for process in processes:
         process.join(60)
     return total, setup
 
 
-def report(args: argparse.Namespace, workers: int, tables: int, stats: Stats, setup: float
-           ) -> float | None:
+def report(args: argparse.Namespace, workers: int, tables: int, stats: Stats, setup: float,
+           variant: str = "") -> float | None:
     """Print one run's figures; its p99 reveal latency (ms), ``None`` without samples."""
     lat = [x * 1000 for x in stats.latencies]
     rate = stats.rounds / args.duration
@@ -472,10 +515,14 @@ def report(args: argparse.Namespace, workers: int, tables: int, stats: Stats, se
           f"({'the default one-process server' if workers == 1 else 'guts serve --workers'}"
           f"), {tables} tables x {args.seats} seats = {tables * args.seats} WebSocket "
           f"clients in {args.clients} load-client process"
-          f"{'es' if args.clients > 1 else ''} (protocol {args.protocol})")
+          f"{'es' if args.clients > 1 else ''} (protocol {args.protocol})"
+          + (f" [{variant}]" if variant else ""))
     print(f"setup (create, join, start): {setup:.1f}s; played {args.duration:.0f}s")
     print(f"rounds resolved: {stats.rounds} ({rate:.1f}/s); received while playing: "
           f"{stats.messages} messages in {stats.frames} frames")
+    rounds = max(1, stats.rounds)
+    print(f"frames per round: {stats.frames / rounds:.1f} (" + ", ".join(
+        f"{kind} {stats.kinds.get(kind, 0) / rounds:.1f}" for kind in KINDS) + ")")
     print(f"server CPU while playing (all its processes): {stats.play_cpu:.1f}s over "
           f"{args.duration:.0f}s ({100 * stats.play_cpu / args.duration:.0f}% of a core, "
           f"{1000 * stats.play_cpu / max(1, stats.rounds):.1f} ms per round)")
@@ -562,12 +609,20 @@ def main() -> None:
                         help="load-client processes sharing the tables")
     parser.add_argument("--p99-ms", type=float, default=50.0,
                         help="the latency bound of the summary")
+    parser.add_argument("--loop", default="auto",
+                        help="the server's event loop (guts serve --loop; a comma list: "
+                        "each in turn, alternated, for an A/B in one run)")
+    parser.add_argument("--notice-delay", default="",
+                        help="seconds the server holds notices (app.NOTICE_DELAY; a comma "
+                        "list: each in turn, alternated; default: the server's own)")
+    parser.add_argument("--repeat", type=int, default=1,
+                        help="runs of every variant (--loop x --notice-delay), alternated")
     args = parser.parse_args()
     if not (all(1 <= t <= 500 for t in args.tables) and 2 <= args.seats <= 10
             and 0 < args.duration <= 300 and all(1 <= w <= 8 for w in args.workers)
-            and 1 <= args.clients <= 8):
+            and 1 <= args.clients <= 8 and 1 <= args.repeat <= 10):
         parser.error("bounded: 1-500 tables, 2-10 seats, at most 300 seconds, 1-8 workers, "
-                     "1-8 client processes")
+                     "1-8 client processes, 1-10 repeats")
     raise_fd_limit(max(args.tables) * args.seats * 2 + 256)
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, {platform.platform()}; "
           f"load average {' '.join(f'{x:.1f}' for x in os.getloadavg())} at the start")
@@ -582,30 +637,38 @@ def main() -> None:
     print(f"think <= {args.think}s, reveal pause {args.reveal}s")
     best: dict[int, tuple[float, int] | None] = {}
     rows: list[tuple[int, int, float, float, float, float | None, float | None, float | None,
-                     float, int]] = []
-    for workers in args.workers:
-        best[workers] = None
+                     float, int, str, float]] = []
+    delays: list[float | None] = [float(x) for x in args.notice_delay.split(",") if x] or [
+        None]
+    variants = [(loop, delay) for loop in args.loop.split(",") for delay in delays]
+    runs = [(workers, loop, delay) for _ in range(args.repeat) for workers in args.workers
+            for loop, delay in variants]
+    for workers, loop, delay in runs:
+        variant = f"loop {loop}" + ("" if delay is None else f", notices {delay:g}s")
+        best.setdefault(workers, None)
         port = free_port()
         with tempfile.TemporaryDirectory() as folder:
             redis_server = None
             redis_url = None
             if workers > 1:
                 redis_server, redis_url = start_redis(Path(folder))
-            server = start_server(port, Path(folder) / "load.db", workers, redis_url)
+            server = start_server(port, Path(folder) / "load.db", workers, redis_url, loop,
+                                  delay)
             log = Path(folder) / "server.log"
             try:
                 for tables in sorted(args.tables):
                     stats, setup = play_load(args, port, server.pid, tables)
                     time.sleep(1.2)  # the probe's last line of the window
                     stats.probe = server_probe.read(Path(folder) / "probe", *stats.window)
-                    p99 = report(args, workers, tables, stats, setup)
+                    p99 = report(args, workers, tables, stats, setup, variant)
                     rate = stats.rounds / args.duration
                     lat = sorted(1000 * x for x in stats.latencies)
                     rows.append((workers, tables, rate,
                                  1000 * stats.play_cpu / max(1, stats.rounds),
                                  1000 * stats.client_cpu / max(1, stats.rounds), stats.idle,
                                  statistics.median(lat) if lat else None, p99,
-                                 stats.load_before, len(stats.errors)))
+                                 stats.load_before, len(stats.errors), variant,
+                                 stats.frames / max(1, stats.rounds)))
                     previous = best[workers]
                     if p99 is not None and p99 < args.p99_ms and not stats.errors and (
                             previous is None or rate > previous[0]):
@@ -628,13 +691,15 @@ def main() -> None:
     print("\n== side by side (server CPU: all its processes; load: 1-minute average when "
           "play started)")
     print("workers  tables  rounds/s  CPU ms/round  clients ms/round  idle  p50 ms  p99 ms  "
-          "load  errors")
-    for workers, tables, rate, cpu, client, idle, p50, p99, load, errors in rows:
+          "load  errors  frames/round  variant")
+    for workers, tables, rate, cpu, client, idle, p50, p99, load, errors, variant, frames in (
+            rows):
         shown_idle = "-" if idle is None else f"{100 * idle:.0f}%"
         print(f"{workers:>7}  {tables:>6}  {rate:>8.1f}  {cpu:>12.1f}  {client:>16.1f}  "
               f"{shown_idle:>4}  "
               f"{'-' if p50 is None else f'{p50:.1f}':>6}  "
-              f"{'-' if p99 is None else f'{p99:.1f}':>6}  {load:>4.1f}  {errors:>6}")
+              f"{'-' if p99 is None else f'{p99:.1f}':>6}  {load:>4.1f}  {errors:>6}  "
+              f"{frames:>12.1f}  {variant}")
     print(f"\n== summary: most rounds/s with reveal latency p99 < {args.p99_ms:g} ms")
     for workers, found in best.items():
         if found is None:

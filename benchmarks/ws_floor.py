@@ -18,7 +18,11 @@ per frame on average in load_server). Two stacks are measured in turn in the sam
 - ``granian``: the same FastAPI app on granian (an ASGI server written in Rust), one
   worker, if ``granian`` is installed;
 - ``websockets``: the ``websockets`` library's own asyncio server, no ASGI layer, as a
-  peer.
+  peer;
+- ``picows``: picows (a WebSocket server written in Cython: frames parsed and built in C,
+  one callback per frame, no coroutine per send) on uvloop, no ASGI layer, if ``picows``
+  is installed (the ``dev`` extra): what a C-level stack costs for the same frames, a
+  bound on what moving ``guts serve`` to another stack could give.
 
 Whatever ``guts serve`` spends per round above the floor is the game's (rules, views,
 storage, fairness); the floor itself bounds what any change inside gutskit can reach on
@@ -54,7 +58,7 @@ import common  # benchmarks/ is not a package
 import load_server
 
 HOST = "127.0.0.1"
-STACKS = ("fastapi", "fastapi-uvloop", "granian", "websockets")
+STACKS = ("fastapi", "fastapi-uvloop", "granian", "websockets", "picows")
 """Stacks measurable here; the ones whose package is missing are skipped with a line."""
 
 
@@ -146,9 +150,11 @@ def serve(stack: str, port: int, seats: int, reveal: float, size: int) -> None:
 
         from gutskit.server.app import UVICORN_OPTIONS
 
-        uvicorn.run(make_app(floor), host=HOST, port=port, log_level="warning",
-                    loop="uvloop" if stack == "fastapi-uvloop" else "asyncio",
-                    **UVICORN_OPTIONS)
+        uvicorn.run(make_app(floor), host=HOST, port=port, log_level="warning", **{
+            **UVICORN_OPTIONS, "loop": "uvloop" if stack == "fastapi-uvloop" else "asyncio"})
+        return
+    if stack == "picows":
+        _serve_picows(floor, port)
         return
     if stack == "granian":
         os.environ["GUTSKIT_FLOOR"] = f"{seats},{reveal},{size}"
@@ -176,6 +182,54 @@ def serve(stack: str, port: int, seats: int, reveal: float, size: int) -> None:
             await asyncio.Future()
 
     asyncio.run(main())
+
+
+def _serve_picows(floor: _Floor, port: int) -> None:
+    """The floor on picows and uvloop: each table's connections send with picows's own
+    ``WSTransport.send`` (it writes at once and never suspends, so the floor's coroutines
+    run to their end where they are called, with no task)."""
+    import uvloop
+    from picows import (
+        WSFrame,
+        WSListener,
+        WSMsgType,
+        WSTransport,
+        WSUpgradeRequest,
+        ws_create_server,
+    )
+
+    def run(step: Any) -> None:
+        try:
+            step.send(None)
+        except StopIteration:
+            return
+        raise RuntimeError("a picows send suspended")  # (never: its sends are calls)
+
+    class Seat(WSListener):
+        def __init__(self, table_id: str) -> None:
+            self.table_id = table_id
+
+        def on_ws_connected(self, transport: WSTransport) -> None:
+            async def send(text: str) -> None:
+                transport.send(WSMsgType.TEXT, text.encode())
+
+            run(floor.joined(self.table_id, send))
+
+        def on_ws_frame(self, transport: WSTransport, frame: WSFrame) -> None:
+            if frame.msg_type == WSMsgType.TEXT:
+                run(floor.declared(self.table_id))
+            elif frame.msg_type == WSMsgType.CLOSE:
+                transport.send_close(frame.get_close_code())
+                transport.disconnect()
+
+    def seat(request: WSUpgradeRequest) -> Seat:
+        return Seat(request.path.decode().rsplit("/", 1)[-1])
+
+    async def main() -> None:
+        server = await ws_create_server(seat, HOST, port, max_frame_size=65536)
+        await server.serve_forever()
+
+    uvloop.run(main())
 
 
 @dataclass
@@ -345,7 +399,8 @@ def main() -> None:
                                          ("fastapi", "uvicorn", "websockets")))
     results = []
     for stack in stacks:
-        needs = {"fastapi-uvloop": "uvloop", "granian": "granian"}.get(stack)
+        needs = {"fastapi-uvloop": "uvloop", "granian": "granian",
+                 "picows": "picows"}.get(stack)
         if needs is not None and importlib.util.find_spec(needs) is None:
             print(f"{stack:>14}: skipped ({needs} is not installed: pip install {needs})")
             continue
