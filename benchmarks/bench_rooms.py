@@ -67,9 +67,16 @@ class _Socket:
         return None
 
 
+async def _declare_later(room: Room, client: WsClient, declare: Declare,
+                         seconds: float) -> None:
+    await asyncio.sleep(seconds)
+    await room.handle(client, declare)
+
+
 async def _bot(room: Room, client: WsClient, socket: _Socket, rng: random.Random,
-               rounds: list[int], target: int, done: asyncio.Event) -> None:
+               rounds: list[int], target: int, done: asyncio.Event, think: float) -> None:
     acted = -1
+    later: set[asyncio.Task[None]] = set()
     table: dict[str, Any] = {}
     while True:
         frame = await socket.inbox.get()
@@ -96,7 +103,13 @@ async def _bot(room: Room, client: WsClient, socket: _Socket, rng: random.Random
                 declare = Declare(round=acted, action_id=f"r{acted}",
                                   declaration="in" if rng.random() < 0.3 else "out")
                 _BOTS[0] += time.thread_time() - started
-                await room.handle(client, declare)
+                if think > 0:  # as load_server's bots: the declaration after a think time
+                    task = asyncio.create_task(_declare_later(
+                        room, client, declare, rng.uniform(0.05, think)))
+                    later.add(task)
+                    task.add_done_callback(later.discard)
+                else:
+                    await room.handle(client, declare)
                 started = time.thread_time()
         _BOTS[0] += time.thread_time() - started
 
@@ -136,7 +149,7 @@ async def _run(args: argparse.Namespace
                     await room.handle(client, Join(name=f"Player{seat}"))
                 sockets.append(socket)
                 tasks.append(asyncio.create_task(
-                    _bot(room, client, socket, rng, rounds, target, done)))
+                    _bot(room, client, socket, rng, rounds, target, done, args.think)))
                 if seat == 0:
                     hosts.append((room, client))
         await asyncio.sleep(0.5)  # the presence messages go out
@@ -233,6 +246,9 @@ def main() -> None:
     parser.add_argument("--gc", choices=("default", "serve"), default="serve",
                         help="the garbage collector's settings: CPython's defaults, or "
                              "those of guts serve (gutskit.server.gctuning)")
+    parser.add_argument("--think", type=float, default=0.0,
+                        help="bots declare after a think time of up to this many seconds "
+                             "(as load_server's; default 0: at once)")
     parser.add_argument("--loop", choices=("asyncio", "uvloop"), default="asyncio",
                         help="the event loop the rooms run on (guts serve: uvloop's when "
                              "installed)")

@@ -122,14 +122,16 @@ SLOW_GRACE = 5.0
 before its connection is dropped (the transport aborted: a client that reads nothing gets
 no close frame, and its buffers are freed at once)."""
 
-NOTICE_DELAY = 0.1
+NOTICE_DELAY = 0.3
 """Seconds a notice (:meth:`WsClient.notice`: that another seat declared, sealed, while the
 round is still being declared; nothing a viewer must answer) may wait to share its frame
-with the notices after it: a six-seat round's five other declarations reach a seat in one
-or two frames instead of five, each frame a send through Starlette, uvicorn and the
-websockets library and a ``write`` system call. Anything else sent to the connection
-before the delay is over (its turn, its own declaration's ack, the reveal) takes the
-notices with it at once, in order."""
+with the notices after it, each frame being a send through uvicorn and the websockets
+library and a ``write`` system call. Anything else sent to the connection before the delay
+is over (its turn, its own declaration's ack, the reveal) takes the notices with it at
+once, in order. 0.3 s, not 0.1 s (session 9): about 18% fewer frames per six-seat round
+when the players think up to 3 s (``benchmarks/bench_rooms.py --think 3``: 44.5 frames at
+0.1 s, 41.1 at 0.2 s, 36.7 at 0.3 s), at the price of another seat's "declared" mark
+showing up to 0.3 s after it declared (docs/protocol.md, version 2)."""
 
 SECURITY_HEADERS: dict[str, str] = {
     "Content-Security-Policy": (
