@@ -395,8 +395,10 @@ def main() -> None:
                   f"{args.duration:g}s each, {args.frame_bytes}-byte frames")
     from importlib.metadata import version
 
-    print("stack versions: " + ", ".join(f"{name} {version(name)}" for name in
-                                         ("fastapi", "uvicorn", "websockets")))
+    print("stack versions: " + ", ".join(
+        f"{name} {version(name)}" for name in ("fastapi", "uvicorn", "websockets", "uvloop",
+                                               "picows", "granian")
+        if importlib.util.find_spec(name) is not None))
     results = []
     for stack in stacks:
         needs = {"fastapi-uvloop": "uvloop", "granian": "granian",
