@@ -395,16 +395,13 @@ def _vector_round(i: Any, n: Any, ranks: Any, v: Any, stv: Any, snapv: Any, cnt:
         v[_W_BEST * L + lane] = -1
         v[_W_WON * L + lane] = 0
         v[_W_PAID * L + lane] = 0
-    for p in range(n_pol):  # each policy's row for this pot
-        at_p = (_W_ROW + p) * L
-        if bucketed:
+    if bucketed:  # each policy's row for this pot (else the caller's ``p * width``)
+        for p in range(n_pol):
+            at_p = (_W_ROW + p) * L
             top = p * table_top
             for lane in range(L):
                 at = top + min(v[_W_POT * L + lane], table_top - 1)
                 v[np.uint64(at_p + lane)] = pot_row[np.uint64(at)]
-        else:
-            for lane in range(L):
-                v[np.uint64(at_p + lane)] = p * width
     full = np.int64(shortfall == 2)
     uncovered = np.int64(not require_cover)  # (no branch in the loops: vector code)
     debt = shortfall == 2
@@ -582,6 +579,9 @@ def run(first_table: Any, n_tables: Any, rounds: Any, buy: Any, dealer: Any,
     flags_all = v[_V_FLAGS * L:(_V_FLAGS + 1) * L]  # bit 0 over, 1 re-ante due, 2 matched
     y_all = np.zeros(_LANES, np.uint64)
     vector = vector and mixed_seats == 0  # the vector rounds: pure policies only
+    for p in range(n_pol):  # each policy's row start (pot-dependent ones: every round)
+        for lane in range(L):
+            v[(_W_ROW + p) * L + lane] = p * width
     bucketed = n_edges.max() > 0
     # pot_row[p, pot]: where policy p's row for ``pot`` starts in ``flat``, pot < table_top
     table_top = min(_ROW_TABLE, edges.max() + 1) if bucketed else 1
