@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, cast
 
 import httpx
+import limits
 import pytest
 from server_support import DB_KINDS, Player, Server, make_db_url, running_server, seat_three
 from sqlalchemy import create_engine, text
@@ -409,6 +410,9 @@ def test_a_client_that_stops_reading_is_dropped(db_url: str,
     after the close was queued); the room goes on for the others."""
     monkeypatch.setattr(server_app, "QUEUE_LIMIT", 20)
     monkeypatch.setattr(server_app, "SLOW_GRACE", 0.2)
+    # Every ping answered with a pong: no message limit in the way (a flood past it gets
+    # one rate_limited error per window, too few frames to fill the queue).
+    monkeypatch.setattr(server_app, "MESSAGE_LIMIT", limits.RateLimitItemPerSecond(10**6, 1))
     with running_server(db_url) as server:
         room_id = server.create_room()["room_id"]
         room = server.manager.rooms[room_id]

@@ -117,10 +117,13 @@ def test_a_joining_player_picks_a_free_seat_and_the_seat_order_is_clockwise(
         assert error_of(late, {"type": "join", "name": "Eve", "seat": 4}) == (
             "seat_taken", "seat 4 is taken by 'Ben'")
         # seat requests count against the connection's message limit like any other
+        # (one rate_limited error for the requests dropped in a window)
         for _ in range(40):
             late.send({"type": "join", "name": "Eve", "seat": 4})
-        codes = [late.expect("error")["code"] for _ in range(40)]
-        assert "rate_limited" in codes and set(codes) == {"seat_taken", "rate_limited"}
+        codes = [late.expect("error")["code"]]
+        while codes[-1] != "rate_limited":
+            codes.append(late.expect("error")["code"])
+        assert set(codes[:-1]) == {"seat_taken"}
 
 
 def test_host_approval_of_who_sits_down(tmp_path: Path) -> None:
