@@ -122,26 +122,49 @@ def test_a_room_body_with_a_key_twice_is_refused(tmp_path: Path) -> None:
 
 
 # ---------------------------------------------------------------------------------------------
-# 5. the referee refuses a chip amount beyond MAX_CHIPS, naming the limit
+# 5. the referee refuses a chip amount beyond what a table may hold (2**53 - 1), naming the
+# limit; a stack that grew past the largest buy-in (MAX_CHIPS) is a position it reads
 
 
-@pytest.mark.parametrize(("where", "what"), [
+@pytest.mark.parametrize(("where", "what", "got"), [
     ({"players": [{"name": "Ana", "stack": 10**100}, {"name": "Ben", "stack": 20}]},
-     "stack of 'Ana'"),
-    ({"pot": 1_000_001}, "pot"),
+     "stack of 'Ana'", "1000000000000000000000000000000000000000… (101 digits)"),
+    ({"pot": 2**53}, "pot", "9007199254740992"),
 ])
 def test_the_referee_refuses_chips_beyond_the_limit(tmp_path: Path, where: dict[str, object],
-                                                    what: str) -> None:
+                                                    what: str, got: str) -> None:
     data: dict[str, object] = {"players": [{"name": "Ana", "stack": 20},
                                            {"name": "Ben", "stack": 20}],
                                "dealer": "Ana", "rounds": [], **where}
     path = tmp_path / "ref.json"
     path.write_text(json.dumps(data))
     line = assert_user_error(guts("referee", str(path)))
-    got = ("1000000000000000000000000000000000000000… (101 digits)" if what != "pot"
-           else "1000001")
-    assert line == (f"error: {what} must be at most 1000000 chips (gutskit's largest chip "
-                    f"amount), got {got}")
+    assert line == (f"error: {what} must be at most 9007199254740991 chips (the most a table "
+                    f"may hold), got {got}")
+
+
+def test_the_referee_refuses_a_table_holding_more_than_the_limit(tmp_path: Path) -> None:
+    half = 2**52  # each amount is within the bound, their sum (2**53) is not
+    data = {"players": [{"name": "Ana", "stack": half}, {"name": "Ben", "stack": half}],
+            "dealer": "Ana", "rounds": []}
+    path = tmp_path / "ref.json"
+    path.write_text(json.dumps(data))
+    line = assert_user_error(guts("referee", str(path)))
+    assert line == ("error: the stacks, pot and reserve hold 9007199254740992 chips in all; "
+                    "a table holds at most 9007199254740991")
+
+
+def test_the_referee_reads_a_stack_grown_past_the_largest_buy_in(tmp_path: Path) -> None:
+    # A position mid-session: Ana won pots and holds 1,500,000 (past MAX_CHIPS = 1,000,000),
+    # the pot carried over 1,200,000; no round to referee, so both stay as they are.
+    data = {"players": [{"name": "Ana", "stack": 1_500_000}, {"name": "Ben", "stack": 20}],
+            "dealer": "Ana", "pot": 1_200_000, "rounds": []}
+    path = tmp_path / "ref.json"
+    path.write_text(json.dumps(data))
+    done = guts("referee", str(path))
+    assert done.exit_code == 0, done.output
+    assert "│ Ana    │ 1500000 │" in done.output
+    assert "Pot: 1200000 · reserve: 0" in done.output
 
 
 # ---------------------------------------------------------------------------------------------

@@ -21,11 +21,18 @@ from __future__ import annotations
 
 import unicodedata
 
-__all__ = ["MAX_CHIPS", "MAX_NAME", "chips_problem", "has_control_character", "name_problem"]
+__all__ = ["MAX_CHIPS", "MAX_NAME", "MAX_TABLE_CHIPS", "chips_problem", "has_control_character",
+           "name_problem"]
 
 MAX_CHIPS = 1_000_000
 """The largest chip amount a person may give: a buy-in or a rebuy (chips). Ten buy-ins and
 a million rebuys of this size stay below ``2**53`` (JavaScript's exact integers)."""
+
+MAX_TABLE_CHIPS = 2**53 - 1
+"""The most chips one amount at a table may be, and all of a table's chips together (stacks,
+pot and reserve): the largest whole number a float or JavaScript holds exactly. A stack that
+grew by winning pots, or a pot that snowballed, may pass :data:`MAX_CHIPS`; the referee reads
+such a position up to this bound."""
 
 MAX_NAME = 24
 """The longest player name, in characters (after stripping spaces at both ends)."""

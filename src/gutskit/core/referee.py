@@ -110,7 +110,7 @@ from gutskit.core.events import (
     WinnersNamed,
 )
 from gutskit.core.history import DeclarationSealed, Record, found
-from gutskit.core.limits import MAX_CHIPS, MAX_NAME, name_problem
+from gutskit.core.limits import MAX_NAME, MAX_TABLE_CHIPS, name_problem
 from gutskit.core.payments import settle_up
 from gutskit.core.rules import RulesError, rules_from_mapping
 
@@ -132,7 +132,8 @@ _DECLARATIONS = {d.value: d for d in Declaration}
 
 
 def _chips(value: Any, what: str) -> int:
-    """``value`` as a chip amount (0 to :data:`~gutskit.core.limits.MAX_CHIPS`).
+    """``value`` as a chip amount (0 to :data:`~gutskit.core.limits.MAX_TABLE_CHIPS`: a
+    stack that grew by winning pots, or a snowballed pot, may pass the largest buy-in).
 
     Raises:
         RefereeError: not a whole number, negative or beyond the limit (named).
@@ -141,9 +142,9 @@ def _chips(value: Any, what: str) -> int:
         raise RefereeError(f"{what} must be a whole number of chips, not {found(value)}")
     if value < 0:
         raise RefereeError(f"{what} must not be negative, got {_digits(value)}")
-    if value > MAX_CHIPS:
-        raise RefereeError(f"{what} must be at most {MAX_CHIPS} chips (gutskit's largest chip "
-                           f"amount), got {_digits(value)}")
+    if value > MAX_TABLE_CHIPS:
+        raise RefereeError(f"{what} must be at most {MAX_TABLE_CHIPS} chips (the most a table "
+                           f"may hold), got {_digits(value)}")
     return value
 
 
@@ -221,6 +222,10 @@ def _start(data: Mapping[str, Any]) -> GameState:
         limits.append(None if limit is None else _chips(limit, f"loss_limit of {name!r}"))
     pot = _chips(data.get("pot", 0), "pot")
     reserve = _chips(data.get("reserve", 0), "reserve")
+    total = sum(stacks) + pot + reserve
+    if total > MAX_TABLE_CHIPS:
+        raise RefereeError(f"the stacks, pot and reserve hold {_digits(total)} chips in all; "
+                           f"a table holds at most {MAX_TABLE_CHIPS}")
     if reserve and (rules.pot_cap is None or rules.pot_cap_mode != "reserve"):
         raise RefereeError(f"reserve: {reserve} chips given, but these house rules keep no "
                            f"reserve (only a pot_cap with pot_cap_mode = \"reserve\" does)")
