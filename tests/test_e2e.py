@@ -100,6 +100,37 @@ def seat(page: Page, number: int) -> str:
     return f'.seat[data-seat="{number}"]'
 
 
+def watch(page: Page, selector: str, attribute: str | None = None) -> None:
+    """Record in the page, from now on, every value the first element matching
+    ``selector`` shows (its text, or its ``attribute``), in order, without repeats (read by
+    :func:`seen`). For what the screen shows only for a moment (a reaction beside a seat,
+    4 s; each number of a count, 1 s): a loaded machine's test may look seconds late, and
+    an ``expect`` of it then fails though the screen showed it."""
+    page.evaluate("""([selector, attribute]) => {
+        const seen = (window.__seen ??= {})[selector] = [];
+        const look = () => {
+            const element = document.querySelector(selector);
+            if (!element) return;
+            const value = attribute ? element.getAttribute(attribute) : element.textContent;
+            if (value !== null && seen[seen.length - 1] !== value) seen.push(value);
+        };
+        new MutationObserver(look).observe(document.documentElement, {
+            subtree: true, childList: true, characterData: true, attributes: true});
+        look();
+    }""", [selector, attribute])
+
+
+def seen(page: Page, selector: str, until: list[str]) -> list[str]:
+    """The values :func:`watch` recorded for ``selector``, once they end with ``until``
+    (waiting up to WAIT for it)."""
+    deadline = time.monotonic() + WAIT / 1000
+    while True:
+        values: list[str] = page.evaluate("(s) => (window.__seen || {})[s] || []", selector)
+        if values[-len(until):] == until or time.monotonic() > deadline:
+            return values
+        page.wait_for_timeout(100)
+
+
 def expect_stacks(page: Page, stacks: list[int]) -> None:
     for number, chips in enumerate(stacks):
         expect(page.locator(f"{seat(page, number)} .stack .num")).to_have_text(

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from playwright.sync_api import Browser, Page, expect
 from server_support import running_server
-from test_e2e import WAIT, browser, expect_stacks, join, open_page, shots
+from test_e2e import WAIT, browser, expect_stacks, join, open_page, seen, shots, watch
 
 from gutskit.core.referee import referee_file, settle
 
@@ -221,14 +221,14 @@ def test_drop_counts_down_and_the_host_enters_the_ghost_hand(
         expect(ana.locator("#comp-look")).to_contain_text("whoever has not dropped")
         expect(ben.locator("#comp-count-start")).to_have_count(0)  # host or dealer only
         declare({ben: "out"})
+        for page in (ana, ben):  # each number shows for 1 s: recorded as it shows
+            watch(page, "#comp-count", "data-count")
         ana.click("#comp-count-start")
         # The server counts; both phones show the same number at each step, fists closed.
-        for number in ("3", "2", "1"):
-            for page in (ana, ben):
-                expect(page.locator("#comp-count")).to_have_attribute(
-                    "data-count", number, timeout=WAIT)
-            if number == "2":
-                ben.screenshot(path=str(shots / "companion-drop-count.png"), full_page=True)
+        expect(ben.locator("#comp-count")).to_have_count(1, timeout=WAIT)
+        ben.screenshot(path=str(shots / "companion-drop-count.png"), full_page=True)
+        for page in (ana, ben):
+            assert seen(page, "#comp-count", ["3", "2", "1"]) == ["3", "2", "1"]
         expect(ana.locator("#comp-picker")).to_be_visible(timeout=WAIT)
         expect(ana.locator("#comp-count")).to_have_count(0)
         for page in (ana, ben):

@@ -13,7 +13,17 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, expect
 from server_support import Player, running_server
-from test_e2e import DESKTOP, PHONE, WAIT, browser, cards_on, open_page, shots
+from test_e2e import (
+    DESKTOP,
+    PHONE,
+    WAIT,
+    browser,
+    cards_on,
+    open_page,
+    seen,
+    shots,
+    watch,
+)
 
 from gutskit.server.web import rule_choices
 
@@ -221,12 +231,16 @@ def test_chat_with_reactions_as_text_and_the_host_mutes(browser: Browser, shots:
             "Les spectateurs lisent la discussion ; prenez une place pour écrire.")
         ana.click("#start")
         expect(ana.locator('#center .round[data-round="1"]')).to_have_count(1, timeout=WAIT)
-        # A reaction at the table: in the chat and beside Ben's seat on every screen.
+        # A reaction at the table: in the chat and beside Ben's seat on every screen (the
+        # latter for 4 s only: recorded as it shows, see test_e2e.watch).
+        bubble = '.seat[data-seat="1"] [data-reaction-seat="1"]'
+        for page in (ana, watcher):
+            watch(page, bubble)
         ben.click('[data-react="🔥"]')
         for page in (ana, watcher):
-            expect(page.locator('.seat[data-seat="1"] [data-reaction-seat="1"]')).to_have_text(
+            expect(page.locator('#chat-log li[data-chat-seq="2"] .chat-emoji')).to_have_text(
                 "🔥", timeout=WAIT)
-            expect(page.locator('#chat-log li[data-chat-seq="2"] .chat-emoji')).to_have_text("🔥")
+            assert seen(page, bubble, ["🔥"]) == ["🔥"]
         ana.fill("#chat-input", "nice one")
         ana.press("#chat-input", "Enter")
         expect(ben.locator('#chat-log li[data-chat-seq="3"]')).to_have_text("Ana: nice one",
