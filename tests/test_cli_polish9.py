@@ -14,6 +14,7 @@ from test_cli import assert_user_error, guts
 from test_cli_fresh_user7 import _free_port
 from test_server_verify import build_session
 
+from gutskit.core.rules import Rules, load_rules
 from gutskit.server.exports import history_jsonl
 
 CASES = Path(__file__).resolve().parents[2] / "shared" / "cases"
@@ -172,8 +173,8 @@ def test_the_referee_reads_a_stack_grown_past_the_largest_buy_in(tmp_path: Path)
 
 
 @pytest.mark.parametrize(("text", "message"), [
-    ("# only a comment\n", "is empty: it holds no house rules (write key = value lines, e.g. "
-                           "ante = 2; without --rules the defaults apply)"),
+    (" \n\t\n", "is empty: it holds no house rules (write key = value lines, e.g. "
+                 "ante = 2; without --rules the defaults apply)"),
     ("", "is empty: it holds no house rules (write key = value lines, e.g. ante = 2; "
          "without --rules the defaults apply)"),
     ("ante = 2\n[section]\npot_cap = 5\n",
@@ -191,6 +192,14 @@ def test_a_rules_file_without_house_rules_is_refused(tmp_path: Path, text: str,
         assert line == f"error: rules file {str(path)!r}{' ' if message[0] != ':' else ''}" \
                        f"{message}"
     assert not db.exists()
+
+
+def test_a_rules_file_of_comments_only_means_the_defaults(tmp_path: Path) -> None:
+    # written on purpose (docs/variants/examples/misdeal.toml: a misdeal needs no house
+    # rule), unlike an empty file
+    path = tmp_path / "house.toml"
+    path.write_text("# a misdeal needs no house rule\n")
+    assert load_rules(path) == Rules()
 
 
 def test_house_rules_under_one_rules_table_are_read(tmp_path: Path) -> None:

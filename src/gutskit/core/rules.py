@@ -366,9 +366,11 @@ def load_rules(path: str | Path) -> Rules:
     or all of them under one ``[rules]`` table).
 
     Raises:
-        RulesError: the file cannot be read, is not TOML, holds no house rules (empty, or
-            comments only), holds another TOML table (``[section]``), or holds invalid
-            rules; the message names the file.
+        RulesError: the file cannot be read, is not TOML, is empty (nothing but
+            whitespace: a file written by mistake), holds another TOML table
+            (``[section]``), or holds invalid rules; the message names the file. A file
+            of comments only is written on purpose (docs/variants/examples/misdeal.toml:
+            a misdeal needs no house rule) and means the defaults.
     """
     file = Path(path)
     try:
@@ -387,7 +389,7 @@ def load_rules(path: str | Path) -> Rules:
                          f"{sys.get_int_max_str_digits()} digits") from None
     if "rules" in data and isinstance(data["rules"], dict) and len(data) == 1:
         data = data["rules"]
-    if not data:
+    if not text.strip():
         raise RulesError(f"rules file {str(file)!r} is empty: it holds no house rules (write "
                          "key = value lines, e.g. ante = 2; without --rules the defaults "
                          "apply)")
