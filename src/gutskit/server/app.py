@@ -253,7 +253,10 @@ class HttpGuard:
             return (403, "bad_origin", "an Origin header is required (the server's own "
                     "origin, e.g. http://HOST:PORT)")
         if not _same_origin(origin, headers.get("host", ""), self.allowed):
-            return (403, "bad_origin", f"origin {origin[:80]!r} is not allowed")
+            host = headers.get("host", "")[:80]
+            return (403, "bad_origin", f"origin {origin[:80]!r} is not allowed: this "
+                    f"request reached the server as {host!r}, so its origin is "
+                    f"'http://{host}' (or 'https://{host}')")
         return None
 
 
