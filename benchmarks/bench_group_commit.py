@@ -21,13 +21,12 @@ from __future__ import annotations
 
 import asyncio
 import random
-import statistics
 import tempfile
 import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-from common import arguments, header
+from common import arguments, header, latency_summary
 from sqlalchemy import insert
 
 from gutskit.server import store as store_module
@@ -77,14 +76,6 @@ async def _lag(stop: float, lags: list[float]) -> None:
         lags.append(loop.time() - asked - 0.01)
 
 
-def _ms(values: list[float]) -> str:
-    ms = sorted(1000 * v for v in values)
-    if not ms:
-        return "none"
-    return (f"p50 {statistics.median(ms):.1f}, p99 {ms[min(len(ms) - 1, int(0.99 * len(ms)))]:.1f}"
-            f", max {ms[-1]:.1f} ms ({len(ms)})")
-
-
 async def _main(folder: Path, writers: int, events: int, think: float, busy: float,
                 slice_ms: float, duration: float) -> None:
     store = open_room_store(folder / "bench.db")
@@ -111,9 +102,9 @@ async def _main(folder: Path, writers: int, events: int, think: float, busy: flo
     cpu = time.process_time() - cpu
     commits, writes = writer.commits - before[0], writer.writes - before[1]
     store.close()
-    print(f"writes waiting for their commit (submit to resumed): {_ms(waits)}")
+    print(f"writes waiting for their commit (submit to resumed): {latency_summary(waits)}")
     print(f"commits: {commits} for {writes} writes ({writes / max(1, commits):.2f} per commit)")
-    print(f"loop lag (a 10 ms sleep's overshoot): {_ms(lags)}")
+    print(f"loop lag (a 10 ms sleep's overshoot): {latency_summary(lags)}")
     print(f"CPU (all threads): {cpu:.2f} s, of which the busy callbacks {BURNED[0]:.2f} s; "
           f"the rest per write: {1000 * (cpu - BURNED[0]) / max(1, writes):.3f} ms")
 

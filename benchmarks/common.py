@@ -165,3 +165,13 @@ def result(name: str, value: float, unit: str, *, target: float | None = None,
     if note:
         out["note"] = note
     return out
+
+
+def latency_summary(seconds: list[float]) -> str:
+    """``p50 1.2, p99 9.8, max 12.0 ms (431)``: the 50th and 99th percentiles (nearest rank)
+    and the maximum of ``seconds``, in milliseconds, and how many; ``none`` when empty."""
+    ms = sorted(1000 * x for x in seconds)
+    if not ms:
+        return "none"
+    return (f"p50 {ms[len(ms) // 2]:.1f}, p99 {ms[min(len(ms) - 1, int(0.99 * len(ms)))]:.1f}, "
+            f"max {ms[-1]:.1f} ms ({len(ms)})")

@@ -42,6 +42,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from common import latency_summary
+
 TICK = 0.01
 SLOW = 0.005
 KINDS = ("lag", "gc", "commit", "commit_cpu", "wait", "queued", "in_commit", "handoff",
@@ -270,29 +272,21 @@ def read(path: Path, start: float, end: float) -> dict[str, list[Any]]:
     return total
 
 
-def _ms(values: list[float]) -> str:
-    ms = sorted(1000 * x for x in values)
-    if not ms:
-        return "none"
-    return (f"p50 {ms[len(ms) // 2]:.1f}, p99 {ms[min(len(ms) - 1, int(0.99 * len(ms)))]:.1f}, "
-            f"max {ms[-1]:.1f} ms ({len(ms)})")
-
-
 def turn_lines(probe: dict[str, list[Any]], top: int = 12) -> list[str]:
     """The loop's turns and callbacks over a window (:func:`read`), as lines to print."""
     turns = probe.get("turn", [])
     if not turns:
         return []
     counts = sorted(n for _, _, n in turns)
-    lines = [f"server loop turns: wall {_ms([w for w, _, _ in turns])}",
-             f"  CPU {_ms([c for _, c, _ in turns])}; callbacks per turn p50 "
+    lines = [f"server loop turns: wall {latency_summary([w for w, _, _ in turns])}",
+             f"  CPU {latency_summary([c for _, c, _ in turns])}; callbacks per turn p50 "
              f"{counts[len(counts) // 2]}, p99 {counts[int(0.99 * len(counts))]}, "
              f"max {counts[-1]}"]
     slow: dict[str, list[float]] = {}
     for name, _, cpu in probe.get("slow", []):
         slow.setdefault(name, []).append(cpu)
     for name, cpus in sorted(slow.items(), key=lambda item: -len(item[1]))[:top]:
-        lines.append(f"  callbacks of >= {1000 * SLOW:g} ms CPU: {name} {_ms(cpus)}")
+        lines.append(f"  callbacks of >= {1000 * SLOW:g} ms CPU: {name} {latency_summary(cpus)}")
     names = sorted(probe.get("names", []), key=lambda row: -row[2])
     cpu_all = sum(row[2] for row in names) or 1.0
     for name, count, cpu, longest in names[:top]:
