@@ -73,7 +73,11 @@ def test_a_gutskit_database_is_still_taken(tmp_path: Path) -> None:
     open_store(db).engine.dispose()
 
 
-@pytest.mark.parametrize("url", ["sqlite://", "sqlite:///:memory:", "sqlite+pysqlite://"])
+@pytest.mark.parametrize("url", [
+    "sqlite://", "sqlite:///:memory:", "sqlite+pysqlite://",
+    # URI filenames and percent-encoding (attack9 L1: these were served, then lost)
+    "sqlite:///file::memory:?uri=true", "sqlite:///file:memdb1?mode=memory&cache=shared&uri=true",
+    "sqlite:///file:%3Amemory%3A?uri=true", "sqlite:///%3Amemory%3A"])
 def test_an_in_memory_database_is_refused_before_play(url: str) -> None:
     """``guts play --db sqlite://`` played round 1, then failed to save (fresh8): an
     in-memory database keeps nothing and each connection sees its own, so it is refused

@@ -48,6 +48,27 @@ class StorageError(GutsError):
     names the database or the session."""
 
 
+def _in_memory(text: str) -> bool:
+    """Whether the database URL ``text`` names an in-memory SQLite database: ``sqlite://``,
+    ``sqlite:///:memory:`` (also percent-encoded), or a URI filename of one
+    (``sqlite:///file::memory:?uri=true``, ``...?mode=memory&uri=true``)."""
+    if _IN_MEMORY.match(text):
+        return True
+    if not text.lower().startswith("sqlite"):
+        return False
+    from sqlalchemy.engine import make_url  # only for a SQLite URL (startup: no SQLAlchemy)
+    from sqlalchemy.exc import ArgumentError
+    try:
+        url = make_url(text)
+    except (ArgumentError, ValueError):
+        return False
+    database = url.database or ""
+    mode = url.query.get("mode", "")
+    modes = (mode,) if isinstance(mode, str) else tuple(mode)
+    return (database in ("", ":memory:") or database.startswith("file::memory:")
+            or "memory" in (m.lower() for m in modes))
+
+
 def check_not_foreign(tables: Collection[str], location: str | Path, *,
                       columns_of: Callable[[str], Collection[str]]) -> None:
     """Refuse another program's database: one that holds tables or views (``tables``, their
@@ -131,7 +152,7 @@ def check_location(location: str | Path | None, *, must_exist: bool = False) -> 
     if is_url(text):
         if not _URL.match(text):
             raise StorageError(f"bad database URL {text!r}: expected scheme://...")
-        if _IN_MEMORY.match(text):
+        if _in_memory(text):
             raise StorageError(f"{shown(text)!r} is an in-memory database: it keeps "
                                "nothing, and each connection would see its own empty one; "
                                "give a file (a path or sqlite:///PATH)")
