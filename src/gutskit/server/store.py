@@ -70,6 +70,7 @@ from gutskit.core.events import Event, SessionEnded, SessionStarted
 from gutskit.core.history import event_from_dict, event_to_dict
 from gutskit.io.location import shown, sqlite_url
 from gutskit.io.storage import (
+    SQLITE_SCHEMA_WAIT_MS,
     Base,
     EventRecord,
     SessionRecord,
@@ -307,7 +308,12 @@ def open_room_store(target: str | Path | None = None) -> RoomStore:
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor = dbapi_connection.cursor()
+    # A new database's switch to WAL takes its exclusive lock: wait for another server's
+    # migration holding the write lock (storage.schema_lock) as long as schema_lock waits,
+    # not pysqlite's 5 s (a race test saw "database is locked" in CI), then 5 s again.
+    cursor.execute(f"PRAGMA busy_timeout = {SQLITE_SCHEMA_WAIT_MS}")
     cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA busy_timeout = 5000")
     cursor.execute("PRAGMA synchronous=NORMAL")
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.close()
