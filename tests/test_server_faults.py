@@ -231,9 +231,11 @@ def test_bad_messages_are_refused_and_change_nothing(db_url: str) -> None:
         big = Player(server, room_id)
         big.send("x" * 70000)
         with pytest.raises(ConnectionClosed):
-            for _ in range(20):  # the fairness records and room updates come first
-                assert big.recv(30)["type"] in ("room", "session", "commitment", "reveal",
-                                                "deal_seeds", "opening")
+            # What was sent to it before the close may come first (the fairness records,
+            # room updates, a presence notice whenever one falls due): anything but an
+            # error, and the close within a few frames.
+            for _ in range(30):
+                assert big.recv(30)["type"] != "error"
         ana.send({"type": "ping"})
         assert ana.expect("pong") == {"type": "pong"}
 
