@@ -142,15 +142,15 @@ def test_a_wrong_answer_is_quoted_as_typed(tmp_path: Path) -> None:
 
 
 def test_back_typed_while_the_round_needs_your_declaration(tmp_path: Path) -> None:
-    # Seed 7: away in round 1, then back before declaring; round 1 still needs you (in);
-    # the pot of 6 carries over, so you are dealt in again only when the next game starts.
+    # Seed 7: away in round 1, then back before declaring; round 1 still needs you (in).
+    # You missed no round, so you are back at once (session 10: before, the pot of 6
+    # carrying over dealt you out until the next game; see test_cli_polish10).
     result = guts("play", "--players", "3", "--seed", "7", "--db", str(tmp_path / "g.db"),
                   input="away\nback\ni\nq\n")
     assert result.exit_code == 0, result.stderr
     text = " ".join(result.stdout.split())
-    assert ("In or out? [i/o/q] back Welcome back: you are dealt in again when the table "
-            "allows it (when the next game starts, if a pot is in play). This round still "
-            "needs your declaration.") in text
+    assert ("In or out? [i/o/q] back You are back and dealt in from the next deal. This "
+            "round still needs your declaration.") in text
     assert "is not an answer" not in text
     assert "Reveal: You IN · Ava IN · Bruno IN" in text
 

@@ -122,7 +122,8 @@ def test_a_bad_or_closed_link_says_so_and_the_lobby_shows_a_qr_code(
 def test_away_and_back_next_game_in_the_browser(browser: Browser, shots: Path,
                                                 tmp_path: Path) -> None:
     # Seeds 1, 2, 3 as tests/test_server_online.py: round 1 Ana and Ben in (a showdown,
-    # the pot stays 3), round 2 Ana in alone (the game is won), round 3 a new game.
+    # the pot stays 3), round 2 Ana in alone (the game is won), round 3 a new game. Cleo
+    # stays away through round 2's deal (a round missed), so her return is listed.
     with running_server(f"sqlite:///{tmp_path / 'away.db'}", seed_numbers=(1, 2, 3)
                         ) as server:
         created = server.create_room("Ana", seed_reveal="round", reveal_seconds=0.5)
@@ -144,13 +145,13 @@ def test_away_and_back_next_game_in_the_browser(browser: Browser, shots: Path,
         cleo.click("#declare-out")  # round 1 is played out
         ana.declare(1, "in")
         ben.declare(1, "in")
-        expect(cleo.locator("#come-back")).to_be_visible(timeout=WAIT)
-        cleo.click("#come-back")  # mid-game: back when the next game starts
-        expect(cleo.locator("#back-pending")).to_have_text("de retour à la prochaine partie",
-                                                           timeout=WAIT)
         expect(cleo.locator('#center .round[data-round="2"][data-phase="declare"]')
                ).to_have_count(1, timeout=WAIT)
         expect(cleo.locator("#my-hand")).to_have_count(0)  # dealt out of round 2
+        expect(cleo.locator("#come-back")).to_be_visible(timeout=WAIT)
+        cleo.click("#come-back")  # mid-game, a round missed: back when the next game starts
+        expect(cleo.locator("#back-pending")).to_have_text("de retour à la prochaine partie",
+                                                           timeout=WAIT)
         cleo.screenshot(path=str(shots / "online-away.png"), full_page=True)
         ana.declare(2, "in")
         ben.declare(2, "out")

@@ -52,8 +52,9 @@ def _events(player: Player, kind: str) -> list[dict[str, Any]]:
 def test_away_seat_is_dealt_out_and_comes_back_for_the_next_game(tmp_path: Path) -> None:
     # Seeds 1, 2, 3: three-card Guts, dealer Ana. Round 1: Ana (pair of tens) and Ben in,
     # Cleo out: Ben matches, the pot stays 3: the game goes on. Cleo goes away during
-    # round 1 and asks to come back: she is dealt out of round 2 (Ana in alone takes the
-    # pot: the game is won) and back for round 3, a new game.
+    # round 1 and comes back at once (she has missed no round: session 10), then goes away
+    # again: she is dealt out of round 2 and, having missed a round, asks to come back:
+    # listed (Ana in alone takes the pot: the game is won) and back for round 3, a new game.
     with running_server(f"sqlite:///{tmp_path / 'away.db'}", seed_numbers=(1, 2, 3)
                         ) as server:
         room_id, (ana, ben, cleo) = seat_three(server, seed_reveal="round")
@@ -67,20 +68,24 @@ def test_away_seat_is_dealt_out_and_comes_back_for_the_next_game(tmp_path: Path)
         assert _events(cleo, "SeatAway") == [{"type": "SeatAway", "seat": 2}]
         cleo.send({"type": "sit_out"})
         assert cleo.expect("error")["message"] == "'Cleo' is already away"
+        cleo.send({"type": "come_back"})  # dealt into round 1: back at once, not listed
+        _expect_flags(cleo, 2, False, False)
+        cleo.send({"type": "sit_out"})
+        _expect_flags(cleo, 2, True, False)
         assert cleo.declare(1, "out")["type"] == "ack"  # round 1 is played out
         assert ana.declare(1, "in")["type"] == "ack"
         assert ben.declare(1, "in")["type"] == "ack"
         table = _table(cleo, 1, "deal")
         assert table["pot"] == 3 and table["stacks"] == [22, 16, 19]
-        cleo.send({"type": "come_back"})  # the game goes on: back for the next one
-        _expect_flags(cleo, 2, True, True)
         table = _table(cleo, 2, "declare")
         assert table["dealt_in"] == [True, True, False] and table["hand"] is None
+        cleo.send({"type": "come_back"})  # a round missed, the game goes on: the next one
+        _expect_flags(cleo, 2, True, True)
         assert ana.declare(2, "in")["type"] == "ack"
         assert ben.declare(2, "out")["type"] == "ack"
         table = _table(cleo, 3, "declare")
         assert table["dealt_in"] == [True, True, True] and len(table["hand"]) == 3
-        assert _events(cleo, "SeatBack") == [{"type": "SeatBack", "seat": 2}]
+        assert _events(cleo, "SeatBack") == [{"type": "SeatBack", "seat": 2}] * 2
         antes = _events(cleo, "AntesPosted")
         assert [a["amounts"] for a in antes] == [[1, 1, 1], [1, 1, 1]]  # rounds 1 and 3
         assert antes[-1]["new_game"]

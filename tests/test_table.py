@@ -325,13 +325,20 @@ def test_an_away_seat_comes_back_for_the_next_game_not_in_the_middle_of_one() ->
 
 
 def test_an_away_seat_may_come_back_mid_game_when_the_table_cannot_deal_without_it() -> None:
+    # Cleo goes away before round 2 (dealt out of it: she has missed a round of the game);
+    # Ben after round 2. Only Ana could be dealt in: either may come back.
     state = new_session(["Ana", "Ben", "Cleo"], 20, dealer=0)
     state, _ = table.deal(state, rng=random.Random(1))
     state, _ = table.declare_all(state, {0: IN, 1: IN, 2: OUT})  # a showdown: the pot stays
     assert state.pot > 0
-    state, _ = table.sit_out(state, 1)
     state, _ = table.sit_out(state, 2)
+    state, _ = table.deal(state, rng=random.Random(2))
+    assert state.hands[2] is None
+    state, _ = table.declare_all(state, {0: IN, 1: IN})  # Ben matches: the pot stays
+    assert state.pot == 3
+    state, _ = table.sit_out(state, 1)
     assert table.status(state).step is Step.WAIT  # only Ana could be dealt in
+    assert table.can_come_back(state, 2) is None
     assert table.can_come_back(state, 1) is None
     state, _ = table.come_back(state, 1)
     assert table.status(state).step is Step.DEAL

@@ -845,7 +845,11 @@ def play_session(*, console: Console, read: Callable[[str], str], store: History
                     console.print("Your seat and chips are kept; type back between rounds "
                                   "to come back. This round still needs your declaration.")
                     continue
-                except _Back:  # come back at the next deal the table driver allows
+                except _Back:  # come back now, or at the next deal the driver allows
+                    if driver.can_come_back(state, ME) is None:  # no round missed yet
+                        state = apply(driver.come_back(state, ME), state)  # narrated
+                        console.print("This round still needs your declaration.")
+                        continue
                     returning = True
                     console.print("Welcome back: you are dealt in again when the table "
                                   "allows it (when the next game starts, if a pot is in "

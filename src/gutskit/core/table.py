@@ -20,7 +20,8 @@ What the driver adds to the engine:
   ``min_buy_in``; the rule is :func:`gutskit.core.engine.can_rebuy`);
 * **away** (:func:`sit_out`, :func:`come_back`): the seat and its chips stay, it is dealt out
   from the next deal (no cards, no ante) and comes back for the next game (when the pot is
-  empty between rounds: :func:`can_come_back`);
+  empty between rounds: :func:`can_come_back`), or at once when it has missed no round yet
+  (away and back before the next deal);
 * **leaving and kicking** (:func:`leave`, :func:`kick`: :class:`~gutskit.core.events.SeatLeft`,
   :class:`~gutskit.core.events.SeatRemoved`): the seat is never dealt in again and gets no
   share of what is left in the pot; its chips stay in the ledger; a decision it still owes
@@ -766,16 +767,22 @@ def can_come_back(state: GameState, seat: int) -> str | None:
     """``None`` if ``seat`` is away and may come back now, else why not.
 
     A seat away comes back for the **next game**, not in the middle of one (issue 10: the
-    pot it did not ante into is played out by those who did): while a game is in progress
-    (:func:`game_in_progress`) it may come back only when the table could not deal the next
-    round without it (fewer than two others can play), so that an away seat never stalls
-    the table.
+    pot it did not ante into is played out by those who did). While a game is in progress
+    (:func:`game_in_progress`) it may come back at once only
+
+    * when it was dealt into the latest round (it went away after that deal, so it has
+      missed no round of this game: it is dealt the next round as if it had never gone
+      away; a misdeal's re-deal is not such a round: the misdeal took its cards back), or
+    * between rounds, when the table could not deal the next round without it (fewer than
+      two others can play), so that an away seat never stalls the table.
     """
     problem = _presence_problem(state, seat)
     if problem is not None:
         return problem
     if not _away(state, seat):
         return f"{state.names[seat]!r} is not away"
+    if state.hands[seat] is not None:  # away since the latest deal: no round missed
+        return None
     if game_in_progress(state) and (
             state.phase is not Phase.DEAL or engine.can_deal(state) is None):
         return (f"{state.names[seat]!r} comes back when the next game starts (the pot of "
