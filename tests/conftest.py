@@ -13,6 +13,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from hypothesis import HealthCheck, settings
+
 from gutskit.core.cards import parse_cards
 from gutskit.core.engine import (
     GameState,
@@ -31,6 +33,15 @@ from gutskit.core.referee import settle
 from gutskit.core.rules import Rules
 from gutskit.core.views import joint_views, view_for
 from gutskit.strategy.bots import RandomBot, RuleOfThumbBot, Strategy
+
+settings.register_profile(
+    "gutskit", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("gutskit")
+"""Every hypothesis test runs with no deadline and without the too-slow health check
+(its own ``@settings`` change other fields only): both time the examples, and CI runs
+the suite on a machine loaded far beyond its cores, where a 200 ms example deadline or a
+slow data generation fails a test that is right (tests are never timed: speed is
+measured in benchmarks/)."""
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SHARED_DIR = REPO_ROOT.parent / "shared"
