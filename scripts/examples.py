@@ -53,8 +53,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 WIDTH = 100
 """Terminal width (``COLUMNS``) the examples are printed at: rich wraps tables to it."""
-TIMEOUT = 300
-"""Seconds one command may take before the run fails."""
+TIMEOUT = 1800
+"""Seconds one command may take before the run fails: only a bound for a command that
+hangs, never a speed check. The longest example (docs/bots-and-analysis.md's 40,000-round
+tournament with --exploitability) took over 300 s on a 2-core machine at load 30."""
 UPDATE_COMMAND = ".venv/bin/python scripts/examples.py --update"
 
 NORMALISE: tuple[tuple[re.Pattern[str], str, str], ...] = (

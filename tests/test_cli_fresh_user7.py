@@ -95,13 +95,13 @@ def test_a_huge_number_in_a_body_is_quoted_short_and_decoded(tmp_path: Path) -> 
     with running_server(f"sqlite:///{tmp_path / 'huge.db'}") as server:
         headers = {"Origin": server.http, "Content-Type": "application/json"}
         as_text = httpx.post(f"{server.http}/api/rooms", headers=headers,
-                             content=f'{{"host_name": "Ana", "buy_in": "{digits}"}}')
+                             content=f'{{"host_name": "Ana", "buy_in": "{digits}"}}', timeout=60)
         assert (as_text.status_code, as_text.json()) == (400, {
             "code": "bad_message",
             "message": f'buy_in: input should be a valid integer (got "{digits[:26]}… '
                        '(5000 characters))'})
         as_number = httpx.post(f"{server.http}/api/rooms", headers=headers,
-                               content=f'[{digits}]')
+                               content=f'[{digits}]', timeout=60)
         message = as_number.json()["message"]
         assert as_number.status_code == 400
         assert message.startswith("body: invalid json: number out of range")

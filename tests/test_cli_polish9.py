@@ -105,7 +105,7 @@ def test_a_room_body_with_a_key_twice_is_refused(tmp_path: Path) -> None:
     with running_server(f"sqlite:///{tmp_path / 'keys.db'}") as server:
         for body, key in (('{"host_name": "Ana", "buy_in": 5, "buy_in": 500}', "buy_in"),
                           ('{"host_name": "Ana", "rules": {"ante": 1, "ante": 5}}', "ante")):
-            response = httpx.post(f"{server.http}/api/rooms", content=body, timeout=10,
+            response = httpx.post(f"{server.http}/api/rooms", content=body, timeout=60,
                                   headers={"Origin": server.http,
                                            "Content-Type": "application/json"})
             assert response.status_code == 400

@@ -43,11 +43,21 @@ from gutskit.server.store import open_room_store
 REDIS_SERVER = "/usr/bin/redis-server"
 
 
+_GIVEN: set[int] = set()
+
+
 def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
+    """A loopback port free now, never one given before in this process (``ports =
+    free_port(), free_port()`` could get the same port twice: each probe is closed before
+    the next). (The kernel gives bind(0) odd ports and outgoing connections even ones, so
+    another worker's clients do not take it before the server binds it.)"""
+    while True:
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            port: int = sock.getsockname()[1]
+        if port not in _GIVEN:
+            _GIVEN.add(port)
+            return port
 
 
 @pytest.fixture
@@ -136,9 +146,9 @@ def test_relayed_session_plays_the_scripted_session(tmp_path: Path, redis_url: s
         lease.close()
         # HTTP through the relay is answered by the owner.
         ledger = httpx.get(f"http://127.0.0.1:{relay}/api/rooms/{room_id}/ledger.json",
-                           timeout=10).json()
+                           timeout=60).json()
         assert [row["net"] for row in ledger["rows"]] == [1, -5, 4]
-        info = httpx.get(f"http://127.0.0.1:{relay}/api/rooms/{room_id}", timeout=10).json()
+        info = httpx.get(f"http://127.0.0.1:{relay}/api/rooms/{room_id}", timeout=60).json()
         assert info["status"] == "over"
         assert info["spectators"] == 1  # the relayed spectator is attached at the owner
         for player in [*result["players"], result["spectator"]]:

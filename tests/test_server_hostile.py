@@ -97,7 +97,7 @@ def test_create_room_errors_are_one_line_naming_the_field(db_url: str) -> None:
         assert response.json() == {"code": "bad_message", "message": (
             "buy_in: input should be greater than or equal to 1 (got 0); decision_seconds: "
             'input should be a valid number (got "30")')}
-        response = httpx.post(f"{server.http}/api/rooms", content=b"[1]", timeout=10,
+        response = httpx.post(f"{server.http}/api/rooms", content=b"[1]", timeout=60,
                               headers={"Origin": server.http,
                                        "Content-Type": "application/json"})
         assert response.status_code == 400

@@ -55,7 +55,7 @@ def closed_code(player: Player) -> int | None:
     """Receive until the server closes the connection; its close code."""
     with pytest.raises(ConnectionClosed):
         while True:
-            player.ws.recv(timeout=15)
+            player.ws.recv(timeout=60)
     return player.ws.close_code
 
 
@@ -114,7 +114,7 @@ def test_request_body_size_is_limited_on_every_endpoint(db_url: str) -> None:
         assert response.json() == {"code": "too_large",
                                    "message": "the request body is larger than 2048 bytes"}
         # A GET with a body, and a body without Content-Length (chunked), are counted too.
-        response = httpx.request("GET", f"{server.http}/api/rules", content=b"x" * 3000)
+        response = httpx.request("GET", f"{server.http}/api/rules", content=b"x" * 3000, timeout=60)
         assert response.status_code == 413
 
         def chunks() -> Iterator[bytes]:
@@ -122,7 +122,7 @@ def test_request_body_size_is_limited_on_every_endpoint(db_url: str) -> None:
                 yield b" " * 500
 
         response = httpx.post(f"{server.http}/api/rooms", content=chunks(), headers={
-            "Origin": server.http, "Content-Type": "application/json"})
+            "Origin": server.http, "Content-Type": "application/json"}, timeout=60)
         assert response.status_code == 413
         assert response.json()["code"] == "too_large"
         assert server.manager.rooms == {}
@@ -135,33 +135,34 @@ def test_state_changing_requests_need_json_and_the_servers_origin(db_url: str) -
         body = '{"host_name": "Mallory"}'
         # What a cross-site form or fetch(..., {mode: "no-cors"}) can send: text/plain.
         response = httpx.post(url, content=body, headers={
-            "Origin": "http://evil.example", "Content-Type": "text/plain"})
+            "Origin": "http://evil.example", "Content-Type": "text/plain"}, timeout=60)
         assert response.status_code == 415
         assert response.json() == {"code": "bad_content_type", "message":
                                    "Content-Type must be application/json (got 'text/plain')"}
         response = httpx.post(url, content=body, headers={
-            "Origin": server.http, "Content-Type": "application/x-www-form-urlencoded"})
+            "Origin": server.http, "Content-Type": "application/x-www-form-urlencoded"}, timeout=60)
         assert response.status_code == 415
         response = httpx.post(url, content=body, headers={
-            "Origin": "http://evil.example", "Content-Type": "application/json"})
+            "Origin": "http://evil.example", "Content-Type": "application/json"}, timeout=60)
         assert (response.status_code, response.json()) == (403, {
             "code": "bad_origin", "message": (
                 f"origin 'http://evil.example' is not allowed: this request reached the "
                 f"server as {host!r}, so its origin is 'http://{host}' (or "
                 f"'https://{host}')")})
-        response = httpx.post(url, content=body, headers={"Content-Type": "application/json"})
+        response = httpx.post(url, content=body, headers={"Content-Type": "application/json"},
+                              timeout=60)
         assert response.status_code == 403
         assert response.json()["code"] == "bad_origin"
         assert server.manager.rooms == {}
         response = httpx.post(url, content=body, headers={
-            "Origin": server.http, "Content-Type": "application/json; charset=utf-8"})
+            "Origin": server.http, "Content-Type": "application/json; charset=utf-8"}, timeout=60)
         assert response.status_code == 200
 
 
 def test_an_allowed_origin_may_create_rooms(db_url: str) -> None:
     with running_server(db_url, allowed_origins=["http://friend.example"]) as server:
         response = httpx.post(f"{server.http}/api/rooms", json=room_body(),
-                              headers={"Origin": "http://friend.example"})
+                              headers={"Origin": "http://friend.example"}, timeout=60)
         assert response.status_code == 200
 
 
@@ -169,7 +170,7 @@ def test_deep_json_is_a_clean_error_over_http_and_websocket(db_url: str) -> None
     with running_server(db_url) as server:
         deep = '{"host_name": "Ana", "rules": ' + "[" * 2000 + "]" * 2000 + "}"
         response = httpx.post(f"{server.http}/api/rooms", content=deep, headers={
-            "Origin": server.http, "Content-Type": "application/json"})
+            "Origin": server.http, "Content-Type": "application/json"}, timeout=60)
         assert (response.status_code, response.json()) == (400, {
             "code": "too_deep", "message": "JSON nested more than 32 levels deep"})
         room_id = server.create_room()["room_id"]
@@ -707,7 +708,7 @@ def test_chip_amounts_from_clients_are_bounded(db_url: str) -> None:
 def _posts_with_forged_addresses(server: Server, count: int) -> list[int]:
     """The auditor's xff_room_limit_bypass.sh: one client, a new X-Forwarded-For each
     time."""
-    return [httpx.post(f"{server.http}/api/rooms", json=room_body(), timeout=10, headers={
+    return [httpx.post(f"{server.http}/api/rooms", json=room_body(), timeout=60, headers={
         "Origin": server.http, "X-Forwarded-For": f"10.66.{i}.1"}).status_code
         for i in range(count)]
 
@@ -720,12 +721,12 @@ def _sockets_with_forged_addresses(server: Server, room_id: str, count: int
     answers, sockets = [], []
     try:
         for i in range(count):
-            ws = connect(server.ws_url(room_id), open_timeout=10, additional_headers={
+            ws = connect(server.ws_url(room_id), open_timeout=60, additional_headers={
                 "X-Forwarded-For": f"10.77.{i}.1"}).__enter__()
             sockets.append(ws)
             with contextlib.suppress(ConnectionClosed):  # a refused one is closed at once
                 ws.send(json.dumps({"type": "hello", "protocol": 1, "token": None}))
-            message = json.loads(ws.recv(timeout=15))
+            message = json.loads(ws.recv(timeout=60))
             answers.append(message.get("code") or message["type"])
     finally:
         for ws in sockets:
@@ -835,22 +836,22 @@ def test_the_host_header_is_allow_listed(db_url: str) -> None:
     evil = {"Host": "evil.example", "Origin": "http://evil.example"}
     with running_server(db_url) as server:
         response = httpx.post(f"{server.http}/api/rooms", json=room_body(), headers=evil,
-                              timeout=10)
+                              timeout=60)
         assert (response.status_code, response.text) == (400, "Invalid host header")
         assert server.manager.rooms == {}
         created = server.create_room()
         room_id = created["room_id"]
         assert created["url"] == f"{server.http}/r/{room_id}"
         qr = f"{server.http}/api/rooms/{room_id}/qr.svg"
-        assert httpx.get(qr, headers={"Host": "evil.example"}).status_code == 400
-        assert httpx.get(qr).text == invite_qr_svg(created["url"])
+        assert httpx.get(qr, headers={"Host": "evil.example"}, timeout=60).status_code == 400
+        assert httpx.get(qr, timeout=60).text == invite_qr_svg(created["url"])
         for host in ("evil.example", f"evil.example:{server.port}"):
             with pytest.raises(InvalidStatus) as refused:
-                connect(server.ws_url(room_id), open_timeout=10, additional_headers={
+                connect(server.ws_url(room_id), open_timeout=60, additional_headers={
                     "Host": host, "Origin": f"http://{host}"})
             assert refused.value.response.status_code == 400
         # The names of the machine the server runs on are answered.
-        response = httpx.get(f"http://localhost:{server.port}/api/rooms/{room_id}")
+        response = httpx.get(f"http://localhost:{server.port}/api/rooms/{room_id}", timeout=60)
         assert response.status_code == 200
 
 
@@ -861,13 +862,13 @@ def test_invite_links_use_the_public_url(db_url: str) -> None:
                         allowed_hosts=("127.0.0.1", "guts.example.org")) as server:
         headers = {"Host": "guts.example.org", "Origin": "https://guts.example.org"}
         response = httpx.post(f"{server.http}/api/rooms", json=room_body(), headers=headers,
-                              timeout=10)
+                              timeout=60)
         assert response.status_code == 200, response.text
         room_id = response.json()["room_id"]
         assert response.json()["url"] == f"https://guts.example.org/r/{room_id}"
         # Asked by its own address (the proxy rewrote the Host), still the public link.
         assert server.create_room("Ben")["url"].startswith("https://guts.example.org/r/")
-        qr = httpx.get(f"{server.http}/api/rooms/{room_id}/qr.svg").text
+        qr = httpx.get(f"{server.http}/api/rooms/{room_id}/qr.svg", timeout=60).text
         assert qr == invite_qr_svg(f"https://guts.example.org/r/{room_id}")
         Player(server, room_id, origin="https://guts.example.org").close()
 

@@ -110,6 +110,10 @@ REDIS_CONNECTIONS = 64
 """Connections to Redis one worker keeps open at most; a command waits for a free one."""
 REDIS_WAIT_SECONDS = 10.0
 """How long a command waits for a free connection to Redis before it fails."""
+REDIS_SOCKET_SECONDS = 10.0
+"""How long a command waits for Redis to answer (and a connection to open) before it
+fails, set here: redis-py 8 defaults to 5 s, which a loaded machine's 300 takes at once
+exceeded (a place then counted in the worker only)."""
 CONFIG_ENV = "GUTSKIT_CLUSTER"
 """Environment variable carrying :class:`WorkerSettings` (JSON) to the worker processes."""
 
@@ -157,7 +161,8 @@ ASGI = Callable[[Scope, Receive, Send], Awaitable[None]]
 def connect_redis(url: str) -> Any:
     """An asyncio Redis client (``redis.asyncio.Redis``, strings decoded) for ``url`` whose
     commands wait for a free connection (at most :data:`REDIS_CONNECTIONS`, waiting up to
-    :data:`REDIS_WAIT_SECONDS`) rather than fail: redis-py's default pool raises "Too many
+    :data:`REDIS_WAIT_SECONDS`; each answer waited for :data:`REDIS_SOCKET_SECONDS`) rather
+    than fail: redis-py's default pool raises "Too many
     connections" past 100 commands in flight, which 1,200 clients arriving at once reached
     (each taking a place, ``load_server.py --workers 2 --tables 200``).
 
@@ -168,6 +173,7 @@ def connect_redis(url: str) -> Any:
 
     pool = aioredis.BlockingConnectionPool.from_url(
         url, max_connections=REDIS_CONNECTIONS, timeout=REDIS_WAIT_SECONDS,
+        socket_timeout=REDIS_SOCKET_SECONDS, socket_connect_timeout=REDIS_SOCKET_SECONDS,
         decode_responses=True)
     return aioredis.Redis.from_pool(pool)
 
