@@ -127,9 +127,11 @@ def test_a_database_drivers_message_over_two_lines_is_one_error_line() -> None:
 
 @pytest.mark.parametrize(("bot", "line"), [
     ("threshold:XX", "error: threshold percentile 'XX' in 'threshold:XX' is not a number: "
-                     "give a percentile from 0 to 1, e.g. threshold:0.7"),
+                     "a bot's threshold is a percentile (from 0 to 1 or 0% to 100%, e.g. "
+                     "threshold:0.7 or threshold:70%; a hand such as threshold:'9c 9d 2h' is "
+                     "taken by guts odds --strategy only)"),
     ("threshold:150", "error: threshold percentile '150' in 'threshold:150' must be from 0 "
-                      "to 1, e.g. threshold:0.7"),
+                      "to 1 or 0% to 100%, e.g. threshold:0.7 or threshold:70%"),
 ])
 def test_a_bad_threshold_bot_names_its_percentile_and_the_range(bot: str, line: str) -> None:
     assert assert_user_error(guts("tournament", "--sessions", "1", "--rounds", "3", "--bots",

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
-from test_cli import guts
+from test_cli import assert_user_error, guts
 
 # --- away then back before the next deal: dealt the next round of the game ----------------------
 
@@ -39,3 +40,49 @@ def test_away_then_back_before_the_next_deal_is_dealt_the_next_round(tmp_path: P
     assert kinds.count("SeatAway") == 1 and kinds.count("SeatBack") == 1
     dealt = [e for e in events if e["type"] == "CardsDealt"]
     assert len(dealt) == 3 and all(hand is not None for d in dealt for hand in d["hands"])
+
+
+# --- threshold: one parser: a percentile everywhere, a hand for guts odds too ---------------------
+
+def _odds_json(strategy: str) -> dict[str, Any]:
+    result = guts("odds", "Qs Qh 7d", "--players", "2", "--strategy", strategy, "--json")
+    assert result.exit_code == 0, result.stderr
+    data: dict[str, Any] = json.loads(result.stdout)
+    return data
+
+
+def test_odds_takes_a_percentile_threshold_as_the_bots_do() -> None:
+    # threshold:0 plays every hand: the same odds as always-in; threshold:1 plays none
+    # (the best hand's percentile, ties counted half, is below 1): nobody is ever in
+    every = _odds_json("threshold:0")
+    assert every["strategy"] == "in at percentile 0 or better"
+    assert every["opponents_in"] == _odds_json("always-in")["opponents_in"]
+    none = _odds_json("threshold:100%")
+    assert none["strategy"] == "in at percentile 1 or better"
+    assert [(k["k"], k["probability"]) for k in none["opponents_in"]] == [(0, 1.0), (1, 0.0)]
+    # a percent and a fraction are the same threshold
+    assert _odds_json("threshold:60%") == _odds_json("threshold:0.6")
+
+
+def test_odds_still_takes_a_hand_threshold_and_names_both_forms_when_wrong() -> None:
+    assert _odds_json("threshold:9c 9d 2h")["strategy"] == (
+        "in with Pair of nines, two kicker or better")
+    assert assert_user_error(guts("odds", "Qs Qh 7d", "-s", "threshold:Qs Jd")) == (
+        "error: --strategy 'threshold:Qs Jd': hand 'Qs Jd' has 2 cards, expected 3 "
+        "(threshold: takes a hand, e.g. threshold:'7h 7d', or a percentile from 0 to 1 or 0% "
+        "to 100%, e.g. threshold:0.7 or threshold:70%)")
+    assert assert_user_error(guts("odds", "Qs Qh 7d", "-s", "threshold:150%")) == (
+        "error: threshold percentile '150%' in 'threshold:150%' must be from 0 to 1 or 0% to "
+        "100%, e.g. threshold:0.7 or threshold:70%")
+
+
+def test_a_bot_takes_a_percent_and_says_a_hand_is_for_odds() -> None:
+    played = guts("play", "--players", "2", "--seed", "1", "--bots", "threshold:70%",
+                  input="q\n")
+    assert played.exit_code == 0, played.stderr
+    assert "Opponents: Ava (threshold:70%)." in played.stdout
+    assert assert_user_error(guts("play", "--bots", "threshold:Qs Jd 2c")) == (
+        "error: threshold percentile 'Qs Jd 2c' in 'threshold:Qs Jd 2c' is not a number: a "
+        "bot's threshold is a percentile (from 0 to 1 or 0% to 100%, e.g. threshold:0.7 or "
+        "threshold:70%; a hand such as threshold:'9c 9d 2h' is taken by guts odds --strategy "
+        "only)")

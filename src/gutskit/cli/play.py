@@ -114,8 +114,9 @@ def play(
     bots: Annotated[str | None, typer.Option(
         "--bots", "-b", metavar="KIND[,KIND...]",
         help="Your opponents, repeated to fill the seats: " + ", ".join(BOT_KIND_NAMES)
-             + " (threshold:P plays percentile P or better) [default: equilibrium,loose,"
-               "standard,exploitative,...].")] = None,
+             + " (threshold:P plays percentile P or better: P from 0 to 1 or 0% to 100%, "
+               "e.g. threshold:0.7 or threshold:70%; a percentile, not a hand) "
+               "[default: equilibrium,loose,standard,exploitative,...].")] = None,
     coach: Annotated[bool, typer.Option(
         "--coach", help="After each declaration, show what the equilibrium does with your "
                         "hand, with the EV of in vs out behind it.")] = False,
@@ -124,11 +125,11 @@ def play(
 
     Each round shows your cards, the pot, then asks **in** or **out** (also
     **i**, **o**; **quit** or **q** stops; **away** sits you out from the next deal, seat
-    and chips kept, and **back** between rounds brings you back for the next game). All
-    declarations are revealed at once (under sequential declaration you see the calls made
-    before yours), then the showdown, who matched, and the stacks. At the end (or on quit,
-    Ctrl-C or the end of the input) the ledger is printed. Every session is saved to the
-    database (see 'guts history').
+    and chips kept, and **back** brings you back: for the next round if you have missed
+    none, else for the next game). All declarations are revealed at once (under sequential
+    declaration you see the calls made before yours), then the showdown, who matched, and
+    the stacks. At the end (or on quit, Ctrl-C or the end of the input) the ledger is
+    printed. Every session is saved to the database (see 'guts history').
     """
     from rich.markup import escape
 

@@ -95,11 +95,13 @@ def _model(text: str) -> Model:
 
 
 def _strategy(text: str, rules: Rules, players: int, pot: int | None) -> OpponentStrategy:
-    """Parse ``--strategy``: equilibrium | rule-of-thumb | always-in | threshold:<hand>."""
-    from gutskit.core.cards import parse_cards
+    """Parse ``--strategy``: equilibrium | rule-of-thumb | always-in | threshold:HAND |
+    threshold:P (a percentile, as the bots' ``threshold:P``)."""
+    from gutskit.core.cards import CardError, parse_cards
     from gutskit.core.evaluation import evaluate
     from gutskit.strategy.coach import equilibrium_strategy
     from gutskit.strategy.odds import OddsError, RuleOfThumbStrategy, ThresholdStrategy
+    from gutskit.strategy.strategies import THRESHOLD_FORMS, threshold_percentile
 
     name = text.strip()
     if name == "equilibrium":  # the cell EquilibriumBot and the coach play
@@ -110,11 +112,34 @@ def _strategy(text: str, rules: Rules, players: int, pot: int | None) -> Opponen
     if name in ("always-in", "always_in"):
         return ThresholdStrategy.everyone_in()
     if name.startswith("threshold:"):
-        hand = parse_cards(name.partition(":")[2], count=rules.cards_per_hand)
+        arg = name.partition(":")[2]
+        percentile = threshold_percentile(arg, name)
+        if percentile is not None:  # as a bot's threshold:P (guts play/tournament --bots)
+            return _percentile_strategy(percentile, rules)
+        try:
+            hand = parse_cards(arg, count=rules.cards_per_hand)
+        except CardError as error:
+            raise OddsError(f"--strategy {name!r}: {error} (threshold: takes a hand, e.g. "
+                            f"threshold:'7h 7d', or a percentile {THRESHOLD_FORMS})") from None
         value = evaluate(hand, rules.ranking)
         return ThresholdStrategy(key=value.key, name=f"in with {value.description} or better")
     raise OddsError(f"unknown strategy {text!r} (use equilibrium, rule-of-thumb, always-in "
-                    f"or threshold:<hand>, e.g. threshold:'7h 7d')")
+                    f"or threshold:HAND|P, e.g. threshold:'7h 7d' or threshold:0.7)")
+
+
+def _percentile_strategy(percentile: float, rules: Rules) -> OpponentStrategy:
+    """Opponents in with a hand at ``percentile`` or better (0..1), as
+    :class:`gutskit.strategy.strategies.ThresholdBot` plays: the weakest strength whose
+    percentile reaches it and every stronger one (never in when none does)."""
+    from gutskit.strategy.odds import ThresholdStrategy
+    from gutskit.strategy.tables import hand_table
+
+    table = hand_table(rules.ranking)
+    rank = table.rank_at_percentile(percentile)
+    label = f"in at percentile {percentile:g} or better"
+    if rank >= table.n_ranks:
+        return ThresholdStrategy(key=int(table.rank_keys[-1]), mix=0.0, name=label)
+    return ThresholdStrategy(key=int(table.rank_keys[rank]), name=label)
 
 
 def _pct(x: float | None, se: float | None = None) -> str:
@@ -144,8 +169,11 @@ def odds_command(
         "--pot", min=1, max=10**12,
         help="Pot in chips (1..10^12): also print the expected value of in vs out.")] = None,
     strategy: Annotated[str, typer.Option(
-        "--strategy", "-s", metavar="equilibrium|rule-of-thumb|always-in|threshold:HAND",
-        help="How the opponents play.")] = "equilibrium",
+        "--strategy", "-s", metavar="equilibrium|rule-of-thumb|always-in|threshold:HAND|P",
+        help="How the opponents play: threshold:HAND is in with HAND or better (e.g. "
+             "threshold:'9c 9d 2h'), threshold:P in at percentile P or better, as the bots' "
+             "threshold:P (P from 0 to 1 or a percent: threshold:0.7, threshold:70%).")
+    ] = "equilibrium",
     preset_name: PresetOpt = None,
     rule: RuleOpt = None,
     as_json: JsonOpt = False,

@@ -842,8 +842,8 @@ def play_session(*, console: Console, read: Callable[[str], str], store: History
                     mine = ask_declaration(console, read, state, ME, echo=echo)
                 except _Away:
                     state = apply(driver.sit_out(state, ME), state)
-                    console.print("Your seat and chips are kept; type back between rounds "
-                                  "to come back. This round still needs your declaration.")
+                    console.print("Your seat and chips are kept; type back to come back. "
+                                  "This round still needs your declaration.")
                     continue
                 except _Back:  # come back now, or at the next deal the driver allows
                     if driver.can_come_back(state, ME) is None:  # no round missed yet

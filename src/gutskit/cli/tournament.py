@@ -45,7 +45,9 @@ def tournament(
     bots: Annotated[str, typer.Option(
         "--bots", "-b", metavar="KIND,KIND,...",
         help="Bot kinds, comma-separated, repeated to fill the seats: "
-             + ", ".join(BOT_KIND_NAMES) + " (threshold:P plays percentile P or better).")
+             + ", ".join(BOT_KIND_NAMES) + " (threshold:P plays percentile P or better: P "
+               "from 0 to 1 or 0% to 100%, e.g. threshold:0.7 or threshold:70%; a "
+               "percentile, not a hand).")
     ] = "equilibrium,rule-of-thumb,exploitative,random",
     players: Annotated[int | None, typer.Option(
         "--players", "-n", min=2, max=10,

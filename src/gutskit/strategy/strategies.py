@@ -472,7 +472,8 @@ BOT_KINDS: dict[str, str] = {
     "loose": "rule of thumb, 8 percentile points looser",
     "exploitative": "learns opponents' in-rates and shown hands, best-responds",
     "random": "in with probability 1/2 whatever the hand",
-    "threshold": "in at the median hand or better (threshold:P for percentile P)",
+    "threshold": ("in at the median hand or better (threshold:P for percentile P, from 0 to 1 "
+                  "or a percent: threshold:0.7, threshold:70%)"),
 }
 """Bot kinds for ``guts tournament --bots`` and ``guts play --bots``."""
 
@@ -486,6 +487,41 @@ class UnknownBotError(GutsError):
     """A bot kind that :func:`make_bot` does not know."""
 
 
+THRESHOLD_FORMS = "from 0 to 1 or 0% to 100%, e.g. threshold:0.7 or threshold:70%"
+"""How a threshold percentile is written (``threshold:P``), for messages and help."""
+
+
+def threshold_percentile(arg: str, kind: str) -> float | None:
+    """The percentile ``P`` of ``threshold:P`` (``kind`` is the whole text, for messages):
+    a fraction from 0 to 1 (``0.7``) or a percent from 0% to 100% (``70%``), as a fraction;
+    ``None`` when ``arg`` is no number at all (``guts odds --strategy`` then reads a hand).
+    The one parser of a threshold percentile (bots: :func:`make_bot`; ``guts odds``).
+
+    >>> threshold_percentile("70%", "threshold:70%"), threshold_percentile("0.25", "x")
+    (0.7, 0.25)
+    >>> threshold_percentile("Qs Jd 2c", "threshold:Qs Jd 2c") is None
+    True
+
+    Raises:
+        UnknownBotError: a number outside 0..1 (0%..100%).
+    """
+    text = arg.strip()
+    percent = text.endswith("%")
+    number = text[:-1].strip() if percent else text
+    try:
+        value = float(number)
+    except ValueError:
+        return None
+    if not number.isascii() or "_" in number:  # float() reads '٠.٧' and '0_7' too
+        return None
+    if percent:
+        value /= 100
+    if not (0.0 <= value <= 1.0) or math.isnan(value):
+        raise UnknownBotError(f"threshold percentile {arg!r} in {kind!r} must be "
+                              f"{THRESHOLD_FORMS}")
+    return value
+
+
 def make_bot(kind: str) -> Strategy:
     """A fresh bot of ``kind`` (see :data:`BOT_KINDS`; ``threshold:0.7`` sets the
     percentile).
@@ -497,14 +533,12 @@ def make_bot(kind: str) -> Strategy:
 
     name, _, arg = kind.partition(":")
     if name == "threshold":
-        try:
-            p = float(arg) if arg else 0.5
-        except ValueError:
-            raise UnknownBotError(f"threshold percentile {arg!r} in {kind!r} is not a number: "
-                                  "give a percentile from 0 to 1, e.g. threshold:0.7") from None
-        if not (0.0 <= p <= 1.0) or math.isnan(p):
-            raise UnknownBotError(f"threshold percentile {arg!r} in {kind!r} must be from 0 "
-                                  "to 1, e.g. threshold:0.7")
+        p = threshold_percentile(arg, kind) if arg else 0.5
+        if p is None:
+            raise UnknownBotError(
+                f"threshold percentile {arg!r} in {kind!r} is not a number: a bot's threshold "
+                f"is a percentile ({THRESHOLD_FORMS}; a hand such as threshold:'9c 9d 2h' "
+                "is taken by guts odds --strategy only)")
         return ThresholdBot(p, name=kind if arg else "threshold")
     if arg:
         raise UnknownBotError(f"bot {name!r} takes no argument (got {kind!r})")
