@@ -60,6 +60,7 @@ class _Socket:
 
     async def send_text(self, text: str) -> None:
         self.frames += 1
+        _WORK[0] += 1
         self.bytes += len(text)
         self.inbox.put_nowait(text)
 
@@ -123,6 +124,94 @@ are received, not decoded: the bots' own work is not the rooms'."""
 _BOTS = [0.0]
 """CPU seconds the bots spent on their own (decoding frames, choosing): not the rooms'."""
 
+_WORK = [0, 0]
+"""Frames sent and table changes broadcast (:meth:`Room._broadcast_state`) so far: what
+``--turns`` counts per callback and per turn of the loop."""
+
+
+class _Turns:
+    """``--turns``: the work of each callback and each turn of asyncio's loop while the
+    rounds are played, counted (frames sent, table changes broadcast: load-independent)
+    and timed (CPU of the loop's thread)."""
+
+    def __init__(self) -> None:
+        self.on = False
+        self.callbacks: dict[str, list[tuple[int, int, float]]] = {}
+        self.turns: list[tuple[float, float, float, float]] = []
+        self.turn = [0.0, 0.0, 0.0, 0.0]
+
+    def install(self) -> None:
+        import asyncio.base_events
+        import asyncio.events
+
+        run = asyncio.events.Handle._run
+        run_once = asyncio.base_events.BaseEventLoop._run_once  # type: ignore[attr-defined]
+        broadcast = Room._broadcast_state
+        turns = self
+
+        def counted_broadcast(room: Room) -> None:
+            _WORK[1] += 1
+            broadcast(room)
+
+        def counted_run(handle: asyncio.Handle) -> None:
+            if not turns.on:
+                run(handle)
+                return
+            frames, changes, cpu = _WORK[0], _WORK[1], time.thread_time()
+            try:
+                run(handle)
+            finally:
+                work = (_WORK[0] - frames, _WORK[1] - changes, time.thread_time() - cpu)
+                turns.callbacks.setdefault(_callback_name(handle), []).append(work)
+                turn = turns.turn
+                turn[0] += work[0]
+                turn[1] += work[1]
+                turn[2] += work[2]
+                turn[3] += 1
+
+        def counted_run_once(loop: asyncio.base_events.BaseEventLoop) -> None:
+            if turns.on and turns.turn[3]:
+                turns.turns.append((turns.turn[0], turns.turn[1], turns.turn[2],
+                                    turns.turn[3]))
+            turns.turn = [0.0, 0.0, 0.0, 0.0]
+            run_once(loop)
+
+        Room._broadcast_state = counted_broadcast  # type: ignore[method-assign,assignment]
+        asyncio.events.Handle._run = counted_run  # type: ignore[method-assign,assignment]
+        asyncio.base_events.BaseEventLoop._run_once = counted_run_once  # type: ignore[attr-defined]
+
+    def report(self) -> None:
+        def spread(values: list[float]) -> str:
+            ordered = sorted(values)
+            return (f"p50 {ordered[len(ordered) // 2]:g}, p99 "
+                    f"{ordered[min(len(ordered) - 1, len(ordered) * 99 // 100)]:g}, "
+                    f"max {ordered[-1]:g}")
+
+        turns = self.turns
+        print(f"turns of the loop: {len(turns)}; frames per turn "
+              f"{spread([t[0] for t in turns])}; changes per turn "
+              f"{spread([t[1] for t in turns])}; CPU ms per turn "
+              f"{spread([round(1000 * t[2], 2) for t in turns])}")
+        print("callbacks by the most frames in one call (count; frames per call; changes "
+              "per call; CPU ms per call):")
+        ranked = sorted(self.callbacks.items(), key=lambda kv: -max(w[0] for w in kv[1]))
+        for name, works in ranked[:8]:
+            print(f"  {name}: {len(works)}; frames {spread([w[0] for w in works])}; "
+                  f"changes {spread([w[1] for w in works])}; CPU "
+                  f"{spread([round(1000 * w[2], 2) for w in works])}")
+
+
+def _callback_name(handle: asyncio.Handle) -> str:
+    """A callback's name: a task's step by its coroutine, else the function's."""
+    callback = handle._callback  # type: ignore[attr-defined]
+    owner = getattr(callback, "__self__", None)
+    if isinstance(owner, asyncio.Task):
+        return str(getattr(owner.get_coro(), "__qualname__", "task"))
+    return str(getattr(callback, "__qualname__", type(callback).__name__))
+
+
+_TURNS = _Turns()
+
 
 async def _run(args: argparse.Namespace
                ) -> tuple[float, float, int, int, int, tuple[int, int, float]]:
@@ -169,9 +258,11 @@ async def _run(args: argparse.Namespace
             profile.enable()
         if args.callgrind:
             _callgrind("on")
+        _TURNS.on = args.turns
         for room, client in hosts:
             await room.handle(client, Start())
         await asyncio.wait_for(done.wait(), 3600)
+        _TURNS.on = False
         if args.callgrind:
             _callgrind("off")
         if profile is not None:
@@ -255,7 +346,14 @@ def main() -> None:
     parser.add_argument("--notice-delay", type=float, default=None,
                         help="seconds notices wait to share a frame (app.NOTICE_DELAY; "
                              "default: the server's own)")
+    parser.add_argument("--turns", action="store_true",
+                        help="count each callback's and each turn's work (frames sent, "
+                             "table changes broadcast, CPU) on asyncio's loop")
     args = parser.parse_args()
+    if args.turns and args.loop != "asyncio":
+        parser.error("--turns counts asyncio's loop only (--loop asyncio)")
+    if args.turns:
+        _TURNS.install()
     if not (1 <= args.tables <= 1000 and 2 <= args.seats <= 10 and 1 <= args.rounds <= 1000):
         parser.error("bounded: 1-1000 tables, 2-10 seats, 1-1000 rounds per table")
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, {platform.platform()}; "
@@ -297,6 +395,8 @@ def main() -> None:
                          f"{1000 * sum(pauses) / rounds:.2f} ms per round, median "
                          f"{1000 * ordered[len(ordered) // 2]:.1f} ms, longest "
                          f"{1000 * ordered[-1]:.1f} ms")
+    if args.turns:
+        _TURNS.report()
     print(f"garbage collections while playing ({args.gc} settings; CPU of the collecting "
           f"thread): {'; '.join(shown) or 'none'}")
 
