@@ -9,7 +9,7 @@ from typing import Any
 
 from test_cli import assert_user_error, guts
 
-# --- away then back before the next deal: dealt the next round of the game ----------------------
+# --- away then back before the next deal: dealt the next round of the game --------------------
 
 
 def test_away_then_back_before_the_next_deal_is_dealt_the_next_round(tmp_path: Path) -> None:
@@ -42,7 +42,7 @@ def test_away_then_back_before_the_next_deal_is_dealt_the_next_round(tmp_path: P
     assert len(dealt) == 3 and all(hand is not None for d in dealt for hand in d["hands"])
 
 
-# --- threshold: one parser: a percentile everywhere, a hand for guts odds too ---------------------
+# --- threshold: one parser: a percentile everywhere, a hand for guts odds too -----------------
 
 def _odds_json(strategy: str) -> dict[str, Any]:
     result = guts("odds", "Qs Qh 7d", "--players", "2", "--strategy", strategy, "--json")
@@ -86,3 +86,22 @@ def test_a_bot_takes_a_percent_and_says_a_hand_is_for_odds() -> None:
         "bot's threshold is a percentile (from 0 to 1 or 0% to 100%, e.g. threshold:0.7 or "
         "threshold:70%; a hand such as threshold:'9c 9d 2h' is taken by guts odds --strategy "
         "only)")
+
+
+# --- which chip bound applies where -----------------------------------------------------------
+
+def test_the_model_chip_bound_is_named_in_help_and_errors() -> None:
+    from gutskit.cli.options import MODEL_CHIPS
+    from gutskit.core.limits import MAX_CHIPS
+
+    assert (MODEL_CHIPS, MAX_CHIPS) == (10**12, 10**6)
+    helped = guts("odds", "--help")
+    assert helped.exit_code == 0
+    assert ("Pot in chips (1..10^12, a model's amount: the 1,000,000 bound is for a table's "
+            "buy-in)") in " ".join(helped.stdout.replace("│", " ").split())
+    assert assert_user_error(guts("tournament", "--chips", str(10**12 + 1))) == (
+        "error: --chips 1000000000001 is out of range: it must be from 1 to 1000000000000 "
+        "(see 'guts tournament --help')")
+    assert assert_user_error(guts("play", "--chips", str(10**6 + 1))) == (
+        "error: --chips 1000001 is out of range: it must be from 1 to 1000000 "
+        "(see 'guts play --help')")

@@ -22,9 +22,9 @@ from gutskit.io.location import SQLITE_HEADER
 if TYPE_CHECKING:
     from gutskit.core.rules import Rules
 
-__all__ = ["SEED_MIN", "ChipsOpt", "DbOpt", "JsonOpt", "PresetOpt", "RuleOpt", "RulesFileOpt",
-           "SeedOpt", "TournamentSeedOpt", "check_name", "check_output_path", "comma_list",
-           "resolve_rules"]
+__all__ = ["MODEL_CHIPS", "MODEL_CHIPS_TEXT", "SEED_MIN", "ChipsOpt", "DbOpt", "JsonOpt",
+           "PresetOpt", "RuleOpt", "RulesFileOpt", "SeedOpt", "TournamentSeedOpt", "check_name",
+           "check_output_path", "comma_list", "resolve_rules"]
 
 PresetOpt = Annotated[str | None, typer.Option(
     "--preset", "-p", metavar="NAME",
@@ -49,7 +49,16 @@ TournamentSeedOpt = Annotated[int, typer.Option(
     "--seed", min=SEED_MIN, help="The tournament's seed: a whole number, 0 or more.")]
 ChipsOpt = Annotated[int, typer.Option(
     "--chips", min=1, max=MAX_CHIPS,
-    help=f"Everyone's buy-in, in chips (1..{MAX_CHIPS}, gutskit's largest chip amount).")]
+    help=f"Everyone's buy-in, in chips (1..{MAX_CHIPS}, gutskit's largest chip amount at a "
+         "table).")]
+MODEL_CHIPS = 10**12
+"""The largest chip amount the strategy tools take (``guts odds`` / ``solve`` / ``advise``
+``--pot``, ``guts tournament --chips``): they model a pot or a bankroll and play no table,
+so :data:`gutskit.core.limits.MAX_CHIPS` (1,000,000, what a table's buy-in or rebuy may be:
+``guts play`` / ``companion`` / ``sim``, the server) does not bound them. 10^12 keeps every
+stack and pot far inside a float's exact integers (2^53) for a simulated session."""
+MODEL_CHIPS_TEXT = "1..10^12, a model's amount: the 1,000,000 bound is for a table's buy-in"
+"""How --help states :data:`MODEL_CHIPS`."""
 DbOpt = Annotated[str | None, typer.Option(
     "--db", metavar="PATH|URL", envvar="GUTSKIT_DB", show_envvar=True,
     callback=note_db_source,

@@ -19,7 +19,13 @@ from typing import TYPE_CHECKING, Annotated, Any, ParamSpec
 
 import typer
 
-from gutskit.cli.options import JsonOpt, check_output_path, resolve_rules
+from gutskit.cli.options import (
+    MODEL_CHIPS,
+    MODEL_CHIPS_TEXT,
+    JsonOpt,
+    check_output_path,
+    resolve_rules,
+)
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -166,8 +172,9 @@ def odds_command(
     hand: Annotated[str, typer.Argument(metavar="HAND", help="Your cards, e.g. '7h 7d'.")],
     players: PlayersOpt = 2,
     pot: Annotated[int | None, typer.Option(
-        "--pot", min=1, max=10**12,
-        help="Pot in chips (1..10^12): also print the expected value of in vs out.")] = None,
+        "--pot", min=1, max=MODEL_CHIPS,
+        help=f"Pot in chips ({MODEL_CHIPS_TEXT}): also print the expected value of in vs "
+             "out.")] = None,
     strategy: Annotated[str, typer.Option(
         "--strategy", "-s", metavar="equilibrium|rule-of-thumb|always-in|threshold:HAND|P",
         help="How the opponents play: threshold:HAND is in with HAND or better (e.g. "
@@ -254,9 +261,9 @@ def solve(
         "--table", help="Solve every table: 2 and 3 cards, 2..10 players.")] = False,
     model: ModelOpt = "recursive",
     pot: Annotated[int | None, typer.Option(
-        "--pot", min=1, max=10**12,
-        help="Pot in chips, 1..10^12 [default: the opening pot, players x ante]. Matters only for "
-             "best_pays_antes, losers_pay=worst and a pot cap.")] = None,
+        "--pot", min=1, max=MODEL_CHIPS,
+        help=f"Pot in chips ({MODEL_CHIPS_TEXT}) [default: the opening pot, players x ante]. "
+             "Matters only for best_pays_antes, losers_pay=worst and a pot cap.")] = None,
     plot: Annotated[Path | None, typer.Option(
         "--plot", metavar="FILE", help="With --table: plot the thresholds (PNG or SVG).")
     ] = None,
@@ -442,8 +449,9 @@ def _rule_of_thumb_view(hand: tuple[int, ...], rules: Rules, players: int,
 def advise(
     hand: Annotated[str, typer.Argument(metavar="HAND", help="Your cards, e.g. 'Qs Qh 7d'.")],
     players: PlayersOpt = 5,
-    pot: Annotated[int, typer.Option("--pot", min=1, max=10**12,
-                                     help="The pot now, in chips (1..10^12).")] = 5,
+    pot: Annotated[int, typer.Option("--pot", min=1, max=MODEL_CHIPS,
+                                     help=f"The pot now, in chips ({MODEL_CHIPS_TEXT}).")
+                   ] = 5,
     preset_name: PresetOpt = None,
     rule: RuleOpt = None,
     as_json: JsonOpt = False,

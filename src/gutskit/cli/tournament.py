@@ -11,6 +11,8 @@ import typer
 
 from gutskit.cli.errors import UsageProblem
 from gutskit.cli.options import (
+    MODEL_CHIPS,
+    MODEL_CHIPS_TEXT,
     JsonOpt,
     PresetOpt,
     RuleOpt,
@@ -60,7 +62,8 @@ def tournament(
         help="Rounds per session (1..1000000).")] = 200,
     seed: TournamentSeedOpt = 0,
     chips: Annotated[int, typer.Option(
-        "--chips", min=1, max=10**12, help="Every seat's buy-in, in chips (1..10^12).")] = 10_000,
+        "--chips", min=1, max=MODEL_CHIPS,
+        help=f"Every seat's buy-in, in chips ({MODEL_CHIPS_TEXT}).")] = 10_000,
     preset_name: PresetOpt = None,
     rules_file: RulesFileOpt = None,
     rule: RuleOpt = None,
