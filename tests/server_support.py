@@ -20,7 +20,7 @@ from sqlalchemy import create_engine, text
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
-from gutskit.server.app import UVICORN_OPTIONS, create_app
+from gutskit.server.app import create_app, uvicorn_options
 from gutskit.server.fairness import deck_from_seed
 from gutskit.server.rooms import RoomManager, ServerConfig
 from gutskit.server.store import RoomStore, open_room_store
@@ -121,7 +121,7 @@ def running_server(db_url: str, *, seed_numbers: Sequence[int] = (), dealer: int
     manager.first_dealer = lambda n: dealer
     app = create_app(manager=manager, allowed_origins=allowed_origins)
     config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="error",
-                            lifespan="on", **UVICORN_OPTIONS)  # as guts serve runs it
+                            lifespan="on", **uvicorn_options(manager.config))  # as guts serve
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

@@ -63,6 +63,10 @@ def serve(
         min=1, help="WebSocket connections one client address holds at once; with "
         "--workers N or --redis URL the count covers every worker (every machine on that "
         "Redis).")] = 20,
+    max_sockets_per_address: Annotated[int, typer.Option(
+        min=0, help="TCP connections (HTTP and WebSocket) one peer address holds at once; "
+        "0: no cap. The proxies of --forwarded-allow-ips are not capped "
+        "(docs/deploy.md).")] = 64,
     hello_timeout: Annotated[float, typer.Option(
         callback=finite,
         min=0.1, help="Seconds a new connection has to say hello.")] = 10.0,
@@ -138,9 +142,9 @@ def serve(
             if problem is not None:
                 raise UsageProblem(f"--redis {redis!r}: {problem}")
         from gutskit.io.location import check_location
-        from gutskit.server.app import UVICORN_OPTIONS, create_app
+        from gutskit.server.app import create_app, uvicorn_options
         from gutskit.server.rooms import ServerConfig
-        from gutskit.server.serving import hold_database
+        from gutskit.server.serving import hold_database, raise_open_files
         from gutskit.server.store import open_room_store
 
         check_location(db)  # a folder, a missing folder, a file that is not a database
@@ -149,11 +153,13 @@ def serve(
         # one server without a shared Redis per database (it runs every room it has: in
         # its memory, or its workers' through a private redis-server)
         hold = hold_database(store.engine, store.location, alone=redis is None)
+        open_files = raise_open_files()
         config = ServerConfig(
             bot_delay=(min(0.6, bot_delay), bot_delay), room_limit=room_limit,
             chat_limit=chat_limit,
             max_connections_per_room=max_connections_per_room,
             max_connections_per_address=max_connections_per_address,
+            max_sockets_per_address=max_sockets_per_address,
             hello_timeout=hello_timeout, idle_minutes=idle_minutes,
             min_decision_seconds=min_decision_seconds, min_reveal_seconds=min_reveal_seconds,
             max_body_bytes=max_body_bytes, max_rooms=max_rooms,
@@ -169,7 +175,7 @@ def serve(
             try:
                 run_cluster(listener, host=host, port=port, db=db, redis_url=redis,
                             workers=workers, config=config,
-                            allowed_origins=origins, loop=loop)
+                            allowed_origins=origins, loop=loop, open_files=open_files)
             finally:
                 hold.release()
             return
@@ -177,10 +183,11 @@ def serve(
     except BaseException:
         listener.close()
         raise
-    typer.echo(f"gutskit server on http://{host}:{port}/ (database: {store.location})",
-               err=True)
+    files = f"; {open_files} open files at most" if open_files is not None else ""
+    typer.echo(f"gutskit server on http://{host}:{port}/ (database: {store.location}"
+               f"{files})", err=True)
     server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning",
-                                           **{**UVICORN_OPTIONS, "loop": loop}))
+                                           **uvicorn_options(config, loop)))
     try:
         server.run(sockets=[listener])
     finally:

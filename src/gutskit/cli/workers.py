@@ -81,7 +81,8 @@ def redis_problem(url: str) -> str | None:
 
 def run_cluster(listener: socket.socket, *, host: str, port: int, db: str | None,
                 redis_url: str | None, workers: int, config: ServerConfig,
-                allowed_origins: tuple[str, ...], loop: str = "auto") -> None:
+                allowed_origins: tuple[str, ...], loop: str = "auto",
+                open_files: int | None = None) -> None:
     """Serve on ``listener`` with ``workers`` processes (uvicorn's supervisor restarts a
     worker that dies) sharing ``db`` and the Redis at ``redis_url`` (``None``: a private
     local ``redis-server``, one machine only), each on the event loop ``loop``
@@ -95,7 +96,7 @@ def run_cluster(listener: socket.socket, *, host: str, port: int, db: str | None
     import uvicorn
     from uvicorn.supervisors import Multiprocess
 
-    from gutskit.server.app import UVICORN_OPTIONS
+    from gutskit.server.app import uvicorn_options
     from gutskit.server.cluster import CONFIG_ENV, SUPERVISOR_ENV, WorkerSettings
 
     with contextlib.ExitStack() as stack:
@@ -109,11 +110,12 @@ def run_cluster(listener: socket.socket, *, host: str, port: int, db: str | None
             redis_url=redis_url, db=db, config=config,
             allowed_origins=allowed_origins).to_json()
         typer.echo(f"gutskit server on http://{host}:{port}/: {workers} worker "
-                   f"process{'es' if workers > 1 else ''}, rooms leased through {where}",
-                   err=True)
+                   f"process{'es' if workers > 1 else ''}, rooms leased through {where}"
+                   + (f"; {open_files} open files at most per process"
+                      if open_files is not None else ""), err=True)
         uconfig = uvicorn.Config(
             "gutskit.server.cluster:worker_app", factory=True, host=host, port=port,
-            workers=workers, log_level="warning", **{**UVICORN_OPTIONS, "loop": loop})
+            workers=workers, log_level="warning", **uvicorn_options(config, loop))
         server = uvicorn.Server(uconfig)
         sys.stdout.flush()
         if workers > 1:

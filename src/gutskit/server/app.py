@@ -61,6 +61,7 @@ from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, Res
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ValidationError
 from starlette.middleware.trustedhost import TrustedHostMiddleware
+from starlette.requests import ClientDisconnect
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
@@ -85,6 +86,7 @@ from gutskit.server.protocol import (
 )
 from gutskit.server.quotas import CONNECTIONS, OVERFLOW, WAITING, ConnectionQuota, Held
 from gutskit.server.rooms import MAX_SEATS, Room, RoomManager, ServerConfig
+from gutskit.server.sockets import protocol_for
 from gutskit.server.store import SET_ASIDE, RoomStore, open_room_store
 from gutskit.server.web import (
     HandDescriptionError,
@@ -95,7 +97,7 @@ from gutskit.server.web import (
 )
 
 __all__ = ["ADDRESS_OVERFLOW", "BURST", "LOOPS", "MESSAGE_LIMIT", "RATE", "SECURITY_HEADERS",
-           "UVICORN_OPTIONS", "HttpGuard", "Transport", "create_app"]
+           "UVICORN_OPTIONS", "HttpGuard", "Transport", "create_app", "uvicorn_options"]
 
 STATIC = Path(__file__).parent / "static"
 SERVICE_RESTART = 1012
@@ -169,7 +171,17 @@ about a quarter lower, ``benchmarks/ws_floor.py``). The HTTP parser stays h11 ev
 httptools is installed: it parses only each request and each WebSocket's opening
 handshake, never a frame, and under httptools a WebSocket opened with two ``Host``
 headers (an allowed one and another) was refused 403 by the ``Origin`` check, not 400 by
-the allow-listed ``Host`` (``tests/test_server_limits.py``): not the same header wins."""
+the allow-listed ``Host`` (``tests/test_server_limits.py``): not the same header wins.
+``guts serve`` replaces ``http`` with its guarded h11 protocol (:func:`uvicorn_options`:
+request deadlines, connections per address)."""
+
+
+def uvicorn_options(config: ServerConfig, loop: str = "auto") -> dict[str, Any]:
+    """:data:`UVICORN_OPTIONS` for a server run with ``config`` on the event loop ``loop``
+    (:data:`LOOPS`): its ``http`` protocol is uvicorn's h11 one with the request deadlines
+    and the per-address connection cap of ``config``
+    (:class:`~gutskit.server.sockets.GuardedH11Protocol`)."""
+    return {**UVICORN_OPTIONS, "loop": loop, "http": protocol_for(config)}
 
 
 def _same_origin(origin: str, host: str, allowed: Sequence[str]) -> bool:
@@ -188,7 +200,8 @@ class HttpGuard:
       preflight this server never grants) and carry an ``Origin`` that is the server's own
       or one of ``allowed`` (else 403 ``bad_origin``).
 
-    Errors are JSON ``{"code", "message"}``.
+    Errors are JSON ``{"code", "message"}``. A client gone before its body was read
+    (Starlette's ``ClientDisconnect``) ends the request quietly: no traceback in the log.
     """
 
     def __init__(self, app: ASGIApp, *, max_body_bytes: int,
@@ -233,6 +246,8 @@ class HttpGuard:
         except _BodyTooLarge:
             if not started:
                 await _json_error(send_with_headers, *self._too_large())
+        except ClientDisconnect:  # gone mid-body (or closed by its body deadline):
+            pass  # no one to answer, and nothing went wrong here (attack9 L3)
 
     def _too_large(self) -> tuple[int, str, str]:
         return (413, "too_large", f"the request body is larger than {self.max_body_bytes} "

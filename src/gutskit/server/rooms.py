@@ -197,6 +197,14 @@ class ServerConfig:
             (``X-Forwarded-For``, ``X-Forwarded-Proto``): addresses or networks
             (``"10.0.0.0/8"``), ``"*"`` for any; empty (the default): none, the client's
             address is the TCP peer's and those headers are ignored.
+        header_seconds: seconds a connection has to send a request's line and headers
+            (a WebSocket's opening handshake too), from its first byte awaited; then
+            closed (:mod:`gutskit.server.sockets`).
+        body_seconds: seconds a request's body may take once its headers are in; then
+            the connection is closed.
+        max_sockets_per_address: TCP connections one peer address holds at once, HTTP
+            and WebSocket (``503`` and closed over it; 0: no cap); the peers of
+            :attr:`forwarded_allow_ips` are not capped.
 
     Attributes:
         tune_gc: tune this process's garbage collector once the stored rooms are loaded
@@ -219,6 +227,9 @@ class ServerConfig:
     chat_limit: str = "5/10 seconds;30/minute"
     max_rooms: int = 1000
     forwarded_allow_ips: tuple[str, ...] = ()
+    header_seconds: float = 10.0
+    body_seconds: float = 30.0
+    max_sockets_per_address: int = 64
 
 
 @dataclass(frozen=True)

@@ -42,7 +42,7 @@ from sqlalchemy.pool import NullPool
 
 from gutskit.io.location import StorageError, shown
 
-__all__ = ["ADVISORY_KEY", "DatabaseServed", "Hold", "hold_database"]
+__all__ = ["ADVISORY_KEY", "DatabaseServed", "Hold", "hold_database", "raise_open_files"]
 
 ADVISORY_KEY = 0x67757473  # "guts"
 """The PostgreSQL advisory lock of a served database: this key and the hash of the schema
@@ -171,3 +171,34 @@ def _advisory(engine: Engine, alone: bool, location: str) -> Callable[[], None]:
         own.dispose()
 
     return release
+
+
+UNLIMITED_FILES = 65_536
+"""The open files asked for when the hard limit is unlimited (macOS's ``launchctl``
+default: setting the soft limit to "unlimited" is refused there)."""
+
+
+def raise_open_files() -> int | None:
+    """Raise this process's soft limit of open files (``RLIMIT_NOFILE``: every
+    connection is one) to its hard limit, or :data:`UNLIMITED_FILES` when that is
+    unlimited, as far as the system allows; the workers of ``guts serve --workers`` inherit
+    it. Returns the soft limit now in force (``None``: no such limit, e.g. Windows).
+
+    Each connection is a file: at Linux's usual soft limit of 1,024, a thousand idle
+    connections lock every other client out (attack9 M1).
+    """
+    try:
+        import resource
+    except ImportError:  # Windows
+        return None
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    want = UNLIMITED_FILES if hard == resource.RLIM_INFINITY else hard
+    if soft == resource.RLIM_INFINITY or soft >= want:
+        return None if soft == resource.RLIM_INFINITY else soft
+    for limit in (want, 10_240):  # macOS refuses more than OPEN_MAX (10,240) at times
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (limit, hard))
+            return limit
+        except (ValueError, OSError):
+            continue
+    return soft

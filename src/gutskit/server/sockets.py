@@ -1,0 +1,238 @@
+"""Limits on the TCP connections of ``guts serve``, before and around HTTP (attack9 M1).
+
+uvicorn closes an idle kept-alive connection (``timeout_keep_alive``) but never one whose
+request is still arriving: 1,100 connections from one address, each sending half a
+request line or half a body, stayed open and, at 1,024 open files, locked every player
+out. :class:`GuardedH11Protocol` is uvicorn's h11 protocol (``http=`` of
+:func:`uvicorn_options`) with:
+
+* a deadline per request: :attr:`ServerConfig.header_seconds` from the connection's
+  first byte awaited (or the next request's first byte on a kept-alive connection) until
+  its request line and headers are complete (a WebSocket's opening handshake is such a
+  request), then :attr:`ServerConfig.body_seconds` until its body is complete; past it
+  the connection is closed. A complete request has no deadline while it is answered;
+* a cap on the connections one peer address holds at once
+  (:attr:`ServerConfig.max_sockets_per_address`, WebSockets included), counted as they
+  are accepted, before any byte is read: one over it gets ``503`` and is closed. The peer
+  is the TCP peer: behind a reverse proxy, every client's connections come from the
+  proxy's address, so the peers of :attr:`ServerConfig.forwarded_allow_ips` are not
+  capped (the proxy limits its clients).
+
+Refusals and closes are logged (``gutskit.server``, a warning) once per
+:data:`LOG_SECONDS` per kind, with how many were not logged, never once per connection.
+Counts are per process: with ``--workers N`` each worker has its own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import ipaddress
+import logging
+import math
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+import h11
+from uvicorn.protocols.http.h11_impl import H11Protocol
+
+from gutskit.server.rooms import ServerConfig
+
+__all__ = ["LOG_SECONDS", "REFUSAL", "GuardedH11Protocol", "SocketGuard", "protocol_for"]
+
+log = logging.getLogger("gutskit.server")
+
+LOG_SECONDS = 60.0
+"""At most one log line per kind (refused over the cap, headers late, body late) in this
+many seconds."""
+
+REFUSAL = (b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\n"
+           b"Connection: close\r\nContent-Length: 48\r\n\r\n"
+           b"too many connections from your address at once\n")
+"""What a connection over :attr:`ServerConfig.max_sockets_per_address` receives before
+it is closed."""
+
+
+@dataclass
+class SocketGuard:
+    """The limits of :class:`GuardedH11Protocol` and the counts of one server process.
+
+    Attributes:
+        header_seconds: seconds a request's line and headers may take to arrive.
+        body_seconds: seconds its body may take once the headers are in.
+        max_per_address: connections one peer address may hold at once (0: no cap).
+        proxies: peers never capped (addresses, networks ``"10.0.0.0/8"``, ``"*"``).
+    """
+
+    header_seconds: float
+    body_seconds: float
+    max_per_address: int
+    proxies: tuple[str, ...] = ()
+    held: Counter[str] = field(default_factory=Counter)
+    _logged: dict[str, float] = field(default_factory=dict)
+    _unlogged: Counter[str] = field(default_factory=Counter)
+
+    @classmethod
+    def of(cls, config: ServerConfig) -> SocketGuard:
+        """The guard of a server run with ``config``."""
+        return cls(config.header_seconds, config.body_seconds,
+                   config.max_sockets_per_address, config.forwarded_allow_ips)
+
+    def admit(self, address: str) -> bool:
+        """Count a new connection from ``address``; ``False`` (not counted) over the cap."""
+        if self.max_per_address <= 0 or _listed(address, self.proxies):
+            return True
+        if self.held[address] >= self.max_per_address:
+            self.warn("refused", f"refused connections from {address} over its "
+                      f"{self.max_per_address} open connections (max_sockets_per_address)")
+            return False
+        self.held[address] += 1
+        return True
+
+    def release(self, address: str) -> None:
+        """A counted connection of ``address`` has ended."""
+        self.held[address] -= 1
+        if self.held[address] <= 0:
+            del self.held[address]
+
+    def warn(self, kind: str, text: str) -> None:
+        """Log ``text`` unless a line of ``kind`` was logged in the last
+        :data:`LOG_SECONDS` seconds (then count it for the next line)."""
+        now = time.monotonic()
+        if now - self._logged.get(kind, -math.inf) < LOG_SECONDS:
+            self._unlogged[kind] += 1
+            return
+        self._logged[kind] = now
+        more = self._unlogged.pop(kind, 0)
+        log.warning("%s%s", text, f" (and {more} more since the last such line)"
+                    if more else "")
+
+
+@functools.lru_cache(maxsize=64)
+def _networks(proxies: tuple[str, ...]) -> tuple[ipaddress.IPv4Network
+                                                 | ipaddress.IPv6Network | str, ...]:
+    found: list[ipaddress.IPv4Network | ipaddress.IPv6Network | str] = []
+    for text in proxies:
+        try:
+            found.append(ipaddress.ip_network(text, strict=False))
+        except ValueError:
+            found.append(text)
+    return tuple(found)
+
+
+def _listed(address: str, proxies: tuple[str, ...]) -> bool:
+    if not proxies:
+        return False
+    if "*" in proxies or address in proxies:
+        return True
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return False
+    return any(not isinstance(net, str) and ip.version == net.version and ip in net
+               for net in _networks(proxies))
+
+
+class GuardedH11Protocol(H11Protocol):
+    """uvicorn's h11 protocol with the deadlines and the per-address cap of ``guard``
+    (module docstring). Made by uvicorn as its ``http`` class
+    (:func:`protocol_for`)."""
+
+    def __init__(self, *args: Any, guard: SocketGuard, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.guard = guard
+        self.counted: str | None = None
+        self.deadline: asyncio.TimerHandle | None = None
+        self.awaiting = ""  # "headers" or "body": what the deadline waits for
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        address = self.client[0] if self.client else None
+        if address is not None:
+            if not self.guard.admit(address):
+                transport.write(REFUSAL)
+                transport.close()
+                return
+            if self.guard.max_per_address > 0 and not _listed(address, self.guard.proxies):
+                self.counted = address
+        self._arm("headers", self.guard.header_seconds)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm()
+        self._release()
+        super().connection_lost(exc)
+
+    def data_received(self, data: bytes) -> None:
+        if self.deadline is None and self.conn.their_state is h11.IDLE:
+            self._arm("headers", self.guard.header_seconds)  # the next request begins
+        super().data_received(data)
+        self._follow()
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        self._follow()  # a pipelined request may have begun
+
+    def handle_websocket_upgrade(self, event: h11.Request) -> None:
+        self._disarm()
+        super().handle_websocket_upgrade(event)
+        address, self.counted = self.counted, None
+        if address is None:
+            return
+        upgraded = self.transport.get_protocol()
+        lost = upgraded.connection_lost
+        guard = self.guard
+
+        def connection_lost(exc: Exception | None) -> None:
+            guard.release(address)
+            lost(exc)
+
+        setattr(upgraded, "connection_lost", connection_lost)  # noqa: B010
+
+    def _follow(self) -> None:
+        """Arm or drop the deadline after the request's state moved."""
+        if self.transport.is_closing() or self.transport.get_protocol() is not self:
+            self._disarm()
+            return
+        state = self.conn.their_state
+        if state is h11.SEND_BODY:
+            if self.awaiting != "body":
+                self._arm("body", self.guard.body_seconds)
+        elif state is not h11.IDLE:
+            self._disarm()  # complete (or done with): answered, not awaited
+
+    def _arm(self, awaiting: str, seconds: float) -> None:
+        self._disarm()
+        self.awaiting = awaiting
+        self.deadline = self.loop.call_later(seconds, self._expired)
+
+    def _disarm(self) -> None:
+        if self.deadline is not None:
+            self.deadline.cancel()
+            self.deadline = None
+        self.awaiting = ""
+
+    def _release(self) -> None:
+        if self.counted is not None:
+            self.guard.release(self.counted)
+            self.counted = None
+
+    def _expired(self) -> None:
+        self.deadline = None
+        if self.transport.is_closing():
+            return
+        seconds = (self.guard.body_seconds if self.awaiting == "body"
+                   else self.guard.header_seconds)
+        who = self.client[0] if self.client else "a client"
+        self.guard.warn(self.awaiting, f"closed a connection from {who}: its request "
+                        f"{self.awaiting} did not arrive within {seconds:g} s")
+        self.awaiting = ""
+        self.transport.close()
+
+
+def protocol_for(config: ServerConfig) -> functools.partial[GuardedH11Protocol]:
+    """uvicorn's ``http`` protocol factory for a server run with ``config``: a fresh
+    :class:`SocketGuard` (its counts) per call. Picklable (``--workers``: each worker
+    process unpickles its own)."""
+    return functools.partial(GuardedH11Protocol, guard=SocketGuard.of(config))
