@@ -105,3 +105,41 @@ def test_the_model_chip_bound_is_named_in_help_and_errors() -> None:
     assert assert_user_error(guts("play", "--chips", str(10**6 + 1))) == (
         "error: --chips 1000001 is out of range: it must be from 1 to 1000000 "
         "(see 'guts play --help')")
+
+
+# --- wording: an unknown event, GUTSKIT_DB='', the default number of players -------------------
+
+_STARTED = ('{"type": "SessionStarted", "rules": {}, "names": ["A", "B"], "stacks": [5, 5], '
+            '"dealer": 0}\n')
+
+
+def test_the_referee_names_an_unknown_event_type_not_an_unknown_key() -> None:
+    assert assert_user_error(guts("referee", "-", input='{"type": "Bogus", "x": 1}\n')) == (
+        'error: standard input: event 1 (line 1): unknown hand-history event type "Bogus"')
+    assert assert_user_error(guts("referee", "-", input='{"type": "Bogus"}\n{"type": "B"}\n')
+                             ) == ('error: standard input: event 1 (line 1): unknown '
+                                   'hand-history event type "Bogus"')
+    assert assert_user_error(guts("referee", "-", input='{"type": "CardsDealt"}\n')) == (
+        "error: standard input: event 1 (line 1): a hand history starts with a "
+        'SessionStarted event, not "CardsDealt"')
+    assert assert_user_error(guts("referee", "-", input=_STARTED + '{"type": "Nope"}\n')) == (
+        'error: standard input: event 2 (line 2): unknown hand-history event type "Nope"')
+
+
+def test_an_empty_gutskit_db_is_refused_by_name() -> None:
+    from test_cli import RUNNER
+
+    from gutskit.cli.app import app
+
+    result = RUNNER.invoke(app, ["history"], env={"GUTSKIT_DB": ""})
+    assert assert_user_error(result) == (
+        "error: GUTSKIT_DB is set but empty: unset it to use the default database, or set it "
+        "to a database file or URL (or give --db)")
+
+
+def test_odds_advise_and_solve_show_their_default_number_of_players() -> None:
+    for command, default in (("odds", 2), ("advise", 5), ("solve", 5)):
+        helped = guts(command, "--help")
+        assert helped.exit_code == 0
+        text = " ".join(helped.stdout.replace("│", " ").split())
+        assert f"Players at the table, you included (2..10). [default: {default}]" in text

@@ -9,6 +9,7 @@ file that cannot be read or written) or one of typer's usage errors.
 from __future__ import annotations
 
 import math
+import os
 import re
 import sys
 from contextvars import ContextVar
@@ -39,8 +40,16 @@ DB_FROM_ENVIRONMENT: ContextVar[str | None] = ContextVar("DB_FROM_ENVIRONMENT", 
 
 def note_db_source(ctx: Any, param: Any, value: str | None) -> str | None:
     """The ``--db`` option's callback: remember whether its value came from the environment
-    (``GUTSKIT_DB``); returns ``value`` unchanged."""
+    (``GUTSKIT_DB``); returns ``value`` unchanged.
+
+    Raises:
+        UsageProblem: ``GUTSKIT_DB`` is set but empty and ``--db`` is not given (click would
+            silently take the default database; an empty value is more likely a mistake).
+    """
     source = ctx.get_parameter_source(param.name)
+    if value is None and os.environ.get("GUTSKIT_DB") == "":
+        raise UsageProblem("GUTSKIT_DB is set but empty: unset it to use the default "
+                           "database, or set it to a database file or URL (or give --db)")
     DB_FROM_ENVIRONMENT.set(value if getattr(source, "name", "") == "ENVIRONMENT" else None)
     return value
 

@@ -43,7 +43,8 @@ RuleOpt = Annotated[list[str] | None, typer.Option(
     "--rule", metavar="KEY=VALUE",
     help="Set one house rule, e.g. --rule all_out=carry (repeatable; applied last).")]
 PlayersOpt = Annotated[int, typer.Option(
-    "--players", "-n", min=2, max=10, help="Players at the table, you included (2..10).")]
+    "--players", "-n", min=2, max=10, show_default=True,
+    help="Players at the table, you included (2..10).")]
 P = ParamSpec("P")
 
 ModelOpt = Annotated[str, typer.Option(

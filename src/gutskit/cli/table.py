@@ -176,19 +176,34 @@ def _history_file(text: str, where: str) -> _RefereeInput | None:
     """A hand history in JSON Lines (``guts history ID --json``, a companion session; also
     a viewer's copy, the ``history.jsonl`` download of a companion room) as a referee file
     (:func:`gutskit.core.referee.referee_file`) with its events, or ``None`` when ``text``
-    is not one (its first line is not a ``SessionStarted`` event)."""
+    is not one (its first line is not a JSON object with a ``"type"``: an event).
+
+    Raises:
+        RefereeError: the first line is an event but not a ``SessionStarted``, or an event
+            of an unknown type (named as such, not as an unknown key of a referee file).
+    """
     first = text.lstrip().partition("\n")[0]
-    if not first.startswith("{") or '"SessionStarted"' not in first:
+    if not first.startswith("{") or '"type"' not in first:
         return None
-    from gutskit.core.history import Record, parse_lines
+    from gutskit.core.history import EVENT_TYPES, Record, found, parse_lines
+    from gutskit.core.referee import RefereeError
 
     try:
         head = json.loads(first)
     except (ValueError, RecursionError):
+        if '"SessionStarted"' not in first:
+            return None  # e.g. a referee file's first line
         head = None
         parse_lines(first, where)  # a broken first event: the error names it
-    if not (isinstance(head, dict) and head.get("type") == "SessionStarted"):
+    if not (isinstance(head, dict) and "type" in head):
         return None
+    kind = head["type"]
+    if kind != "SessionStarted":
+        if isinstance(kind, str) and kind in EVENT_TYPES:
+            raise RefereeError(f"{where}: event 1 (line 1): a hand history starts with a "
+                               f"SessionStarted event, not {found(kind)}")
+        parse_lines(first, where)  # an unknown event type: the error names it
+        raise RefereeError(f"{where}: event 1 (line 1) is not a hand-history event")
     from gutskit.core.referee import referee_file
 
     events: list[Record] = parse_lines(text, where)
