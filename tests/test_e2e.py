@@ -48,7 +48,7 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-
                  "--disable-sync"]
 DESKTOP = {"width": 1280, "height": 860}
 PHONE = {"width": 375, "height": 740}
-WAIT = 30000  # ms: the longest any screen may take to show what the server decided (a
+WAIT = 60000  # ms: the longest any screen may take to show what the server decided (a
 # generous bound for a loaded machine: a passing test waits only as long as it must)
 expect.set_options(timeout=WAIT)  # every expect(...) of every browser test, not Playwright's
 # 5 s: a check written without timeout= right after a click waits for the screen as long
@@ -63,7 +63,7 @@ def browser() -> Iterator[Browser]:
                     "(apt-get install -y chromium; .ci/run does this)")
     with sync_playwright() as playwright:
         chromium = playwright.chromium.launch(executable_path=str(CHROMIUM),
-                                              args=CHROMIUM_ARGS)
+                                              args=CHROMIUM_ARGS, timeout=120_000)
         yield chromium
         chromium.close()
 
@@ -80,6 +80,10 @@ def open_page(browser: Browser, locale: str, viewport: dict[str, int], *,
     context = browser.new_context(locale=locale, viewport=viewport,  # type: ignore[arg-type]
                                   is_mobile=mobile, has_touch=mobile)
     page = context.new_page()
+    # Every action (goto, click, inner_text...) waits for its page up to WAIT, not
+    # Playwright's 30 s: a loaded machine's Chromium is slow.
+    page.set_default_timeout(WAIT)
+    page.set_default_navigation_timeout(WAIT)
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     # A Content-Security-Policy violation is only a console message: count it as an error.
