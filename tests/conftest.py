@@ -7,8 +7,12 @@ path is resolved from this file, never from the working directory.
 
 from __future__ import annotations
 
+import atexit
 import json
+import os
 import random
+import shutil
+import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -42,6 +46,14 @@ settings.load_profile("gutskit")
 the suite on a machine loaded far beyond its cores, where a 200 ms example deadline or a
 slow data generation fails a test that is right (tests are never timed: speed is
 measured in benchmarks/)."""
+
+_DATA_HOME = tempfile.mkdtemp(prefix="gutskit-tests-data-")
+os.environ["XDG_DATA_HOME"] = _DATA_HOME
+atexit.register(shutil.rmtree, _DATA_HOME, ignore_errors=True)
+"""The user's data folder (``platformdirs.user_data_dir``: the default database of ``guts
+play``, ``guts history``...) is a fresh folder per test process, for the tests and every
+command they start: not the real one, which the two pytest-xdist workers (and any other
+run on the machine) would share, each seeing the other's sessions."""
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SHARED_DIR = REPO_ROOT.parent / "shared"

@@ -89,7 +89,11 @@ class Server:
         return f"ws://127.0.0.1:{self.port}/ws/{room_id}"
 
     def create_room(self, host: str = "Ana", **fields: Any) -> dict[str, Any]:
-        body = {"host_name": host, "buy_in": 20, "decision_seconds": 30,
+        """Create a room (``fields``: more :class:`CreateRoom` fields). Its declaration
+        timer is the longest a room may have (600 s), unless ``fields`` set it: a test's
+        seat must not be counted out while a loaded machine gets round to its turn (the
+        tests of the timer set their own)."""
+        body = {"host_name": host, "buy_in": 20, "decision_seconds": 600,
                 "reveal_seconds": 0, **fields}
         response = self.post("/api/rooms", body)
         assert response.status_code == 200, response.text

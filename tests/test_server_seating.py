@@ -117,8 +117,9 @@ def test_a_joining_player_picks_a_free_seat_and_the_seat_order_is_clockwise(
         assert error_of(late, {"type": "join", "name": "Eve", "seat": 4}) == (
             "seat_taken", "seat 4 is taken by 'Ben'")
         # seat requests count against the connection's message limit like any other
-        # (one rate_limited error for the requests dropped in a window)
-        for _ in range(40):
+        # (one rate_limited error for the requests dropped in a window; 100 at once, so
+        # that more than 30 reach the server within 3 s however slowly it reads them)
+        for _ in range(100):
             late.send({"type": "join", "name": "Eve", "seat": 4})
         codes = [late.expect("error")["code"]]
         while codes[-1] != "rate_limited":
