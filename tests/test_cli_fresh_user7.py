@@ -158,12 +158,12 @@ def test_another_programs_database_is_never_written(tmp_path: Path) -> None:
     with sqlite3.connect(other) as connection:
         connection.execute("CREATE TABLE t (x)")
     with pytest.raises(StorageError, match=r"another program's database \(it holds 1 "
-                                           r"table\(s\), none of gutskit's\)"):
+                                           r"table or view, none of gutskit's\)"):
         open_store(other)
     played = guts("play", "--db", str(other), input="quit\n")  # the store opens meanwhile
     assert played.exit_code == 2
     assert played.stderr.strip().splitlines() == [
-        f"error: {str(other)!r} is another program's database (it holds 1 table(s), none "
+        f"error: {str(other)!r} is another program's database (it holds 1 table or view, none "
         "of gutskit's): give a new file or a gutskit database"]
     with sqlite3.connect(other) as connection:
         names = [row[0] for row in connection.execute(

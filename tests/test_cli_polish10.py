@@ -143,3 +143,18 @@ def test_odds_advise_and_solve_show_their_default_number_of_players() -> None:
         assert helped.exit_code == 0
         text = " ".join(helped.stdout.replace("│", " ").split())
         assert f"Players at the table, you included (2..10). [default: {default}]" in text
+
+
+# --- another program's database: "1 table or view", "2 tables or views" -----------------------
+
+def test_another_programs_database_counts_its_tables_and_views(tmp_path: Path) -> None:
+    import sqlite3
+
+    other = tmp_path / "other.db"
+    with sqlite3.connect(other) as connection:
+        connection.execute("CREATE TABLE t (x)")
+        connection.execute("CREATE VIEW v AS SELECT 1 AS x")
+    connection.close()
+    assert assert_user_error(guts("history", "--db", str(other))) == (
+        f"error: {str(other)!r} is another program's database (it holds 2 tables or views, "
+        "none of gutskit's): give a new file or a gutskit database")

@@ -130,8 +130,8 @@ def _foreign(path: Path) -> bytes:
     return path.read_bytes()
 
 
-MESSAGE = ("is another program's database (it holds 1 table(s), none of gutskit's): give a "
-           "new file or a gutskit database")
+MESSAGE = ("is another program's database (it holds 1 table or view, none of gutskit's): "
+           "give a new file or a gutskit database")
 
 
 def test_serve_refuses_another_programs_database_untouched(tmp_path: Path) -> None:

@@ -116,7 +116,7 @@ def test_a_database_of_views_only_is_another_programs(tmp_path: Path) -> None:
         connection.execute("CREATE VIEW theirs AS SELECT 1 AS x")
     connection.close()
     before = other.read_bytes()
-    message = ("is another program's database (it holds 1 table(s), none of gutskit's): "
+    message = ("is another program's database (it holds 1 table or view, none of gutskit's): "
                "give a new file or a gutskit database")
     assert_user_error(guts("serve", "--db", str(other), "--port", str(_free_port())),
                       f"{str(other)!r} {message}")

@@ -84,9 +84,11 @@ def check_not_foreign(tables: Collection[str], location: str | Path, *,
             and says what to do.
     """
     if tables and not STORE_TABLES & set(tables):
+        held = (f"{len(tables)} table or view" if len(tables) == 1
+                else f"{len(tables)} tables or views")  # the names of both come in one list
         raise StorageError(
-            f"{shown(location)!r} is another program's database (it holds {len(tables)} "
-            "table(s), none of gutskit's): give a new file or a gutskit database")
+            f"{shown(location)!r} is another program's database (it holds {held}, none of "
+            "gutskit's): give a new file or a gutskit database")
     for name in sorted(STORE_TABLES & set(tables)):
         missing = STORE_COLUMNS[name] - set(columns_of(name))
         if missing:
