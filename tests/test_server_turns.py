@@ -7,6 +7,8 @@ turns are counted."""
 from __future__ import annotations
 
 import asyncio
+import threading
+from pathlib import Path
 from typing import Any
 
 from gutskit.server import app, store
@@ -147,3 +149,28 @@ def test_a_failing_then_fails_its_own_write_only() -> None:
     first, second, third = asyncio.run(run())
     assert (first, third) == (0, 2)
     assert isinstance(second, ValueError) and str(second) == "room 2's change"
+
+
+def test_an_idle_job_cancelled_before_it_starts_is_not_run(tmp_path: Path) -> None:
+    """The next round's fairness commitment is an idle job; a deal that found it not ready
+    works it out itself and cancels the job, which then is not worked out a second time."""
+    room_store = store.open_room_store(tmp_path / "idle.db")
+    ran: list[str] = []
+    release = threading.Event()
+
+    async def run() -> None:
+        writer = room_store.writer
+        busy = writer.call(lambda: release.wait(60))  # holds the database thread
+        dropped = writer.call(lambda: ran.append("dropped"), idle=True)
+        kept = writer.call(lambda: ran.append("kept"), idle=True)
+        dropped.cancel()
+        release.set()
+        assert await busy is True
+        await kept
+        await writer.call(lambda: ran.append("after"))
+
+    try:
+        asyncio.run(run())
+    finally:
+        room_store.close()
+    assert ran == ["kept", "after"]

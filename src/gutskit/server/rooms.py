@@ -2502,7 +2502,9 @@ class RoomManager:
         if future is not None and future.done() and not future.cancelled() \
                 and future.exception() is None:
             return future.result()
-        return fairness.prepare(seed)  # not ready yet
+        if future is not None:  # not ready yet: its job is dropped unless it has started
+            future.cancel()     # (GroupWriter skips a cancelled idle job), not done twice
+        return fairness.prepare(seed)
 
     def _prepare_spare(self) -> None:
         """Draw the next seed and work it out on the database thread (with a running

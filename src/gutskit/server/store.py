@@ -575,7 +575,8 @@ class GroupWriter:
         """Run ``job`` on the database thread, after everything queued before it; the
         future holds its result or its exception. ``idle``: work that nobody waits for
         yet (the next round's fairness commitment), run only when no write or other job
-        is queued, so it never delays one."""
+        is queued, so it never delays one; skipped if its future is cancelled before it
+        starts."""
         loop = asyncio.get_running_loop()
         future: asyncio.Future[_T] = loop.create_future()
         self._put(_Job(loop, _settler(loop), future, None, job), idle)
@@ -606,7 +607,12 @@ class GroupWriter:
         each commit's or job's outcomes back as soon as it is done."""
         while True:
             with self._ready:
-                while not self._queue and not self._idle and not self._closing:
+                while True:
+                    idle = self._idle
+                    while idle and idle[0].future.cancelled():  # nobody wants it any more
+                        del idle[0]
+                    if self._queue or idle or self._closing:
+                        break
                     self._ready.wait()
                 if self._queue:
                     jobs, self._queue = self._queue, []
