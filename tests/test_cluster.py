@@ -191,7 +191,9 @@ def test_a_worker_whose_event_loop_is_busy_keeps_its_rooms(tmp_path: Path,
     connected and the room answers afterwards; and a lease that lapsed all the same and that
     nobody took meanwhile is taken back, not dropped."""
     db_url = f"sqlite:///{tmp_path / 'cluster.db'}"
-    with in_process_worker(db_url, redis_url, lease_seconds=1.0,
+    # A 2 s lease renewed every 0.2 s: the lease thread may be up to 1.8 s late (a loaded
+    # machine) before the lease lapses; with a 1 s lease, 0.8 s late failed the check.
+    with in_process_worker(db_url, redis_url, lease_seconds=2.0,
                            renew_seconds=0.2) as (port, app):
         node = app.node
         server = Server(port=port, manager=node.manager, store=node.manager.store)
@@ -202,10 +204,10 @@ def test_a_worker_whose_event_loop_is_busy_keeps_its_rooms(tmp_path: Path,
         leases = redis.Redis.from_url(redis_url, decode_responses=True)
         assert leases.get(f"gutskit:room:{room_id}") == node.worker_id
         assert node.loop is not None
-        node.loop.call_soon_threadsafe(time.sleep, 3.0)  # the loop runs nothing for 3 s
-        time.sleep(2.0)  # twice the lease time into the stall
+        node.loop.call_soon_threadsafe(time.sleep, 6.0)  # the loop runs nothing for 6 s
+        time.sleep(4.0)  # twice the lease time into the stall
         assert leases.get(f"gutskit:room:{room_id}") == node.worker_id
-        time.sleep(1.5)  # the loop runs again
+        time.sleep(2.5)  # the loop runs again
         ana.send({"type": "chat", "text": "still here"})
         assert ana.expect("chat")["text"] == "still here"
         assert room_id in node.owned and room_id in node.manager.rooms
@@ -213,7 +215,7 @@ def test_a_worker_whose_event_loop_is_busy_keeps_its_rooms(tmp_path: Path,
         # A lease that lapsed anyway (the lease thread itself late on a machine loaded far
         # beyond its cores) and that nobody took meanwhile is taken back, the room kept.
         leases.delete(f"gutskit:room:{room_id}")
-        deadline = time.monotonic() + 20
+        deadline = time.monotonic() + 60
         while leases.get(f"gutskit:room:{room_id}") is None:
             assert time.monotonic() < deadline, "the lapsed lease was not taken back"
             time.sleep(0.05)
