@@ -155,7 +155,9 @@ def test_chat_reactions_mute_and_the_chat_limits(tmp_path: Path) -> None:
         ben.send({"type": "chat", "text": "four"})
         error = ben.expect("error")
         assert error == {"type": "error", "code": "rate_limited",
-                         "message": "a seat may chat at most 3 lines per 600 seconds",
+                         "message": "a seat may chat at most 3 lines per 600 seconds: this "
+                                    "line and the next are dropped (this error is sent at "
+                                    "most once every 60 seconds)",
                          "action_id": None}
         ana.send({"type": "chat", "text": "calm down"})
         assert ana.expect("chat", lambda m: m["seat"] == 0)["seq"] == 5

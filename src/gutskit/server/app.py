@@ -74,11 +74,13 @@ from gutskit.server.exports import history_jsonl, ledger_csv
 from gutskit.server.gctuning import RECLAIM_SECONDS, GcTuning
 from gutskit.server.protocol import (
     MAX_CHIPS,
+    Chat,
     CreatedRoom,
     CreateRoom,
     Error,
     Hello,
     ProtocolError,
+    React,
     RoomInfo,
     check_json_depth,
     describe_body_error,
@@ -1112,6 +1114,7 @@ async def _serve(websocket: WebSocket, client: WsClient, room: Room,
     attached = False
     hello_deadline = asyncio.get_running_loop().time() + hello_timeout
     told_until = -math.inf  # no rate_limited error before this (monotonic seconds)
+    chat_told_until = -math.inf  # the same for chat lines and reactions (chat_limit)
     while True:
         if attached:
             frame = await websocket.receive()
@@ -1140,6 +1143,7 @@ async def _serve(websocket: WebSocket, client: WsClient, room: Room,
                                   f"{BURST // RATE} seconds)"))
             continue
         action_id = None
+        message = None
         try:
             message = parse_client_message(data)
             action_id = getattr(message, "action_id", None)
@@ -1155,4 +1159,16 @@ async def _serve(websocket: WebSocket, client: WsClient, room: Room,
             else:
                 await room.handle(client, message)
         except ProtocolError as error:
+            if error.code == "rate_limited" and attached and isinstance(message, Chat | React):
+                # One error per window of the chat limit, however many lines are dropped in
+                # it, as for a flood of messages (attack9 L2: one error per dropped line).
+                now = time.monotonic()
+                if now < chat_told_until:
+                    continue
+                window = min(rate.get_expiry() for rate in room.manager.chat_rates)
+                chat_told_until = now + window
+                client.send(Error(code=error.code, action_id=action_id, message=(
+                    f"{error.message}: this line and the next are dropped (this error is "
+                    f"sent at most once every {window:g} seconds)")))
+                continue
             client.send(Error(code=error.code, message=error.message, action_id=action_id))
