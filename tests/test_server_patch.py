@@ -135,7 +135,7 @@ async def _session(rules: dict[str, Any], n: int, seed: int, folder: Path) -> in
         await room.handle(host, Start())
         acted: set[tuple[int, int, str]] = set()
         late: Connection | None = None
-        for step in range(4000):
+        for step in range(40_000):  # (steps, not a clock: a write may take long under load)
             for _ in range(3):
                 await asyncio.sleep(0)
             async with room.lock:

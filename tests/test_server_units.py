@@ -323,7 +323,7 @@ def test_a_connection_sends_its_frames_in_order_when_a_send_suspends() -> None:
         client.send("g")
         assert client.failed and socket.sent[-1] == "e"
         client.queue.put_nowait(None)
-        await asyncio.wait_for(writer, 1)
+        await asyncio.wait_for(writer, 60)  # (a bound, not a clock)
 
     asyncio.run(main())
 
