@@ -144,7 +144,7 @@ def serve(
         from gutskit.io.location import check_location
         from gutskit.server.app import create_app, uvicorn_options
         from gutskit.server.rooms import ServerConfig
-        from gutskit.server.serving import hold_database, raise_open_files
+        from gutskit.server.serving import hold_database, raise_open_files, redis_identity
         from gutskit.server.store import open_room_store
 
         check_location(db)  # a folder, a missing folder, a file that is not a database
@@ -152,7 +152,8 @@ def serve(
         clustered = workers > 1 or redis is not None
         # one server without a shared Redis per database (it runs every room it has: in
         # its memory, or its workers' through a private redis-server)
-        hold = hold_database(store.engine, store.location, alone=redis is None)
+        hold = hold_database(store.engine, store.location, alone=redis is None,
+                             redis=None if redis is None else redis_identity(redis))
         open_files = raise_open_files()
         config = ServerConfig(
             bot_delay=(min(0.6, bot_delay), bot_delay), room_limit=room_limit,

@@ -32,17 +32,21 @@ from __future__ import annotations
 
 import contextlib
 import os
+import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 from sqlalchemy import create_engine, text
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.pool import NullPool
 
 from gutskit.io.location import StorageError, shown
 
-__all__ = ["ADVISORY_KEY", "DatabaseServed", "Hold", "hold_database", "raise_open_files"]
+__all__ = ["ADVISORY_KEY", "DatabaseServed", "Hold", "hold_database", "raise_open_files",
+           "redis_identity"]
 
 ADVISORY_KEY = 0x67757473  # "guts"
 """The PostgreSQL advisory lock of a served database: this key and the hash of the schema
@@ -68,34 +72,66 @@ class Hold:
                 release()
 
 
-def hold_database(engine: Engine, location: str, *, alone: bool) -> Hold:
+def redis_identity(url: str) -> str:
+    """Which Redis ``url`` names, as recorded in the database (:func:`hold_database`):
+    ``redis://HOST:PORT/DB`` (host in lower case, port 6379 and database 0 when not
+    said) or ``unix://PATH?db=DB``; never a user name or password.
+
+    >>> redis_identity("redis://:secret@Cache.example:6379")
+    'redis://cache.example:6379/0'
+    """
+    parts = urlsplit(url)
+    query = parse_qs(parts.query)
+    if parts.scheme == "unix":
+        return f"unix://{parts.path}?db={query.get('db', ['0'])[0]}"
+    db = parts.path.strip("/") or query.get("db", ["0"])[0]
+    host = (parts.hostname or "localhost").lower()
+    host = f"[{host}]" if ":" in host else host
+    return f"{parts.scheme}://{host}:{parts.port or 6379}/{db}"
+
+
+SETTLE_SECONDS = 5.0
+"""How long a cluster server starting retries the hold while another one holds it alone
+for a moment (while it records its Redis) before it gives up."""
+
+
+def hold_database(engine: Engine, location: str, *, alone: bool,
+                  redis: str | None = None) -> Hold:
     """Hold the database of ``engine`` for this server: ``alone`` (a server without Redis),
     or shared with the other servers of a cluster.
+
+    A cluster's server (``redis``: :func:`redis_identity` of its ``--redis``) records its
+    Redis in the database (``served_by``) when no other server holds the database (it
+    holds it alone for that moment), and refuses to start when servers on another Redis
+    hold it (attack9 M2: two clusters on one database both ran the same room).
 
     Args:
         engine: the database (SQLite or PostgreSQL; an in-memory SQLite is not held).
         location: the database as the user named it (for the message).
         alone: no other server may serve it meanwhile.
+        redis: the Redis of this server's cluster (not ``alone``), or ``None``.
 
     Returns:
         The hold, kept until the server stops; release it only after the store on the
         database is closed (SQLite: its descriptor of the file is closed then).
 
     Raises:
-        DatabaseServed: another live server holds it alone, or (``alone``) holds it at all;
-            the message names the database and what to do.
+        DatabaseServed: another live server holds it alone, or (``alone``) holds it at all,
+            or (``redis``) servers on another Redis hold it; the message names the
+            database (and both Redis) and what to do.
         StorageError: the database file or the lock cannot be opened or taken for another
             reason.
     """
     backend = engine.url.get_backend_name()
     taken = None
+    claim = None if alone or redis is None else _claim(engine, location, redis)
     if backend == "sqlite":
         database = _sqlite_file(engine, location)
         if database is not None:
-            taken = _flock(database, alone, location)
+            taken = _flock(database, alone, location, claim)
     elif backend == "postgresql":
         try:
-            taken = _advisory(engine, alone, location)
+            taken = _advisory(engine, alone, location, claim)
         except SQLAlchemyError as error:
             reason = getattr(error, "orig", None) or error
             raise StorageError(f"cannot lock database {shown(location)!r}: {reason}") from None
@@ -132,7 +168,31 @@ def _sqlite_file(engine: Engine, location: str) -> Path | None:
     return Path(files[0]) if files else None
 
 
-def _flock(database: Path, alone: bool, location: str) -> Callable[[], None] | None:
+Claim = Callable[[bool], None]
+"""Records this cluster's Redis (``True``: no other server holds the database) or checks
+it against the one recorded (``False``), raising :class:`DatabaseServed`."""
+
+
+def _claim(engine: Engine, location: str, redis: str) -> Claim:
+    def claim(first: bool) -> None:
+        with engine.begin() as connection:
+            recorded = connection.execute(
+                text("SELECT redis FROM served_by WHERE id = 1")).scalar()
+            if not first and recorded is not None and recorded != redis:
+                raise DatabaseServed(
+                    f"database {shown(location)!r} is served by running guts serve "
+                    f"--redis servers on Redis {recorded!r}, not this server's {redis!r}: "
+                    "two clusters would run the same rooms twice; give every server of a "
+                    "database the same --redis URL (or stop the others first)")
+            if recorded != redis:
+                connection.execute(text("DELETE FROM served_by"))
+                connection.execute(text("INSERT INTO served_by (id, redis) VALUES (1, :r)"),
+                                   {"r": redis})
+    return claim
+
+
+def _flock(database: Path, alone: bool, location: str,
+           claim: Claim | None = None) -> Callable[[], None] | None:
     try:
         import fcntl
     except ImportError:  # not a POSIX system: no hold
@@ -143,10 +203,10 @@ def _flock(database: Path, alone: bool, location: str) -> Callable[[], None] | N
         raise StorageError(f"cannot open database {shown(location)!r} "
                            f"({str(database)!r}): {error.strerror}") from None
     try:
-        fcntl.flock(descriptor, (fcntl.LOCK_EX if alone else fcntl.LOCK_SH) | fcntl.LOCK_NB)
-    except BlockingIOError:
+        _take_flock(fcntl, descriptor, alone, location, claim)
+    except BaseException:
         os.close(descriptor)
-        raise _refusal(location, alone) from None
+        raise
 
     def release() -> None:
         os.close(descriptor)
@@ -154,13 +214,42 @@ def _flock(database: Path, alone: bool, location: str) -> Callable[[], None] | N
     return release
 
 
-def _advisory(engine: Engine, alone: bool, location: str) -> Callable[[], None]:
+def _take_flock(fcntl: Any, descriptor: int, alone: bool, location: str,
+                claim: Claim | None) -> None:
+    if claim is None:
+        try:
+            fcntl.flock(descriptor, (fcntl.LOCK_EX if alone else fcntl.LOCK_SH)
+                        | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise _refusal(location, alone) from None
+        return
+    deadline = time.monotonic() + SETTLE_SECONDS
+    while True:
+        with contextlib.suppress(BlockingIOError):
+            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            claim(True)  # no other server: this cluster's Redis is recorded
+            with contextlib.suppress(BlockingIOError):  # (not atomic: may lose it)
+                fcntl.flock(descriptor, fcntl.LOCK_SH | fcntl.LOCK_NB)
+                return
+        with contextlib.suppress(BlockingIOError):
+            fcntl.flock(descriptor, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            claim(False)  # servers of a cluster run: theirs must be this one's
+            return
+        if time.monotonic() > deadline:  # held alone all along: a server without Redis
+            raise _refusal(location, alone)
+        time.sleep(0.05)  # another cluster server recording its Redis for a moment
+
+
+def _advisory(engine: Engine, alone: bool, location: str,
+              claim: Claim | None = None) -> Callable[[], None]:
     own = create_engine(engine.url, poolclass=NullPool)  # a connection of its own
     connection = own.connect()
-    function = "pg_try_advisory_lock" if alone else "pg_try_advisory_lock_shared"
-    got = connection.execute(text(f"SELECT {function}(:key, hashtext(current_schema()))"),
-                             {"key": ADVISORY_KEY}).scalar()
-    connection.commit()  # a session lock outlives the transaction; none stays open
+    try:
+        got = _take_advisory(connection, alone, claim)
+    except BaseException:
+        connection.close()
+        own.dispose()
+        raise
     if not got:
         connection.close()
         own.dispose()
@@ -171,6 +260,34 @@ def _advisory(engine: Engine, alone: bool, location: str) -> Callable[[], None]:
         own.dispose()
 
     return release
+
+
+def _take_advisory(connection: Connection, alone: bool, claim: Claim | None) -> bool:
+    key = {"key": ADVISORY_KEY}
+    alone_lock = "(:key, hashtext(current_schema()))"
+
+    def take(function: str) -> bool:
+        got = connection.execute(text(f"SELECT {function}{alone_lock}"), key).scalar()
+        connection.commit()  # a session lock outlives the transaction; none stays open
+        return bool(got)
+
+    if claim is None:
+        return take("pg_try_advisory_lock" if alone else "pg_try_advisory_lock_shared")
+    deadline = time.monotonic() + SETTLE_SECONDS
+    while True:
+        if take("pg_try_advisory_lock"):  # no other server: record this cluster's Redis
+            try:
+                claim(True)
+            finally:  # the shared hold taken before the exclusive one is let go
+                take("pg_try_advisory_lock_shared")
+                take("pg_advisory_unlock")
+            return True
+        if take("pg_try_advisory_lock_shared"):
+            claim(False)  # servers of a cluster run: theirs must be this one's
+            return True
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
 
 
 UNLIMITED_FILES = 65_536

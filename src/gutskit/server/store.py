@@ -178,6 +178,17 @@ class ActionRecord(Base):
     round: Mapped[int] = mapped_column(Integer)
 
 
+class ServedByRecord(Base):
+    """The Redis of the cluster that serves the database (one row, ``id`` 1; none until a
+    server with ``--redis`` started on it): :func:`gutskit.server.serving.hold_database`
+    refuses a server of another cluster while one of this cluster runs (attack9 M2)."""
+
+    __tablename__ = "served_by"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    redis: Mapped[str] = mapped_column(String(512))
+
+
 def hash_token(token: str) -> str:
     """SHA-256 (hex) of a seat token: what the database keeps."""
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
