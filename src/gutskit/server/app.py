@@ -74,7 +74,9 @@ from gutskit.server.exports import history_jsonl, ledger_csv
 from gutskit.server.gctuning import RECLAIM_SECONDS, GcTuning
 from gutskit.server.protocol import (
     MAX_CHIPS,
+    Ack,
     Chat,
+    ClientSeed,
     CreatedRoom,
     CreateRoom,
     Error,
@@ -1158,6 +1160,8 @@ async def _serve(websocket: WebSocket, client: WsClient, room: Room,
                 attached = True
             else:
                 await room.handle(client, message)
+                if isinstance(message, ClientSeed) and message.action_id is not None:
+                    client.send(Ack(action_id=message.action_id))  # taken and stored
         except ProtocolError as error:
             if error.code == "rate_limited" and attached and isinstance(message, Chat | React):
                 # One error per window of the chat limit, however many lines are dropped in

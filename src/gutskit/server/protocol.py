@@ -520,11 +520,14 @@ class ClientSeed(_Message):
     64 bytes as hex, sent after that round's :class:`FairnessCommitment` and before its
     deal; one per seat and round (a second is refused with ``already_seeded``). Seated
     players only; the seeds mixed into a deal are published with it
-    (:class:`FairnessDealt`)."""
+    (:class:`FairnessDealt`). With an ``action_id`` (optional) a seed taken is answered
+    :class:`Ack` once it is stored (mixed into that deal after a restart too); without
+    one, by nothing until the deal."""
 
     type: Literal["client_seed"] = "client_seed"
     round: int = Field(ge=1)
     seed: str = Field(min_length=32, max_length=128)
+    action_id: str | None = Field(default=None, min_length=1, max_length=64)
 
 
 MAX_CHAT = 200
