@@ -238,7 +238,7 @@ def test_a_spectator_asks_to_sit_and_the_rematch_carries_the_ledger(tmp_path: Pa
         assert isinstance(dee_token, str) and len(dee_token) >= 32
         assert cleo.expect("rematch")["token"] is None  # she left: she watches
         assert room_of(ana)["next_room"] is None
-        assert ana.expect("room")["room"]["next_room"] == new_id
+        ana.expect("room", lambda m: m["room"]["next_room"] == new_id)
         assert error_of(ana, {"type": "rematch", "ledger": "reset"}) == (
             "illegal_action", f"the rematch is already open in room {new_id!r}")
         assert error_of(Player(server, room_id), {"type": "join", "name": "Eve"}) == (
