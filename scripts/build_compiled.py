@@ -39,33 +39,55 @@ MODULES = (
     "gutskit/core/settlement.py",
     "gutskit/core/engine.py",
     "gutskit/core/views.py",
+    "gutskit/strategy/rule_of_thumb.py",
 )
 """What is compiled: the modules of an engine round that mypyc compiles cleanly.
 
 Left interpreted: ``core/events.py`` (its frozen dataclasses would get an interpreted
 ``__init__`` of one ``object.__setattr__`` per field as native classes, slower than now),
 ``core/rules.py`` (pydantic models), ``variants/`` (subclassed at run time),
-``strategy/bots.py`` (``runtime_checkable`` protocols fail to import compiled).
+``strategy/bots.py`` (``runtime_checkable`` protocols fail to import compiled: the
+rule-of-thumb bot's hot path is ``strategy/rule_of_thumb.py``, compiled).
 ``GameState`` is a native class in the compiled engine (its fields in a C struct; the
 engine copies a state by compiled stores, ``engine._draft``)."""
 
 
-def fingerprint() -> str:
-    """SHA-256 over every source file of the package, :data:`MODULES`, and the Python and
-    mypy versions: a build with the same fingerprint is the same build."""
+def _mypy_version() -> str | None:
+    """The installed mypy's version (``None``: not installed)."""
+    try:
+        return metadata.version("mypy")
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def _sources() -> str:
+    """SHA-256 over every source file of the package, :data:`MODULES` and the Python
+    version."""
     digest = hashlib.sha256()
     digest.update(f"{platform.python_version()} {sys.implementation.cache_tag} "
-                  f"mypy {metadata.version('mypy')} {MODULES}".encode())
+                  f"{MODULES}".encode())
     for path in sorted(PACKAGE.rglob("*.py")):
         digest.update(str(path.relative_to(PACKAGE)).encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()
 
 
+def fingerprint() -> str:
+    """The sources' SHA-256 (every source file of the package, :data:`MODULES`, the Python
+    version), then the mypy version: a build with the same fingerprint is the same build."""
+    return f"{_sources()} mypy {_mypy_version() or '-'}"
+
+
 def is_current(out: Path) -> bool:
-    """Whether ``out`` holds a finished build of the sources as they are now."""
+    """Whether ``out`` holds a finished build of the sources as they are now (by the mypy
+    installed; without mypy, a build of the same sources by any mypy: it is reused, not
+    rebuilt, so a benchmark runs it without mypy installed)."""
     stamp = out / "BUILD-STAMP"
-    return stamp.is_file() and stamp.read_text().strip() == fingerprint()
+    if not stamp.is_file():
+        return False
+    sources, _, version = stamp.read_text().strip().partition(" mypy ")
+    installed = _mypy_version()
+    return sources == _sources() and (installed is None or version == installed)
 
 
 class BuildError(SystemExit):
@@ -100,16 +122,16 @@ def build(out: Path = DEFAULT_OUT, *, force: bool = False) -> Path:
 
 
 def _build(out: Path, *, force: bool) -> Path:
+    out = out.resolve()
+    if not force and is_current(out):  # reused as it is (no compiler nor mypy needed)
+        return out
     compiler = os.environ.get("CC", "cc")
     if shutil.which(compiler) is None:
         raise BuildError(f"error: no C compiler {compiler!r} on PATH: the compiled build "
                          "needs one (Debian: apt-get install gcc)")
-    try:
-        metadata.version("mypy")
-    except metadata.PackageNotFoundError:
+    if _mypy_version() is None:
         raise BuildError("error: mypy (with mypyc) is not installed in this environment: "
-                         "the compiled build needs it (pip install -e '.[dev]')") from None
-    out = out.resolve()
+                         "the compiled build needs it (pip install -e '.[dev]')")
     out.parent.mkdir(parents=True, exist_ok=True)
     with open(out.parent / f".{out.name}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # another build of the same tree: wait for it

@@ -2,22 +2,28 @@
 compiled by mypyc) gives the same hand histories as the pure Python engine: it is built
 (or a current build reused, ``build/compiled``), then the golden sessions (SHA-1 of every
 event of seeded sessions under every preset), the engine, variant, table and property tests
-run against it in a fresh interpreter. Needs a C compiler: ``scripts/test`` installs
+run against it in a fresh interpreter, and the bot tests (the rule-of-thumb bot's hot path,
+``strategy/rule_of_thumb.py``, is compiled too). Needs a C compiler: ``scripts/test`` installs
 Debian's gcc when it is missing; without one this test fails, naming what is missing.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 BUILD = ROOT / "scripts" / "build_compiled.py"
-COMPILED = ("cards", "evaluation", "settlement", "engine", "views")
+COMPILED = ("core.cards", "core.evaluation", "core.settlement", "core.engine", "core.views",
+            "strategy.rule_of_thumb")
 TESTS = ("tests/test_golden_sessions.py", "tests/test_engine.py", "tests/test_engine_speed.py",
-         "tests/test_variants.py", "tests/test_table.py", "tests/test_properties.py")
+         "tests/test_variants.py", "tests/test_table.py", "tests/test_properties.py",
+         "tests/test_bots.py")
 
 
 def _env(out: Path) -> dict[str, str]:
@@ -36,7 +42,7 @@ def test_compiled_engine_gives_the_same_events() -> None:
     # the compiled modules are the ones imported (not the .py beside them, nor src/)
     probe = "; ".join([
         "import importlib",
-        *(f"print(importlib.import_module('gutskit.core.{name}').__file__)"
+        *(f"print(importlib.import_module('gutskit.{name}').__file__)"
           for name in COMPILED)])
     probe += ("; from gutskit.core import engine; "
               "print(engine._NATIVE, hasattr(engine.new_session(['a', 'b'], 5), '__dict__'))")
@@ -48,8 +54,9 @@ def test_compiled_engine_gives_the_same_events() -> None:
     assert (native, has_dict) == ("True", "False")
     assert len(files) == len(COMPILED)
     for name, path in zip(COMPILED, files, strict=True):
-        assert Path(path).parent == out / "gutskit" / "core", path
-        assert Path(path).name.startswith(f"{name}.") and path.endswith(".so"), path
+        package, module = name.split(".")
+        assert Path(path).parent == out / "gutskit" / package, path
+        assert Path(path).name.startswith(f"{module}.") and path.endswith(".so"), path
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist",
          "-o", "addopts=", *TESTS],
@@ -58,3 +65,26 @@ def test_compiled_engine_gives_the_same_events() -> None:
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
     assert " passed" in summary and "failed" not in summary and "skipped" not in summary, \
         summary
+
+
+def test_a_current_build_is_reused_without_mypy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                                                 ) -> None:
+    """fresh9: ``bench_engine.py`` needed mypy even with a current ``build/compiled``. A
+    build of the same sources is reused when mypy is not installed (by whatever mypy made
+    it), and is stale for another mypy when one is installed."""
+    spec = importlib.util.spec_from_file_location("build_compiled", BUILD)
+    assert spec is not None and spec.loader is not None
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    out = tmp_path / "compiled"
+    out.mkdir()
+    (out / "BUILD-STAMP").write_text(f"{script._sources()} mypy 0.1\n")
+    monkeypatch.setattr(script, "_mypy_version", lambda: None)
+    assert script.is_current(out)
+    assert script.build(out) == out  # reused: no compiler, no mypy asked for
+    monkeypatch.setattr(script, "_mypy_version", lambda: "0.2")
+    assert not script.is_current(out)
+    monkeypatch.setattr(script, "_mypy_version", lambda: "0.1")
+    assert script.is_current(out)
+    (out / "BUILD-STAMP").write_text(f"{'0' * 64} mypy 0.1\n")  # other sources
+    assert not script.is_current(out)

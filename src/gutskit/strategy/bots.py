@@ -31,6 +31,7 @@ from __future__ import annotations
 import itertools
 import math
 import random
+import types
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -44,6 +45,7 @@ from gutskit.core.events import Declaration, Event
 from gutskit.core.rules import Rules
 from gutskit.core.table import Declare, PassCard
 from gutskit.core.views import SeatView, joint_views, view_for
+from gutskit.strategy import rule_of_thumb as _rule_of_thumb
 from gutskit.variants import Variants, variants_for
 
 if TYPE_CHECKING:  # numpy itself is imported by the Monte Carlo functions that use it
@@ -135,10 +137,7 @@ def qualifies_by_rule_of_thumb(cards: Sequence[Card], cards_per_hand: int) -> bo
 
 # read once (in Python 3.11 ``Declaration.IN`` goes through ``EnumType.__getattr__``'s slot)
 _IN, _OUT = Declaration.IN, Declaration.OUT
-_Bars = tuple[bool, bool, float, "float | None", tuple[float, ...], tuple[bool, ...]]
-"""A rule-of-thumb bot's bars for one pot (:meth:`RuleOfThumbBot._bars`): whether an in
-needs cover (``require_cover``), whether the pot is a coin flip, the bar, the loose bar, the
-percentile and rule tables."""
+_Bars = _rule_of_thumb.Bars
 
 
 @dataclass
@@ -227,43 +226,29 @@ class RuleOfThumbBot:
         """In when the hand's percentile reaches :meth:`threshold` and it can be covered.
 
         Variants: blind under ``no_peek`` (:func:`blind_in_probability`); otherwise see
-        :meth:`declare_variant`."""
+        :meth:`declare_variant`. (:meth:`plays`, with the bars of a pot and a table
+        remembered, :func:`gutskit.strategy.rule_of_thumb.declare`: in the pure package
+        that function is this method itself.)"""
+        return _rule_of_thumb.declare(self, view, rng)
+
+    def _declare_new(self, view: SeatView, rng: random.Random) -> Declaration:
+        """:meth:`declare` of a view whose pot and table have no bars remembered yet, or
+        that has none (a blind hand, the variants): works them out (:meth:`_bars`, with
+        the very expressions of :meth:`plays`), remembers them and declares from them."""
         hand = view.hand
-        if hand is None:
-            return _OUT
+        assert hand is not None
         rules = view.rules
-        # :meth:`plays`, with the bars of a pot and a table remembered: they depend only on
-        # the rules, the pot and who is dealt in, so they are worked out once (by
-        # :meth:`_bars`, with the very expressions of :meth:`plays`) and looked up after;
-        # only plain rules with a seen hand have bars
-        bars = self._bars_seen.get((id(rules), view.pot, view.dealt_in)) if hand else None
-        if bars is None:
-            if rules.require_cover and view.stacks[view.seat] < view.owed:
-                return _OUT
-            if not hand:  # No Peek: the cards are unseen
-                return self.declare_blind(view, rng)
-            game = self._variants.get(id(rules))  # by identity: a Variants holds its rules
-            if game is None:
-                game = self._variants[id(rules)] = variants_for(rules)
-            if not game.plain:
-                return self.declare_variant(view, rng)
-            bars = self._bars(view)
-        cover, coin_flip, bar, loose_bar, pct_table, rule_table = bars
-        if cover and view.stacks[view.seat] < view.owed:  # require_cover
+        if rules.require_cover and view.stacks[view.seat] < view.owed:
             return _OUT
-        if len(hand) == 3:  # the hand's index in the tables: its cards in base 52
-            first, second, third = hand
-            index = (first * 52 + second) * 52 + third
-        else:
-            index = 0
-            for card in hand:
-                index = index * 52 + card
-        pct = pct_table[index]
-        if pct >= bar and (coin_flip or rule_table[index]):
-            return _IN
-        if loose_bar is not None and pct >= loose_bar:  # a loose bot, above a coin flip
-            return _IN
-        return _OUT
+        if not hand:  # No Peek: the cards are unseen
+            return self.declare_blind(view, rng)
+        game = self._variants.get(id(rules))  # by identity: a Variants holds its rules
+        if game is None:
+            game = self._variants[id(rules)] = variants_for(rules)
+        if not game.plain:
+            return self.declare_variant(view, rng)
+        self._bars(view)  # remembered: declared from them
+        return _rule_of_thumb.declare(self, view, rng)
 
     def _bars(self, view: SeatView) -> _Bars:
         """For :meth:`declare` under plain rules: whether an in needs cover
@@ -343,6 +328,13 @@ class RuleOfThumbBot:
     def pass_card(self, view: SeatView, rng: random.Random) -> Card:
         """Pass the Trash: see :func:`default_pass`."""
         return default_pass(view)
+
+
+if isinstance(_rule_of_thumb.declare, types.FunctionType):
+    # the pure package: the function is the method itself (one Python call fewer a
+    # declaration); compiled, it is a builtin function, which does not bind to the bot,
+    # and the method calls it
+    RuleOfThumbBot.declare = _rule_of_thumb.declare  # type: ignore[method-assign]
 
 
 def default_pass(view: SeatView) -> Card:
