@@ -138,7 +138,7 @@ def running_server(db_url: str, *, seed_numbers: Sequence[int] = (), dealer: int
         yield Server(port=port, manager=manager, store=store)
     finally:
         server.should_exit = True
-        thread.join(10)
+        thread.join(60)  # (a bound: it returns once the server has stopped)
         store.close()
 
 

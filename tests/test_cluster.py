@@ -126,7 +126,7 @@ def in_process_worker(db_url: str, redis_url: str, *, seed_numbers: tuple[int, .
         yield server.servers[0].sockets[0].getsockname()[1], app
     finally:
         server.should_exit = True
-        thread.join(10)
+        thread.join(60)  # (a bound: it returns once the server has stopped)
         store.close()
 
 
