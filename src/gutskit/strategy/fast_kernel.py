@@ -131,7 +131,9 @@ _C52 = _U64(52)
 _REJECT1 = _U64((1 << 32) % 52)
 """Lemire's rejection threshold for one card (``2**32 mod 52``: a draw whose low product
 is below it is drawn again)."""
-_INV3 = _U64(0xAAAAAAAB)  # 3 * _INV3 = 1 (mod 2**32): an exact division by 3
+_INV3_32 = np.uint32(0xAAAAAAAB)  # 3 * _INV3_32 = 1 (mod 2**32): an exact division by 3
+_ONE32 = np.uint32(1)
+_TWO32 = np.uint32(2)
 
 
 def _reject(k: int) -> np.uint64:
@@ -310,14 +312,17 @@ def _deal_block(rounds_now: Any, n: Any, k: Any, rs: Any, used: Any, dig: Any, b
                     used[lane] = u | (_ONE << c)
             if k == 3:  # rank by combination index: lo + C(mid, 2) + C(hi, 3) (_comb3)
                 for lane in range(_LANES):
-                    c0 = dig[0, lane]
-                    c1 = dig[1, lane]
-                    c2 = dig[2, lane]
+                    c0 = np.uint32(dig[0, lane])  # (32-bit lanes: twice the tables per
+                    c1 = np.uint32(dig[1, lane])  # instruction, and 32-bit min, max and
+                    c2 = np.uint32(dig[2, lane])  # multiplies are vector instructions)
                     lo = min(min(c0, c1), c2)
                     hi = max(max(c0, c1), c2)
-                    mid = c0 + c1 + c2 - lo - hi
-                    idx[lane] = lo + ((mid * (mid - _ONE)) >> _ONE) + (
-                        (((hi * (hi - _ONE) * (hi - _U64(2))) >> _ONE) * _INV3) & _LOW32)
+                    mid = np.uint32(c0 + c1 + c2 - lo - hi)  # (each step cut back to 32
+                    pairs = np.uint32(np.uint32(mid * (mid - _ONE32)) >> _ONE32)  # bits: numba
+                    triples = np.uint32(hi * (hi - _ONE32))  # types integer arithmetic as
+                    triples = np.uint32(triples * (hi - _TWO32))  # 64-bit)
+                    triples = np.uint32(np.uint32(triples >> _ONE32) * _INV3_32)
+                    idx[lane] = np.uint32(lo + pairs + triples)
                 for lane in range(_LANES):
                     ranks[(i * n + h) * _LANES + lane] = comb_rank[idx[lane]]
             else:
@@ -560,7 +565,7 @@ def run(first_table: Any, n_tables: Any, rounds: Any, buy: Any, dealer: Any,
     used = np.zeros(_LANES, np.uint64)
     dig = np.zeros((3, _LANES), np.uint64)
     bad = np.zeros(_LANES, np.uint64)
-    idx = np.zeros(_LANES, np.uint64)
+    idx = np.zeros(_LANES, np.uint32)
     # each table's state between blocks of rounds
     # (views of the vector rounds' one array ``v``, see _vector_round)
     L = _LANES
