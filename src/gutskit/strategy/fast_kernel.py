@@ -381,12 +381,12 @@ def _vector_round(i: Any, n: Any, ranks: Any, v: Any, stv: Any, snapv: Any, cnt:
         reserve = v[_V_RESERVE * L + lane]
         for r in range(7):
             v[(_V_SNAP + r) * L + lane] = v[r * L + lane]
-        act = np.int64((fl & 1) == 0) & np.int64(_popcount(inplay) >= 2)
-        v[_V_FLAGS * L + lane] = fl | (act ^ 1)  # fewer than two in play: the session is over
+        act = np.int64((fl & 1) == 0) & np.int64((inplay & (inplay - 1)) != 0)  # (two or more
+        v[_V_FLAGS * L + lane] = fl | (act ^ 1)  # in play: no popcount) else the session is over
         new_game = act & np.int64(pot == 0)
         due = act & (every | new_game | ((fl >> 1) & 1))
         payers = inplay if due else np.int64(0)
-        refill = min(reserve, cap) * new_game if reserve_cap else np.int64(0)
+        refill = min(reserve, cap) & -new_game if reserve_cap else np.int64(0)
         v[_V_RESERVE * L + lane] = reserve - refill
         pot = pot + refill + ante * _popcount(payers)  # (an ante above a stack: fixed up)
         v[_W_ACT * L + lane] = act
@@ -421,7 +421,7 @@ def _vector_round(i: Any, n: Any, ranks: Any, v: Any, stv: Any, snapv: Any, cnt:
             snapv[np.uint64(at_st + lane)] = x
             on = (v[_W_DUE * L + lane] >> s) & 1
             v[_W_FIX * L + lane] |= on & np.int64(x < ante) & (full ^ 1)
-            x -= ante * on
+            x -= ante & -on
             stv[np.uint64(at_st + lane)] = x
             v[_W_BROKE * L + lane] |= (on & np.int64(x <= 0)) << s
             gat[np.uint64(at_st + lane)] = v[np.uint64(at_p + lane)] + np.int64(
@@ -454,12 +454,12 @@ def _vector_round(i: Any, n: Any, ranks: Any, v: Any, stv: Any, snapv: Any, cnt:
             v[_W_WON * L + lane] |= wins << s
             lose = ins & (wins ^ 1)
             owed = v[_W_OWED * L + lane]
-            x += v[_W_POT * L + lane] * wins
+            x += v[_W_POT * L + lane] & -wins
             short = np.int64(x < owed)
             pay = owed if debt else (min(owed, max(x, np.int64(0))) if table_stakes
-                                     else owed * (short ^ 1))
+                                     else owed & (short - 1))
             short &= lose & eliminate
-            pay = pay * lose
+            pay = pay & -lose
             x -= pay
             stv[np.uint64(at_st + lane)] = x
             v[_W_PAID * L + lane] += pay
@@ -472,18 +472,19 @@ def _vector_round(i: Any, n: Any, ranks: Any, v: Any, stv: Any, snapv: Any, cnt:
     n_fix = np.int64(0)
     for lane in range(L):  # ties; the pot left, the game's state, the next dealer
         act = v[_W_ACT * L + lane]
-        fix = v[_W_FIX * L + lane] | (act & np.int64(_popcount(v[_W_WON * L + lane]) > 1))
+        won = v[_W_WON * L + lane]
+        fix = v[_W_FIX * L + lane] | (act & np.int64((won & (won - 1)) != 0))
         v[_W_FIX * L + lane] = fix
         n_fix += fix
-        n_in = _popcount(v[_W_INN * L + lane])
-        void = np.int64(n_in == 0)
-        unc = np.int64(n_in == 1)
-        sd = np.int64(n_in >= 2)
+        inn = v[_W_INN * L + lane]  # none, one or more in (no popcount: vector code)
+        void = np.int64(inn == 0)
+        sd = np.int64((inn & (inn - 1)) != 0)
+        unc = (void | sd) ^ 1
         pot = v[_W_POT * L + lane]
         paid = v[_W_PAID * L + lane]
         new_pot = pot if void else (paid if sd else np.int64(0))
         if reserve_cap:
-            excess = max(new_pot - cap, np.int64(0)) * sd
+            excess = max(new_pot - cap, np.int64(0)) & -sd
             v[_V_RESERVE * L + lane] += excess
             new_pot -= excess
         fl = v[(_V_SNAP + _V_FLAGS) * L + lane]
@@ -495,7 +496,7 @@ def _vector_round(i: Any, n: Any, ranks: Any, v: Any, stv: Any, snapv: Any, cnt:
         after = inplay & ~((2 << d) - 1)
         moved = _tz(after) if after else (_tz(inplay) if inplay else d)
         d = d if void & ((inplay >> d) & 1) else moved
-        over = np.int64(_popcount(inplay) < 2) | ended
+        over = np.int64((inplay & (inplay - 1)) == 0) | ended
         flags = over | ((reante_rule & void) << 1) | (matched << 2)
         v[_V_POT * L + lane] = new_pot if act else pot
         v[_V_DEALER * L + lane] = d if act else v[(_V_SNAP + _V_DEALER) * L + lane]
@@ -505,8 +506,8 @@ def _vector_round(i: Any, n: Any, ranks: Any, v: Any, stv: Any, snapv: Any, cnt:
         v[_C_VOID * L + lane] += ok & void
         v[_C_UNC * L + lane] += ok & unc
         v[_C_GAMES * L + lane] += ok & v[_W_NEW * L + lane]
-        v[_C_POT_SUM * L + lane] += pot * ok
-        v[_C_MAX_POT * L + lane] = max(v[_C_MAX_POT * L + lane], pot * ok)
+        v[_C_POT_SUM * L + lane] += pot & -ok
+        v[_C_MAX_POT * L + lane] = max(v[_C_MAX_POT * L + lane], pot & -ok)
     return n_fix
 
 
