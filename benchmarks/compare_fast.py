@@ -78,13 +78,16 @@ def _load(path: Path, name: str) -> ModuleType:
     spec.loader.exec_module(module)
     import inspect
 
-    if "vector" not in inspect.signature(module.run.py_func).parameters:
-        # a kernel from before session 9's vector rounds: the driver's ``vector`` dropped
-        at = list(inspect.signature(_this_run().py_func).parameters).index("vector")
+    names = list(inspect.signature(_this_run().py_func).parameters)
+    known = inspect.signature(module.run.py_func).parameters
+    keep = [at for at, name in enumerate(names) if name in known]
+    if len(keep) < len(names):
+        # an older kernel: the driver's arguments it does not take are dropped (session
+        # 9's ``vector``, session 10's ``cuts`` and ``cut_of``)
         old_run = module.run
 
         def run(*args: Any) -> Any:
-            return old_run(*args[:at], *args[at + 1:])
+            return old_run(*(args[at] for at in keep))
 
         setattr(module, "run", run)  # noqa: B010 (a module's attribute, typed Any)
     return module

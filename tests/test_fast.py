@@ -411,3 +411,39 @@ def test_kernel_vector_rounds_rule_of_thumb_and_mixed(monkeypatch: pytest.Monkey
                           kernel="numba")
         monkeypatch.setattr(fast, "_VECTOR_ROUNDS", True)
         _same(vector, scalar)
+
+
+def test_kernel_vector_rounds_cut_offs_and_look_ups(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pure policies whose every row is a cut-off (in from some rank on) are declared in
+    the vector rounds by comparing the rank with the row's cut; a row that is not (here in
+    with the lowest tenth of the ranks too, a bluff) sends every table back to the look-up
+    of each declaration. Both give exactly the scalar rounds' results, with one row and
+    with pot-dependent rows (the pot after antes crosses the edge at 12 chips)."""
+    import gutskit.strategy.fast as fast
+
+    rules = Rules()
+    pct = hand_table(rules.ranking).rank_percentile
+    cut = (pct >= 0.7).astype(np.float64)
+    bluff = ((pct >= 0.8) | (pct < 0.1)).astype(np.float64)
+    never = np.zeros_like(cut)
+    always = np.ones_like(cut)
+    assert 0 < cut.sum() < cut.size and bluff[0] == 1 and bluff[-1] == 1
+    sets = {
+        "cut-offs, one row": [FastPolicy(cut[None, :]), FastPolicy(always[None, :]),
+                              FastPolicy(never[None, :])],
+        "cut-offs by pot": [FastPolicy(np.stack([cut, always]), np.array([12]))] * 4,
+        "a bluff, one row": [FastPolicy(cut[None, :]), FastPolicy(bluff[None, :])] * 2,
+        "a bluff by pot": [FastPolicy(np.stack([bluff, cut]), np.array([12])),
+                           FastPolicy(cut[None, :]), FastPolicy(cut[None, :])],
+    }
+    for label, policies in sets.items():
+        vector = simulate(rules, policies, tables=70, rounds=30, stacks=60, seed=5,
+                          kernel="numba")
+        monkeypatch.setattr(fast, "_VECTOR_ROUNDS", False)
+        scalar = simulate(rules, policies, tables=70, rounds=30, stacks=60, seed=5,
+                          kernel="numba")
+        monkeypatch.setattr(fast, "_VECTOR_ROUNDS", True)
+        _same(vector, scalar)
+        assert vector.outcomes["showdown"] > 0, label
+        assert int(vector.stacks.sum() + vector.pot.sum() + vector.reserve.sum()) == (
+            70 * len(policies) * 60), label

@@ -183,6 +183,19 @@ class FastPolicy:
         calls: npt.NDArray[np.uint8] = (self.in_prob.reshape(-1) > 0.5).astype(np.uint8)
         return calls
 
+    @cached_property
+    def _cut_offs(self) -> npt.NDArray[np.int64] | None:
+        """For a pure policy whose every row is a cut-off (out below some rank, in from it
+        on): each row's first rank in (``n_ranks`` when none), made once per policy; else
+        ``None``. The compiled kernel's vector rounds then compare a hand's rank with its
+        row's cut instead of looking each declaration up."""
+        calls = self._calls.reshape(self.in_prob.shape)
+        if not self.deterministic or np.any(np.diff(calls.astype(np.int8), axis=1) < 0):
+            return None
+        n_ranks = int(self.in_prob.shape[-1])
+        cuts: npt.NDArray[np.int64] = (n_ranks - calls.sum(axis=1)).astype(np.int64)
+        return cuts
+
     @classmethod
     def threshold(cls, percentile: float, ranking: Ranking, *, name: str | None = None
                   ) -> FastPolicy:
@@ -653,6 +666,12 @@ def _run_kernel(rules: Rules, policies: Sequence[FastPolicy], compiled: _Compile
             decide[p, : flat.size] = policy._calls
         edges[p, : policy.pot_edges.size] = policy.pot_edges
         n_edges[p] = policy.pot_edges.size
+    # every row of every policy a cut-off: each row's cut by its row start // n_ranks
+    cut_offs = [p._cut_offs for p in distinct]
+    cut_of = np.zeros(len(distinct) * width // n_ranks, dtype=np.int64)
+    for p, cuts in enumerate(cut_offs):
+        if cuts is not None:
+            cut_of[p * width // n_ranks: p * width // n_ranks + cuts.size] = cuts
     cap = rules.pot_cap
     shortfall = {"eliminate": 0, "table_stakes": 1, "debt": 2}[rules.shortfall]
     ranks = given if given is not None else np.zeros((1, 1, 1), dtype=np.int16)
@@ -677,7 +696,8 @@ def _run_kernel(rules: Rules, policies: Sequence[FastPolicy], compiled: _Compile
         seat_policy, decide, probs, mixed, np.int64(n_ranks), edges, n_edges,
         given is not None, ranks, np.int64(k), np.ascontiguousarray(code_to_rank),
         comb_ranks(code_to_rank) if k == 3 else np.zeros(1, dtype=np.uint16),
-        table_keys(seed), _VECTOR_ROUNDS, record, hands,
+        table_keys(seed), _VECTOR_ROUNDS, all(c is not None for c in cut_offs), cut_of,
+        record, hands,
         out_stacks, out_pot, out_reserve, out_rounds, out_over, out_elim, dealt, ins, wins,
         stats)
     return FastResult(

@@ -356,7 +356,8 @@ def _vector_round(i: Any, n: Any, ranks: Any, v: Any, stv: Any, snapv: Any, cnt:
                   gat: Any, ante: Any, cap: Any, match_cap: Any,
                   reserve_cap: Any, shortfall: Any, ante_every_round: Any, reante: Any,
                   require_cover: Any, end_on_uncontested: Any, flat: Any, seat_policy: Any,
-                  n_pol: Any, width: Any, bucketed: Any, pot_row: Any, table_top: Any) -> Any:
+                  n_pol: Any, width: Any, bucketed: Any, pot_row: Any, table_top: Any,
+                  cuts: Any) -> Any:
     """Round ``i`` of the block (pure policies only) at every table of the block at once:
     each step a loop over the ``_LANES`` tables without branches, so that the compiler
     makes vector code of it (one table per SIMD lane); the same rules, in the same order,
@@ -412,6 +413,7 @@ def _vector_round(i: Any, n: Any, ranks: Any, v: Any, stv: Any, snapv: Any, cnt:
     debt = shortfall == 2
     table_stakes = shortfall == 1
     eliminate = np.int64(shortfall == 0)
+    at_g = n * L if cuts else 0  # (cuts: the declarations themselves, no look-up)
     for s in range(n):  # antes (engine.deal); where each declaration is in its table
         at_p = (_W_ROW + seat_policy[s]) * L
         at_s = (i * n + s) * L
@@ -424,10 +426,12 @@ def _vector_round(i: Any, n: Any, ranks: Any, v: Any, stv: Any, snapv: Any, cnt:
             x -= ante & -on
             stv[np.uint64(at_st + lane)] = x
             v[_W_BROKE * L + lane] |= (on & np.int64(x <= 0)) << s
-            gat[np.uint64(at_st + lane)] = v[np.uint64(at_p + lane)] + np.int64(
-                ranks[np.uint64(at_s + lane)])
-    for j in range(n * L):  # the look-ups (scalar code: a gather of bytes; apart, so that
-        gat[np.uint64(n * L + j)] = flat[np.uint64(gat[j])]  # the other loops vectorize)
+            row = v[np.uint64(at_p + lane)]  # (with ``cuts``: the row's cut-off rank)
+            hand = np.int64(ranks[np.uint64(at_s + lane)])
+            gat[np.uint64(at_g + at_st + lane)] = np.int64(hand >= row) if cuts else row + hand
+    if not cuts:
+        for j in range(n * L):  # the look-ups (scalar code: a gather of bytes; apart, so
+            gat[np.uint64(n * L + j)] = flat[np.uint64(gat[j])]  # the others vectorize)
     for s in range(n):  # declarations (pure policies: 0/1 by rank and row)
         at_s = (i * n + s) * L
         at_st = s * L
@@ -518,7 +522,7 @@ def run(first_table: Any, n_tables: Any, rounds: Any, buy: Any, dealer: Any,
         end_on_uncontested: Any, end_share: Any,
         seat_policy: Any, decide: Any, probs: Any, mixed: Any, n_ranks: Any, edges: Any,
         n_edges: Any, given: Any, ranks_given: Any, k: Any, code_to_rank: Any,
-        comb_rank: Any, keys: Any, vector: Any,
+        comb_rank: Any, keys: Any, vector: Any, cuts: Any, cut_of: Any,
         record: Any, out_hands: Any,
         out_stacks: Any, out_pot: Any, out_reserve: Any, out_rounds: Any,
         out_over: Any, out_elim: Any, out_dealt: Any, out_ins: Any, out_wins: Any,
@@ -599,6 +603,18 @@ def run(first_table: Any, n_tables: Any, rounds: Any, buy: Any, dealer: Any,
                 while lo < n_edges[p] and edges[p, lo] <= pot:
                     lo += 1
                 pot_row[p, pot] = p * width + lo * n_ranks
+    # every row of the pure policies a cut-off (its 1s above its 0s: in for the ranks from
+    # the row's cut on): the vector rounds compare the rank with the cut instead of
+    # looking the byte up (a scalar loop); pot_cut[p, pot]: the cut of pot_row[p, pot]
+    # (``cuts``, ``cut_of[row start // n_ranks]``: worked out by the caller, once per policy)
+    cuts = cuts and vector
+    pot_cut = np.zeros((n_pol, table_top if cuts else 1), np.int64)
+    if cuts:
+        for p in range(n_pol):
+            for pot in range(table_top if bucketed else 0):
+                pot_cut[p, pot] = cut_of[pot_row[p, pot] // n_ranks]
+            for lane in range(L):
+                v[(_W_ROW + p) * L + lane] = cut_of[p * width // n_ranks]
     # one pure pot-dependent policy for every seat: its row start, shared by the seats
     one_pure = bucketed and n_pol == 1 and not mixed[0]
     shared_at = np.uint64(0)
@@ -643,7 +659,8 @@ def run(first_table: Any, n_tables: Any, rounds: Any, buy: Any, dealer: Any,
                         i_next, n, ranks, v, stv, snapv, cnt, gat, ante, cap, match_cap,
                         reserve_cap, shortfall, ante_every_round, reante, require_cover,
                         end_on_uncontested, flat, seat_policy, n_pol, width, bucketed,
-                        pot_row.reshape(-1), table_top)
+                        pot_cut.reshape(-1) if cuts else pot_row.reshape(-1), table_top,
+                        cuts)
                     if record:
                         for lane in range(lanes):
                             if v[_W_ACT * L + lane]:
