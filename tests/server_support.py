@@ -101,11 +101,11 @@ class Server:
         return data
 
     def get(self, path: str) -> httpx.Response:
-        return httpx.get(f"{self.http}{path}", timeout=30)
+        return httpx.get(f"{self.http}{path}", timeout=WAIT)
 
     def post(self, path: str, body: Any) -> httpx.Response:
         """POST ``body`` as JSON from the server's own origin (as the browser table does)."""
-        return httpx.post(f"{self.http}{path}", json=body, timeout=30,
+        return httpx.post(f"{self.http}{path}", json=body, timeout=WAIT,
                           headers={"Origin": self.http})
 
 
@@ -158,7 +158,7 @@ class Player:
         # player unread for a while (more than 16 frames) must not stop its answers to the
         # server's pings, and a loaded machine must not close it for a late pong ("keepalive
         # ping timeout"); a dead server shows as a recv timeout.
-        self.ws: ClientConnection = connect(server.ws_url(room_id), open_timeout=30,
+        self.ws: ClientConnection = connect(server.ws_url(room_id), open_timeout=WAIT,
                                             additional_headers=headers, max_queue=None,
                                             ping_interval=None).__enter__()
         self.log: list[dict[str, Any]] = []
