@@ -566,7 +566,7 @@ def test_idle_rooms_are_closed_archived_and_still_downloadable(db_url: str) -> N
         ben.send({"type": "start"})
         ben.state(lambda t: t["phase"] == "declare")  # then Ben leaves mid-round
         ben.close()
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 60
         while server.manager.rooms:
             assert time.monotonic() < deadline, "the idle rooms were not closed"
             time.sleep(0.05)
@@ -610,7 +610,7 @@ def test_a_room_of_bots_with_nobody_connected_does_not_play_on(db_url: str) -> N
         ana.state(lambda t: t["round"] >= 2)
         ana.close()
         room = server.manager.rooms[room_id]
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 60
         while not (room.state is not None and room.state.phase.value == "deal"
                    and room._next_deal is None and not room.clients):
             assert time.monotonic() < deadline, "the table did not stop"
