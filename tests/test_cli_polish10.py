@@ -40,6 +40,8 @@ def test_away_then_back_before_the_next_deal_is_dealt_the_next_round(tmp_path: P
     assert kinds.count("SeatAway") == 1 and kinds.count("SeatBack") == 1
     dealt = [e for e in events if e["type"] == "CardsDealt"]
     assert len(dealt) == 3 and all(hand is not None for d in dealt for hand in d["hands"])
+    refereed = guts("referee", "-", input=history.stdout)  # the driver's rule, replayed
+    assert (refereed.exit_code, refereed.stderr) == (0, "")
 
 
 # --- threshold: one parser: a percentile everywhere, a hand for guts odds too -----------------
