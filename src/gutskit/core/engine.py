@@ -70,6 +70,7 @@ from gutskit.core.events import (
     builder,
 )
 from gutskit.core.rules import DEFAULT_RULES, Rules
+from gutskit.core.settlement import all_at_least as _all_at_least
 from gutskit.variants import Resolution, Variants, variants_for
 from gutskit.variants.hi_lo import sides
 from gutskit.variants.pass_the_trash import exchange
@@ -939,7 +940,7 @@ def _deal_order(state: GameState) -> Sequence[int]:
     """The seats in play, clockwise from the dealer's left (the order of the deal)."""
     stacks = state.stacks
     eliminated = state.eliminated
-    if not state.away and min(stacks) > 0 and not any(eliminated):
+    if not state.away and _all_at_least(stacks, 1) and not any(eliminated):
         return _clockwise(state.dealer, len(stacks))  # the usual case: every seat plays
     order = [s for s in _clockwise(state.dealer, len(stacks))
              if stacks[s] > 0 and not eliminated[s]]
@@ -1122,7 +1123,7 @@ def next_antes(state: GameState) -> AntesPosted | None:
     stacks = state.stacks
     eliminated = state.eliminated
     in_play: Sequence[bool]
-    if not state.away and min(stacks) > 0 and not any(eliminated):
+    if not state.away and _all_at_least(stacks, 1) and not any(eliminated):
         in_play = (True,) * len(stacks)  # the usual case: every seat plays
     else:
         in_play = [stack > 0 and not eliminated[s] for s, stack in enumerate(stacks)]
@@ -2064,7 +2065,7 @@ def _resolve(state: GameState, named: WinnersNamed | None = None, *,
             flags[seat] = True
         out_flags = flags
     playing: Sequence[int]
-    if min(stacks_after) > 0 and not any(out_flags):
+    if _all_at_least(stacks_after, 1) and not any(out_flags):
         playing = range(n)  # every seat (the usual case)
     else:
         playing = [s for s, stack in enumerate(stacks_after) if stack > 0 and not out_flags[s]]
