@@ -349,6 +349,7 @@ _W_ACT, _W_DUE, _W_NEW, _W_POT, _W_OWED, _W_INN, _W_BEST, _W_WON, _W_BROKE, _W_P
     _W_FIX, _W_ROW = range(14, 26)
 _C_VOID, _C_UNC, _C_GAMES, _C_POT_SUM, _C_MAX_POT = range(36, 41)
 _V_ST = 41
+_TOP = np.int64(-(1 << 63))  # bit 63 alone
 
 
 @numba.njit(cache=True, boundscheck=False, error_model="numpy")
@@ -497,8 +498,9 @@ def _vector_round(i: Any, n: Any, ranks: Any, v: Any, stv: Any, snapv: Any, cnt:
         matched = (matched | (sd & np.int64(paid > 0))) & np.int64(new_pot > 0)
         inplay = v[_V_INPLAY * L + lane]
         d = v[(_V_SNAP + _V_DEALER) * L + lane]
-        after = inplay & ~((2 << d) - 1)
-        moved = _tz(after) if after else (_tz(inplay) if inplay else d)
+        after = inplay & ~((2 << d) - 1)  # the next seat in play after the dealer, else the
+        first = _tz(after | (inplay << 32) | _TOP)  # first one (one cttz; n < 32 seats)
+        moved = first if first < 32 else (first - 32 if first < 63 else d)
         d = d if void & ((inplay >> d) & 1) else moved
         over = np.int64((inplay & (inplay - 1)) == 0) | ended
         flags = over | ((reante_rule & void) << 1) | (matched << 2)
