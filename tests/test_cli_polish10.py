@@ -160,3 +160,12 @@ def test_another_programs_database_counts_its_tables_and_views(tmp_path: Path) -
     assert assert_user_error(guts("history", "--db", str(other))) == (
         f"error: {str(other)!r} is another program's database (it holds 2 tables or views, "
         "none of gutskit's): give a new file or a gutskit database")
+
+
+def test_the_referee_quotes_an_unreadable_file_as_the_other_readers_do(tmp_path: Path) -> None:
+    binary = tmp_path / "b.json"
+    binary.write_bytes(b"\xff\xfe{}")
+    assert assert_user_error(guts("referee", str(binary))) == (
+        f"error: {str(binary)!r} is not a UTF-8 text file")
+    assert assert_user_error(guts("analyze", "--history", str(binary))) == (
+        f"error: hand history {str(binary)!r} is not a UTF-8 text file")

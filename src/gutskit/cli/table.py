@@ -125,7 +125,7 @@ def _read_referee_input(file: str) -> _RefereeInput:
         try:
             text = read_text(path)
         except UnicodeDecodeError:
-            raise RefereeError(f"{file}: not a UTF-8 text file") from None
+            raise RefereeError(f"{file!r} is not a UTF-8 text file") from None
         except OSError as error:
             raise RefereeError(f"cannot read {file!r}: {error.strerror}") from None
         where = file
