@@ -90,10 +90,11 @@ class Server:
 
     def create_room(self, host: str = "Ana", **fields: Any) -> dict[str, Any]:
         """Create a room (``fields``: more :class:`CreateRoom` fields). Its declaration
-        timer is the longest a room may have (600 s), unless ``fields`` set it: a test's
-        seat must not be counted out while a loaded machine gets round to its turn (the
+        timer is 120 s unless ``fields`` set it: a test's seat must not be counted out
+        while a loaded machine gets round to its turn (30 s could), and a turn a test's
+        polling loop misses is still counted out well within that loop's bound (the
         tests of the timer set their own)."""
-        body = {"host_name": host, "buy_in": 20, "decision_seconds": 600,
+        body = {"host_name": host, "buy_in": 20, "decision_seconds": 120,
                 "reveal_seconds": 0, **fields}
         response = self.post("/api/rooms", body)
         assert response.status_code == 200, response.text
