@@ -775,17 +775,19 @@ class _Settler:
         if not self.used:
             self.loop.call_soon(self._new_turn)  # the first callback of the next turn
         backlog = self.backlog
-        while backlog and self.used < SETTLE_BATCH:
-            job, result, error = backlog.popleft()
-            self.used += 1
-            if error is None and job.then is not None and not job.future.cancelled():
-                try:
-                    job.then()
-                except Exception as failure:  # the submitter's: raised where it awaits
-                    error = failure
-            _settle(job.future, result, error)
-        if backlog:
-            self.loop.call_soon(self._settle)
+        try:
+            while backlog and self.used < SETTLE_BATCH:
+                job, result, error = backlog.popleft()
+                self.used += 1
+                if error is None and job.then is not None and not job.future.cancelled():
+                    try:
+                        job.then()
+                    except Exception as failure:  # the submitter's: raised where it awaits
+                        error = failure
+                _settle(job.future, result, error)
+        finally:  # (whatever was raised, the rest is not left waiting for ever)
+            if backlog:
+                self.loop.call_soon(self._settle)
 
 
 _SETTLERS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Settler] = (
@@ -801,7 +803,7 @@ def _settler(loop: asyncio.AbstractEventLoop) -> _Settler:
 
 
 def _settle(future: asyncio.Future[Any], result: Any, error: BaseException | None) -> None:
-    if future.cancelled():
+    if future.done():  # cancelled (or, never, settled already)
         return
     if error is None:
         future.set_result(result)
