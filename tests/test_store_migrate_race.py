@@ -28,7 +28,7 @@ ROUNDS = 6
 """Rounds per database kind (each one a fresh database and two fresh processes)."""
 
 SERVER_TABLES = {"sessions", "events", "rooms", "room_seats", "room_deals", "room_actions",
-                 "room_asks", "alembic_version"}
+                 "room_asks", "served_by", "alembic_version"}
 
 
 @pytest.fixture(params=DB_KINDS)
