@@ -109,7 +109,8 @@ def play_room(server: Server, name: str, seed: int) -> tuple[str, dict[str, Any]
                 states[-1]["round"] >= ROUNDS and states[-1]["phase"] == "deal")):
             break
     else:
-        raise AssertionError(f"{name}: the session did not get to round {ROUNDS}")
+        raise AssertionError(f"{name}: the session did not get to round {ROUNDS}; "
+                             f"ana: {ana.log[-4:]} {done[0]}; ben: {ben.log[-4:]} {done[1]}")
     tab.send({"type": "pass_card", "round": 99, "action_id": "t", "card": "As"})
     if states[-1]["phase"] != "over":
         ana.send({"type": "end_session"})
