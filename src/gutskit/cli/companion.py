@@ -73,7 +73,7 @@ def companion(
     from gutskit.io.location import check_location, default_db_path, is_url
     from gutskit.server.names import confusable_with
 
-    rules = resolve_rules(preset_name, rules_file, rule)
+    rules = resolve_rules(preset_name, rules_file, rule, buy_in=chips)
     names = [check_name("--players", name, players)
              for name in comma_list("--players", players, "name")]
     if len(names) < 2:

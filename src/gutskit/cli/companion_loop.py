@@ -274,6 +274,7 @@ class _Session:
             return calls
         if not answer:
             raise ValueError("type the names of the players who are in, or none")
+        named: set[int] = set()
         for word in answer.replace(",", " ").split():
             name, sep, value = word.partition("=") if "=" in word else word.partition(":")
             if hi_lo and not sep:
@@ -281,6 +282,10 @@ class _Session:
             (seat,) = parse_names(state, name)
             if seat not in waiting:
                 raise ValueError(f"{state.names[seat]!r} was not dealt in")
+            if seat in named:  # "Ana=high Ana=low": which call counts is not guessed
+                raise ValueError(f"{state.names[seat]!r} is named twice: name each player "
+                                 "once")
+            named.add(seat)
             choice = words.get(value.lower()) if sep else Declaration.IN
             if choice is None or choice not in IN_DECLARATIONS:
                 raise ValueError(f"{_shown(word)!r}: {_shown(value)!r} is not high, low "

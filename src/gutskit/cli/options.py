@@ -67,17 +67,21 @@ DbOpt = Annotated[str | None, typer.Option(
 
 
 def resolve_rules(preset_name: str | None = None, rules_file: Path | None = None,
-                  assignments: Sequence[str] | None = None) -> Rules:
+                  assignments: Sequence[str] | None = None, *,
+                  buy_in: int | None = None) -> Rules:
     """The effective rules of ``--preset`` / ``--rules`` (mutually exclusive) and
-    ``--rule KEY=VALUE`` overrides.
+    ``--rule KEY=VALUE`` overrides; with ``buy_in`` (``--chips``, chips), also checked
+    against it (:func:`gutskit.core.rules.check_buy_in`, as the server does).
 
     Raises:
         UsageProblem: both ``--preset`` and ``--rules`` are given.
-        RulesError: an unknown preset, an unreadable file, an unknown or invalid rule.
+        RulesError: an unknown preset, an unreadable file, an unknown or invalid rule, an
+            ante above ``buy_in`` or ``buy_in`` below ``min_buy_in``.
     """
     from gutskit.core.rules import (
         Rules,
         RulesError,
+        check_buy_in,
         load_rules,
         parse_rule_assignment,
         preset,
@@ -106,6 +110,8 @@ def resolve_rules(preset_name: str | None = None, rules_file: Path | None = None
             given = " ".join(f"--rule {text if len(text) <= 40 else text[:39] + '…'}"
                              for text in assignments)
             raise RulesError(f"{given}: {error}") from None
+    if buy_in is not None:
+        check_buy_in(rules, buy_in)
     return rules
 
 

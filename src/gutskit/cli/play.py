@@ -136,7 +136,7 @@ def play(
     from gutskit.io.location import check_location, default_db_path, is_url
     from gutskit.strategy.strategies import parse_bot_kinds, play_table
 
-    rules = resolve_rules(preset_name, rules_file, rule)
+    rules = resolve_rules(preset_name, rules_file, rule, buy_in=chips)
     try:
         name.encode("utf-8")
     except UnicodeEncodeError:

@@ -59,7 +59,7 @@ def sim(
 
     from gutskit.strategy.simulation import simulate
 
-    rules = resolve_rules(preset_name, rules_file, rule)
+    rules = resolve_rules(preset_name, rules_file, rule, buy_in=chips)
     err = Console(stderr=True)
     show_bar = not as_json and err.is_terminal
     start = time.monotonic()

@@ -359,12 +359,26 @@ class Narrator:
                                 f"dealer {self.name(state, state.dealer)}"))
 
     def _antes(self, before: GameState, event: AntesPosted, after: GameState) -> None:
-        paid = [a for a in event.amounts if a]
-        if paid and min(paid) == max(paid):
+        payers = [s for s, a in enumerate(event.amounts) if a]
+        paid = [event.amounts[s] for s in payers]
+        if before.ante_payers:  # all_out = "best_pays_antes": what the engine charged
+            total = sum(paid)
+            names = [self.name(after, s) for s in payers]
+            shown = " and ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1
+                                 else names)
+            split = ("" if len(payers) < 2 else "; " + ", ".join(
+                f"{name} {a}" for name, a in zip(names, paid, strict=True)))
+            pays = self.verb(after, payers[0], "pays", "pay") if len(payers) == 1 else "pay"
+            self.console.print(
+                f"{shown} {pays} the "
+                f"{count(total, 'ante', 'antes')} (all-out penalty{split}). "
+                f"Pot: [bold]{after.pot}[/].")
+            return
+        if paid and min(paid) == max(paid) and tuple(payers) == before.seats_in_play:
             who = f"everyone in play antes {paid[0]}"
         else:
             who = "antes: " + ", ".join(f"{self.name(after, s)} {a}"
-                                        for s, a in enumerate(event.amounts) if a)
+                                        for s, a in zip(payers, paid, strict=True))
         if event.new_game:
             lead = "[bold]A new game starts[/]: "
         elif before.reante_due:

@@ -103,7 +103,7 @@ def tournament(
     from gutskit.core.history import dump_history
     from gutskit.strategy.tournament import CI_METHOD, TableSizeError, run_tournament
 
-    rules = resolve_rules(preset_name, rules_file, rule)
+    rules = resolve_rules(preset_name, rules_file, rule, buy_in=chips)
     check_output_path(plot, "plot file", (".png", ".svg", ".pdf"))
     check_output_path(history, "history file")
     for path in (plot, history):  # every output can be written before any is

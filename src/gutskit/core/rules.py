@@ -405,6 +405,32 @@ def load_rules(path: str | Path) -> Rules:
         raise RulesError(f"rules file {str(file)!r}: {error}") from None
 
 
+def check_buy_in(rules: Rules, buy_in: int) -> None:
+    """Refuse a table where everyone buys in for ``buy_in`` chips that ``rules`` cannot
+    start: an ante above the buy-in (everyone would be all-in on the first ante) or a
+    buy-in below ``min_buy_in``. The one place of this rule: the server's room creation
+    and every CLI command taking ``--chips`` and ``--rule`` call it, with one message.
+
+    >>> check_buy_in(Rules(ante=200), 100)
+    Traceback (most recent call last):
+    ...
+    gutskit.core.rules.RulesError: ante: an ante of 200 is more than the buy-in of 100
+
+    Args:
+        rules: the house rules.
+        buy_in: everyone's buy-in, in chips.
+
+    Raises:
+        RulesError: the ante is more than the buy-in, or the buy-in is below
+            ``min_buy_in``.
+    """
+    if rules.ante > buy_in:
+        raise RulesError(f"ante: an ante of {rules.ante} is more than the buy-in of {buy_in}")
+    if rules.min_buy_in is not None and buy_in < rules.min_buy_in:
+        raise RulesError(f"min_buy_in: the buy-in of {buy_in} is below the minimum buy-in "
+                         f"of {rules.min_buy_in}")
+
+
 def parse_rule_assignment(text: str) -> tuple[str, Any]:
     """Parse ``KEY=VALUE`` from the command line; VALUE is a TOML/JSON literal or a bare word.
 

@@ -50,7 +50,7 @@ from gutskit.core.events import (
 )
 from gutskit.core.history import event_to_dict
 from gutskit.core.limits import MAX_NAME, name_problem
-from gutskit.core.rules import Rules, RulesError, rules_from_mapping
+from gutskit.core.rules import Rules, RulesError, check_buy_in, rules_from_mapping
 from gutskit.core.views import SPECTATOR, DeclarationSealed, SeatView, Viewer
 from gutskit.io.storage import StorageError
 from gutskit.server import companion, fairness, names
@@ -2543,13 +2543,9 @@ class RoomManager:
             rules = rules_from_mapping(request.rules)
         except RulesError as error:
             raise _fail("bad_rules", str(error)) from None
-        if rules.ante > request.buy_in:
-            raise _fail("bad_rules", f"ante: an ante of {rules.ante} is more than the buy-in "
-                        f"of {request.buy_in}")
-        if rules.min_buy_in is not None and request.buy_in < rules.min_buy_in:
-            raise _fail("bad_rules", f"min_buy_in: the buy-in of {request.buy_in} is below "
-                        f"the minimum buy-in of {rules.min_buy_in}")
-        try:  # anything else the engine would refuse when the session starts
+        try:  # the buy-in against the ante and min_buy_in, then anything else the
+            # engine would refuse when the session starts
+            check_buy_in(rules, request.buy_in)
             engine.start_event(["seat 1", "seat 2"], request.buy_in, rules=rules)
         except (engine.IllegalActionError, RulesError) as error:
             raise _fail("bad_rules", str(error)) from None
