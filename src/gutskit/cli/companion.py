@@ -94,24 +94,27 @@ def companion(
             raise UsageProblem(f"--dealer {dealer!r} is not one of the players "
                                f"({', '.join(names)})")
         seat = lower.index(dealer.strip().lower())
-    check_location(db)
+    check_location(db, writable=True)  # before the first deal: a file that can be written
     store = BackgroundStore(db)
     store.start()
     if db is not None and is_url(db):
         store.store()
-    from gutskit.cli.terminal import game_console
+    from gutskit.cli.terminal import ending_signals, game_console
 
     console = game_console()
 
     from gutskit.cli.companion_loop import companion_session
 
-    result = companion_session(console=console, read=console.input, store=store, rules=rules,
-                               names=names, chips=chips, dealer=seat,
-                               echo=not sys.stdin.isatty())
+    with ending_signals():  # SIGTERM, SIGHUP: the session ends as at Ctrl-C or "end"
+        result = companion_session(console=console, read=console.input, store=store,
+                                   rules=rules, names=names, chips=chips, dealer=seat,
+                                   echo=not sys.stdin.isatty())
     location = str(default_db_path()) if db is None else db
     console.print(f"Hand history saved as session {result.session_id} in {escape(location)} "
                   f"(see: guts history {result.session_id}"
                   f"{'' if db is None else ' --db ' + escape(db)}).")
+    if result.exit_code:
+        raise typer.Exit(result.exit_code)
 
 
 def register(app: typer.Typer) -> None:

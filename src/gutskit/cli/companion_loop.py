@@ -34,8 +34,11 @@ from gutskit.cli.terminal import (
     HistorySink,
     Narrator,
     echoed,
+    exit_code_of,
+    not_saved,
     rules_summary,
     show_ledger,
+    stop_reason,
 )
 from gutskit.cli.words import count
 from gutskit.core import table as driver
@@ -60,6 +63,7 @@ from gutskit.core.events import (
 from gutskit.core.limits import MAX_CHIPS, chips_problem
 from gutskit.core.rules import Rules
 from gutskit.core.table import Step
+from gutskit.io.location import StorageError
 
 __all__ = ["CompanionResult", "companion_session", "parse_names"]
 
@@ -74,6 +78,8 @@ class CompanionResult:
     state: GameState
     session_id: int
     reason: str
+    exit_code: int = 0
+    """0, or 128 + the signal's number when Ctrl-C, SIGTERM or SIGHUP ended the session."""
 
 
 class _Stop(Exception):
@@ -402,7 +408,8 @@ def companion_session(*, console: Console, read: Callable[[str], str], store: Hi
 
     Raises:
         IllegalActionError: a bad table (seat count, names, chips).
-        StorageError: the hand history cannot be saved.
+        StorageError: the hand history cannot be saved (raised after the session is ended
+            and its ledger printed).
     """
     start = start_event(names, chips, dealer=dealer, rules=rules, companion=True)
     session = _Session(console, read, store, start, echo)
@@ -410,6 +417,8 @@ def companion_session(*, console: Console, read: Callable[[str], str], store: Hi
                   "at the table; gutskit moves the chips.")
     session.narrator.event(None, start, session.state)
     reason = "the table agreed to stop"
+    exit_code = 0
+    failed: StorageError | None = None
     try:
         while session.state.phase is not Phase.OVER:
             phase = session.state.phase
@@ -429,6 +438,14 @@ def companion_session(*, console: Console, read: Callable[[str], str], store: Hi
     except EOFError:
         console.print()
         reason = "end of input"
+    except KeyboardInterrupt as stop:  # Ctrl-C, SIGTERM, SIGHUP: end as at "end"
+        console.print()
+        reason = stop_reason(stop)
+        exit_code = exit_code_of(stop)
+    except StorageError as error:  # a round could not be saved: end the same way
+        console.print()
+        reason = "the hand history could not be saved"
+        failed = error
     state = session.state
     final, ended = driver.end(state, reason)
     for event in ended:
@@ -437,11 +454,18 @@ def companion_session(*, console: Console, read: Callable[[str], str], store: Hi
         console.print(Rule("Session over"))
     session.state = final
     session.pending.extend(ended)
-    saved = session.save(end_reason=final.end_reason or reason)
+    saved = 0
+    if failed is None:
+        try:
+            saved = session.save(end_reason=final.end_reason or reason)
+        except StorageError as error:
+            failed = error
     show_ledger(console, final)
     thrown = len(session.misdealt)
     misdeals = (f" ({count(thrown, 'misdeal')}: thrown in and dealt again under the next "
                 "number)" if thrown else "")
     console.print(f"{count(final.round_number, 'round')} dealt{misdeals}.")
-    return CompanionResult(final, saved, final.end_reason or reason)
+    if failed is not None:
+        raise not_saved(failed)
+    return CompanionResult(final, saved, final.end_reason or reason, exit_code)
 

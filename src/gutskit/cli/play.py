@@ -3,7 +3,8 @@ saved).
 
 The game itself is :mod:`gutskit.cli.terminal`. This module stays light: the first prompt
 of ``guts play`` appears before the database library is loaded. The ``--db`` location is
-checked at once without opening it (:func:`gutskit.io.location.check_location`); the store
+checked at once without SQLAlchemy, the file created or opened for writing
+(:func:`gutskit.io.location.check_location`); the store
 is opened in a background thread while you read your first cards, and every round is saved
 to it as soon as the round is resolved.
 """
@@ -151,11 +152,11 @@ def play(
         raise UsageProblem(f"--name {name!r} is a bot's name at this table (the bots are "
                            f"{', '.join(names)}, named in seat order): choose another "
                            "name with --name")
-    check_location(db)
+    check_location(db, writable=True)  # before the first deal: a file that can be written
     store = BackgroundStore(db)
     if db is not None and is_url(db):
         store.store()  # a server database: check its driver and connection before play
-    from gutskit.cli.terminal import game_console
+    from gutskit.cli.terminal import ending_signals, game_console
 
     console = game_console()
     interactive = sys.stdin.isatty()
@@ -167,15 +168,16 @@ def play(
     from gutskit.cli.terminal import play_session
 
     rng = random.Random(seed) if seed is not None else None
-    result = play_session(console=console, read=read, store=store, rules=rules,
-                          players=players, chips=chips, rng=rng, name=name,
-                          echo=not interactive, bots=kinds, coach=coach)
+    with ending_signals():  # SIGTERM, SIGHUP: the game ends as at Ctrl-C
+        result = play_session(console=console, read=read, store=store, rules=rules,
+                              players=players, chips=chips, rng=rng, name=name,
+                              echo=not interactive, bots=kinds, coach=coach)
     location = str(default_db_path()) if db is None else db
     console.print(f"Hand history saved as session {result.session_id} in {escape(location)} "
                   f"(see: guts history {result.session_id}"
                   f"{'' if db is None else ' --db ' + escape(db)}).")
     if result.interrupted:
-        raise typer.Exit(130)
+        raise typer.Exit(result.exit_code or 130)
 
 
 def history(

@@ -17,11 +17,14 @@ only at a showdown).
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import random
 import secrets
+import signal
 import sys
-from collections.abc import Callable, Sequence
+import threading
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TextIO, cast
 
@@ -68,6 +71,7 @@ from gutskit.core.payments import settle_up
 from gutskit.core.rules import PRESETS, Rules
 from gutskit.core.table import Declare, PassCard, Step
 from gutskit.core.views import view_for
+from gutskit.io.location import StorageError
 from gutskit.strategy.bots import Strategy, bot_action, bots_act
 
 __all__ = [
@@ -76,12 +80,17 @@ __all__ = [
     "HistorySink",
     "Narrator",
     "PlayResult",
+    "Signalled",
     "ask_declaration",
     "ask_rebuy",
     "echoed",
+    "ending_signals",
+    "exit_code_of",
+    "not_saved",
     "play_session",
     "rules_summary",
     "show_ledger",
+    "stop_reason",
     "variant_names",
 ]
 
@@ -566,13 +575,69 @@ class PlayResult:
         state: the final state (after :func:`gutskit.core.engine.end_session`).
         session_id: the saved session's id.
         reason: why play stopped.
-        interrupted: Ctrl-C was pressed.
+        interrupted: Ctrl-C was pressed (or SIGTERM / SIGHUP came: see ``exit_code``).
+        exit_code: the command's exit status: 0, or 128 + the signal's number (130 for
+            Ctrl-C, 143 for SIGTERM, 129 for SIGHUP).
     """
 
     state: GameState
     session_id: int
     reason: str
     interrupted: bool
+    exit_code: int = 0
+
+
+class Signalled(KeyboardInterrupt):
+    """SIGTERM or SIGHUP came during a terminal game (see :func:`ending_signals`): the game
+    ends as at Ctrl-C. ``signum`` is the signal's number."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+@contextlib.contextmanager
+def ending_signals() -> Iterator[None]:
+    """While in the block, SIGTERM and SIGHUP (``kill``, a closed terminal) raise
+    :class:`Signalled` in the main thread, so a terminal game ends as at Ctrl-C (pot shared
+    out, ledger printed and saved) rather than dying with its session left ``playing``.
+    The previous handlers are restored afterwards; outside the main thread it does
+    nothing."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum: int, frame: object) -> None:
+        raise Signalled(signum)
+
+    previous: dict[int, Any] = {}
+    for name in ("SIGTERM", "SIGHUP"):
+        number = getattr(signal, name, None)
+        if number is not None:
+            previous[number] = signal.signal(number, handler)
+    try:
+        yield
+    finally:
+        for number, old in previous.items():
+            signal.signal(number, old)
+
+
+def exit_code_of(stop: KeyboardInterrupt) -> int:
+    """The exit status after ``stop``: 128 + the signal's number (130 for Ctrl-C)."""
+    return 128 + (stop.signum if isinstance(stop, Signalled) else signal.SIGINT)
+
+
+def stop_reason(stop: KeyboardInterrupt) -> str:
+    """Why play stopped, for the session's end: ``interrupted (Ctrl-C)`` or
+    ``interrupted (SIGTERM)``."""
+    if isinstance(stop, Signalled):
+        return f"interrupted ({signal.Signals(stop.signum).name})"
+    return "interrupted (Ctrl-C)"
+
+
+def not_saved(error: StorageError) -> StorageError:
+    """The error a terminal game ends with when a save failed (after its ledger)."""
+    return StorageError(f"{error}; the hand history could not be saved")
 
 
 class _Quit(Exception):
@@ -768,7 +833,8 @@ def play_session(*, console: Console, read: Callable[[str], str], store: History
 
     Raises:
         IllegalActionError: a bad table (seat count, chips, a name clash with a bot).
-        StorageError: the hand history cannot be saved.
+        StorageError: the hand history cannot be saved (raised after the game is ended
+            as at Ctrl-C and its ledger printed).
     """
     from gutskit.strategy.strategies import play_table
 
@@ -797,6 +863,8 @@ def play_session(*, console: Console, read: Callable[[str], str], store: History
     returning = False  # you asked to come back in the middle of a game: at the next one
     reason = ""
     interrupted = False
+    exit_code = 0
+    failed: StorageError | None = None
 
     def apply(step: tuple[GameState, list[Event]], before: GameState) -> GameState:
         new, events = step
@@ -889,18 +957,30 @@ def play_session(*, console: Console, read: Callable[[str], str], store: History
     except EOFError:
         console.print()
         reason = "end of input"
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as stop:
         console.print()
-        reason = "interrupted (Ctrl-C)"
+        reason = stop_reason(stop)
         interrupted = True
+        exit_code = exit_code_of(stop)
+    except StorageError as error:  # a round could not be saved: end as at Ctrl-C
+        console.print()
+        reason = "the hand history could not be saved"
+        failed = error
     final, ended = driver.end(state, reason or "the table agreed to stop")
     for event in ended:
         narrator.event(state, event, final)
     if not ended and not isinstance(narrator._last, SessionEnded):
         console.print(Rule("Session over"))
-    saved_as = save([*pending, *ended], end_reason=final.end_reason or reason)
+    saved_as = 0
+    if failed is None:
+        try:
+            saved_as = save([*pending, *ended], end_reason=final.end_reason or reason)
+        except StorageError as error:
+            failed = error
     show_ledger(console, final)
-    return PlayResult(final, saved_as, final.end_reason or reason, interrupted)
+    if failed is not None:
+        raise not_saved(failed)
+    return PlayResult(final, saved_as, final.end_reason or reason, interrupted, exit_code)
 
 
 def narrate_history(console: Console, events: Sequence[Event], me: int | None = None

@@ -127,7 +127,8 @@ def shown(location: str | Path) -> str:
     return url.render_as_string(hide_password=True)
 
 
-def check_location(location: str | Path | None, *, must_exist: bool = False) -> None:
+def check_location(location: str | Path | None, *, must_exist: bool = False,
+                   writable: bool = False) -> None:
     """Check a database location without opening it.
 
     A URL must look like ``scheme://...`` (the driver is checked when it is opened). A file
@@ -139,6 +140,9 @@ def check_location(location: str | Path | None, *, must_exist: bool = False) -> 
         location: a SQLite file path, a SQLAlchemy URL, or ``None`` for
             :func:`default_db_path`.
         must_exist: refuse a file that does not exist (for commands that only read).
+        writable: also check that the file can be written, before play (``guts play``,
+            ``guts companion``): the default folder is created, a missing file is created
+            (empty: SQLite makes it a database) and an existing one opened for writing.
 
     Raises:
         StorageError: the location cannot be a database; the message quotes it.
@@ -147,8 +151,12 @@ def check_location(location: str | Path | None, *, must_exist: bool = False) -> 
         path = default_db_path()
         if must_exist and not path.exists():
             raise StorageError(f"no saved sessions yet ({path} does not exist)")
+        if writable:
+            sqlite_url(None)  # creates the folder, or says why it cannot
         if path.exists():
             _check_file(path, str(path))
+        if writable:
+            _check_writable(path, str(path))
         return
     text = str(location)
     if is_url(text):
@@ -168,8 +176,25 @@ def check_location(location: str | Path | None, *, must_exist: bool = False) -> 
     if not path.exists():
         if must_exist:
             raise StorageError(f"database {text!r} does not exist")
-        return
-    _check_file(path, text)
+    else:
+        _check_file(path, text)
+    if writable:
+        _check_writable(path, text)
+
+
+def _check_writable(path: Path, text: str) -> None:
+    """Create ``path`` if it is missing (an empty file, which SQLite makes a database; it is
+    not removed, as another process may be opening it), or open it for writing.
+
+    Raises:
+        StorageError: it cannot be created or written; the message quotes ``text``.
+    """
+    try:
+        with path.open("ab"):
+            pass
+    except OSError as error:
+        raise StorageError(f"cannot open database {text!r} for writing: "
+                           f"{error.strerror or error}") from None
 
 
 def _check_file(path: Path, text: str) -> None:
