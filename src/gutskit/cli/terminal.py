@@ -600,14 +600,20 @@ class Signalled(KeyboardInterrupt):
 def ending_signals() -> Iterator[None]:
     """While in the block, SIGTERM and SIGHUP (``kill``, a closed terminal) raise
     :class:`Signalled` in the main thread, so a terminal game ends as at Ctrl-C (pot shared
-    out, ledger printed and saved) rather than dying with its session left ``playing``.
+    out, ledger printed and saved) rather than dying with its session left ``playing``;
+    after the first, both are ignored until the block ends (the ending is not cut short).
     The previous handlers are restored afterwards; outside the main thread it does
     nothing."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
 
+    fired: list[int] = []
+
     def handler(signum: int, frame: object) -> None:
+        if fired:  # a second signal (a closing terminal sends SIGHUP, then maybe SIGTERM)
+            return  # must not cut the ending short
+        fired.append(signum)
         raise Signalled(signum)
 
     previous: dict[int, Any] = {}
