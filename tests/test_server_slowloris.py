@@ -16,7 +16,7 @@ from pathlib import Path
 
 from server_support import Player, Server, running_server
 
-from gutskit.server.sockets import REFUSAL, SocketGuard
+from gutskit.server.sockets import FILE_RESERVE, FULL, REFUSAL, SocketGuard
 
 WAIT = 60.0
 
@@ -185,3 +185,43 @@ def test_socket_guard_counts_per_address_and_spares_trusted_proxies() -> None:
     assert all(guard.admit("192.168.1.7") for _ in range(5))
     assert "10.1.2.3" not in guard.held and "192.168.1.7" not in guard.held
     assert SocketGuard(10.0, 30.0, 0).admit("203.0.113.5") is True  # 0: no cap
+
+
+def test_ipv6_peers_are_capped_by_their_64_network() -> None:
+    guard = SocketGuard(10.0, 30.0, 2, max_total=0)
+    # one host's /64: three addresses, one count (attack10 HIGH-1 spread over addresses)
+    assert [guard.admit(a) for a in ("2001:db8::1", "2001:db8::2:3", "2001:db8::ffff")] == [
+        True, True, False]
+    assert guard.held == {"2001:db8::/64": 2}
+    assert guard.admit("2001:db8:0:1::1") is True  # another /64
+    assert guard.admit("::ffff:203.0.113.9") is True  # IPv4-mapped: the IPv4 address
+    assert guard.held["203.0.113.9"] == 1
+    guard.release("2001:db8::2:3")
+    assert guard.held["2001:db8::/64"] == 1 and guard.total == 3
+
+
+def test_the_process_cap_holds_a_flood_from_many_addresses_below_the_open_files() -> None:
+    guard = SocketGuard(10.0, 30.0, 64, ("10.0.0.0/8",), max_total=5)
+    assert [guard.admit(f"198.51.100.{n}") for n in range(1, 5)] == [True] * 4
+    assert guard.admit("10.0.0.1") is True  # a proxy's connection counts in the total
+    assert (guard.total, guard.full()) == (5, True)
+    assert guard.admit("203.0.113.1") is False and guard.admit("10.0.0.2") is False
+    assert guard.total == 5 and "203.0.113.1" not in guard.held
+    guard.release("10.0.0.1")
+    assert guard.full() is False and guard.admit("203.0.113.1") is True
+    assert FULL.endswith(b"\r\n\r\nthe server is full: try again in a moment\n")
+    assert int(FULL.split(b"Content-Length: ")[1].split(b"\r\n")[0]) == len(
+        FULL.split(b"\r\n\r\n", 1)[1])
+
+
+def test_the_process_cap_is_the_open_file_limit_less_a_reserve() -> None:
+    guard = SocketGuard(10.0, 30.0, 64)
+    assert guard.admit("203.0.113.5") is True
+    try:
+        import resource
+    except ImportError:  # (Windows: no such limit to read, no cap)
+        assert guard.max_total == 0
+        return
+    soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    expected = 0 if soft == resource.RLIM_INFINITY else max(soft // 4, soft - FILE_RESERVE)
+    assert guard.max_total == expected > 0

@@ -18,6 +18,15 @@ out. :class:`GuardedH11Protocol` is uvicorn's h11 protocol (``http=`` of
   proxy's address, so the peers of :attr:`ServerConfig.forwarded_allow_ips` are not
   capped (the proxy limits its clients).
 
+* IPv6 peers counted by their /64 network (:func:`peer_key`): one host commonly holds a
+  whole /64, so capping each of its addresses alone would cap nothing (attack10 HIGH-1);
+* a cap on the connections of the whole process (:attr:`SocketGuard.max_total`: the soft
+  open-file limit when the first connection comes, less :data:`FILE_RESERVE`), so a flood
+  from many addresses fills the cap, not the process's open files: the database, the
+  logs and the connections already open keep working. It does not keep a newcomer in
+  while such a flood lasts (nothing before HTTP tells a seated player from a flood):
+  that needs a reverse proxy or firewall in front (docs/deploy.md).
+
 Refusals and closes are logged (``gutskit.server``, a warning) once per
 :data:`LOG_SECONDS` per kind, with how many were not logged, never once per connection.
 Counts are per process: with ``--workers N`` each worker has its own.
@@ -40,7 +49,13 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from gutskit.server.rooms import ServerConfig
 
-__all__ = ["LOG_SECONDS", "REFUSAL", "GuardedH11Protocol", "SocketGuard", "protocol_for"]
+__all__ = ["FILE_RESERVE", "FULL", "LOG_SECONDS", "REFUSAL", "GuardedH11Protocol", "SocketGuard",
+           "peer_key", "protocol_for"]
+
+FILE_RESERVE = 256
+"""Open files kept free of connections (the database, its journal, logs, a restart's
+redis socket): the process-wide cap is the soft open-file limit less this many (never
+below a quarter of the limit)."""
 
 log = logging.getLogger("gutskit.server")
 
@@ -53,6 +68,12 @@ REFUSAL = (b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\n"
            b"too many connections from your address at once\n")
 """What a connection over :attr:`ServerConfig.max_sockets_per_address` receives before
 it is closed."""
+
+FULL = (b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\n"
+        b"Connection: close\r\nRetry-After: 10\r\nContent-Length: 42\r\n\r\n"
+        b"the server is full: try again in a moment\n")
+"""What a connection over the process's cap (:attr:`SocketGuard.max_total`) receives
+before it is closed."""
 
 
 @dataclass
@@ -70,6 +91,10 @@ class SocketGuard:
     body_seconds: float
     max_per_address: int
     proxies: tuple[str, ...] = ()
+    max_total: int | None = None
+    """Connections of the whole process at once (``None``: worked out from the soft
+    open-file limit at the first connection; 0: no cap)."""
+    total: int = 0
     held: Counter[str] = field(default_factory=Counter)
     _logged: dict[str, float] = field(default_factory=dict)
     _unlogged: Counter[str] = field(default_factory=Counter)
@@ -81,21 +106,38 @@ class SocketGuard:
                    config.max_sockets_per_address, config.forwarded_allow_ips)
 
     def admit(self, address: str) -> bool:
-        """Count a new connection from ``address``; ``False`` (not counted) over the cap."""
-        if self.max_per_address <= 0 or _listed(address, self.proxies):
-            return True
-        if self.held[address] >= self.max_per_address:
-            self.warn("refused", f"refused connections from {address} over its "
-                      f"{self.max_per_address} open connections (max_sockets_per_address)")
+        """Count a new connection from ``address`` (its :func:`peer_key`); ``False`` (not
+        counted) over the process's cap or the address's. Each admitted connection is
+        released once (:meth:`release`) when it ends."""
+        if self.max_total is None:
+            self.max_total = _total_cap()
+        if self.full():
+            self.warn("full", f"refused connections over the process's {self.max_total} "
+                      "open connections (the open-file limit less a reserve)")
             return False
-        self.held[address] += 1
+        key = peer_key(address)
+        if self.max_per_address > 0 and not _listed(address, self.proxies):
+            if self.held[key] >= self.max_per_address:
+                self.warn("refused", f"refused connections from {key} over its "
+                          f"{self.max_per_address} open connections "
+                          "(max_sockets_per_address)")
+                return False
+            self.held[key] += 1
+        self.total += 1
         return True
 
+    def full(self) -> bool:
+        """Whether the process holds as many connections as its cap allows."""
+        return bool(self.max_total) and self.total >= (self.max_total or 0)
+
     def release(self, address: str) -> None:
-        """A counted connection of ``address`` has ended."""
-        self.held[address] -= 1
-        if self.held[address] <= 0:
-            del self.held[address]
+        """A connection :meth:`admit` counted for ``address`` has ended."""
+        self.total -= 1
+        key = peer_key(address)
+        if key in self.held:
+            self.held[key] -= 1
+            if self.held[key] <= 0:
+                del self.held[key]
 
     def warn(self, kind: str, text: str) -> None:
         """Log ``text`` unless a line of ``kind`` was logged in the last
@@ -108,6 +150,37 @@ class SocketGuard:
         more = self._unlogged.pop(kind, 0)
         log.warning("%s%s", text, f" (and {more} more since the last such line)"
                     if more else "")
+
+
+def peer_key(address: str) -> str:
+    """What the per-address cap counts ``address`` as: an IPv4 address itself, an IPv6
+    address as its /64 network (``"2001:db8::/64"``), anything else as given.
+
+    >>> peer_key("203.0.113.7"), peer_key("2001:db8::1"), peer_key("2001:db8::ffff")
+    ('203.0.113.7', '2001:db8::/64', '2001:db8::/64')
+    """
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if ip.version == 4:
+        return address
+    if ip.ipv4_mapped is not None:
+        return str(ip.ipv4_mapped)
+    return str(ipaddress.ip_network(f"{ip}/64", strict=False))
+
+
+def _total_cap() -> int:
+    """The process-wide cap: the soft open-file limit less :data:`FILE_RESERVE` (at least
+    a quarter of it); 0 (none) where the limit is unknown or unlimited."""
+    try:
+        import resource
+    except ImportError:  # (Windows)
+        return 0
+    soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    if soft == resource.RLIM_INFINITY or soft <= 0:
+        return 0
+    return max(soft // 4, soft - FILE_RESERVE)
 
 
 @functools.lru_cache(maxsize=64)
@@ -149,14 +222,12 @@ class GuardedH11Protocol(H11Protocol):
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
-        address = self.client[0] if self.client else None
-        if address is not None:
-            if not self.guard.admit(address):
-                transport.write(REFUSAL)
-                transport.close()
-                return
-            if self.guard.max_per_address > 0 and not _listed(address, self.guard.proxies):
-                self.counted = address
+        address = self.client[0] if self.client else ""
+        if not self.guard.admit(address):
+            transport.write(FULL if self.guard.full() else REFUSAL)
+            transport.close()
+            return
+        self.counted = address
         self._arm("headers", self.guard.header_seconds)
 
     def connection_lost(self, exc: Exception | None) -> None:
