@@ -21,7 +21,7 @@ import pytest
 from server_support import DB_KINDS, make_db_url
 from test_cluster import free_port, redis_url, stop_process_group
 
-from gutskit.server.serving import DatabaseServed, hold_database
+from gutskit.server.serving import DatabaseServed, hold_database, redis_identity
 from gutskit.server.store import open_room_store
 
 __all__ = ["redis_url"]  # the fixture, imported for the tests below
@@ -159,3 +159,34 @@ def test_the_workers_end_with_their_supervisor(tmp_path: Path) -> None:
             time.sleep(0.1)
         with serving(ports[1], db):
             assert httpx.get(f"http://127.0.0.1:{ports[1]}/api/rules", timeout=30).is_success
+
+
+def test_two_redis_servers_named_by_one_url_are_two_clusters(tmp_path: Path,
+                                                             redis_url: str) -> None:
+    """attack10 M2: each machine given ``redis://127.0.0.1:6379/0`` names its own Redis.
+    A second Redis behind the same URL is played by emptying the first (its cluster mark
+    is gone, as it would be missing from the other machine's Redis)."""
+    import redis
+
+    db = str(tmp_path / "two.db")
+    ports = free_port(), free_port()
+    client = redis.Redis.from_url(redis_url, decode_responses=True)
+    try:
+        with serving(ports[0], db, "--redis", redis_url):
+            first = client.get("gutskit:cluster")
+            assert isinstance(first, str) and len(first) == 16
+            with serving(ports[1], db, "--redis", redis_url):  # one cluster: it shares
+                assert client.get("gutskit:cluster") == first
+            client.flushall()  # "another machine's Redis" behind the same URL
+            text = refusal(ports[1], db, "--redis", redis_url)
+            second = client.get("gutskit:cluster")
+            assert isinstance(second, str) and second != first
+            where = redis_identity(redis_url)
+            assert where == redis_url  # (the fixture's URL is already in that form)
+            assert text == (
+                f"error: database {db!r} is served by running guts serve --redis servers on "
+                f"Redis '{where} cluster {first}', not this server's '{where} cluster "
+                f"{second}': two clusters would run the same rooms twice; give every server "
+                "of a database the same --redis URL (or stop the others first)")
+    finally:
+        client.close()

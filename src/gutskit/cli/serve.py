@@ -152,8 +152,16 @@ def serve(
         clustered = workers > 1 or redis is not None
         # one server without a shared Redis per database (it runs every room it has: in
         # its memory, or its workers' through a private redis-server)
+        served_by = None
+        if redis is not None:  # the Redis as named, and the cluster's mark held in it
+            from gutskit.server.cluster import cluster_mark
+            try:
+                served_by = f"{redis_identity(redis)} cluster {cluster_mark(redis)}"
+            except ValueError as error:
+                store.close()
+                raise UsageProblem(f"--redis {redis!r}: {error}") from None
         hold = hold_database(store.engine, store.location, alone=redis is None,
-                             redis=None if redis is None else redis_identity(redis))
+                             redis=served_by)
         open_files = raise_open_files()
         config = ServerConfig(
             bot_delay=(min(0.6, bot_delay), bot_delay), room_limit=room_limit,

@@ -178,6 +178,36 @@ def connect_redis(url: str) -> Any:
     return aioredis.Redis.from_pool(pool)
 
 
+CLUSTER_MARK_KEY = "gutskit:cluster"
+"""The Redis key holding the cluster's random mark (:func:`cluster_mark`)."""
+
+
+def cluster_mark(url: str) -> str:
+    """The random mark of the cluster whose Redis is at ``url``: made by the first server
+    to ask (``SET NX`` of :data:`CLUSTER_MARK_KEY`, 16 hex digits), read back by the
+    others. Two Redis servers that one URL names on two machines (``redis://127.0.0.1``
+    on each) have two marks, so the database's record of its cluster
+    (:func:`gutskit.server.serving.hold_database`) tells them apart (attack10 M2).
+
+    Raises:
+        ValueError: ``url`` is not a Redis URL, or the Redis there cannot be reached
+            (the message names it and why).
+    """
+    import redis
+
+    client = redis.Redis.from_url(url, socket_timeout=REDIS_SOCKET_SECONDS,
+                                  socket_connect_timeout=REDIS_SOCKET_SECONDS,
+                                  decode_responses=True)
+    try:
+        client.set(CLUSTER_MARK_KEY, secrets.token_hex(8), nx=True)
+        mark = client.get(CLUSTER_MARK_KEY)
+    except redis.RedisError as error:
+        raise ValueError(f"cannot reach Redis: {error}") from None
+    finally:
+        client.close()
+    return str(mark)
+
+
 @dataclass(frozen=True)
 class WorkerSettings:
     """What every worker of ``guts serve --workers N`` is started with.
