@@ -222,3 +222,19 @@ def test_make_bot() -> None:
                          ("random:1", "takes no argument")):
         with pytest.raises(UnknownBotError, match=message):
             make_bot(bad)
+
+
+def test_make_bot_names_an_empty_percentile_and_an_unknown_name_with_an_argument() -> None:
+    """fresh10: ``threshold:`` was accepted as a bot named "threshold:" (0.5), and
+    ``THRESHOLD:70%`` was said to take no argument."""
+    with pytest.raises(UnknownBotError) as empty:
+        make_bot("threshold:")
+    assert str(empty.value) == (
+        "'threshold:' has no percentile after 'threshold:' (from 0 to 1 or 0% to 100%, e.g. "
+        "threshold:0.7 or threshold:70%; plain 'threshold' is 0.5)")
+    with pytest.raises(UnknownBotError) as unknown:
+        make_bot("THRESHOLD:70%")
+    assert str(unknown.value) == (
+        "unknown bot 'THRESHOLD:70%' (known: equilibrium, rule-of-thumb, standard, cautious, "
+        "loose, exploitative, random, threshold)")
+    assert isinstance(make_bot("threshold"), ThresholdBot)

@@ -531,8 +531,13 @@ def make_bot(kind: str) -> Strategy:
     """
     from gutskit.strategy.bots import STYLES
 
-    name, _, arg = kind.partition(":")
+    name, colon, arg = kind.partition(":")
+    if name not in BOT_KINDS:
+        raise UnknownBotError(f"unknown bot {kind!r} (known: {', '.join(BOT_KINDS)})")
     if name == "threshold":
+        if colon and not arg.strip():
+            raise UnknownBotError(f"{kind!r} has no percentile after 'threshold:' "
+                                  f"({THRESHOLD_FORMS}; plain 'threshold' is 0.5)")
         p = threshold_percentile(arg, kind) if arg else 0.5
         if p is None:
             raise UnknownBotError(
