@@ -8,23 +8,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from test_cli import assert_user_error
-from typer.testing import CliRunner, Result
+from test_cli import assert_user_error, guts
 
-from gutskit.cli.app import app
 from gutskit.core.rules import Rules, RulesError, check_buy_in
-
-RUNNER = CliRunner(env={"FORCE_COLOR": None, "TTY_COMPATIBLE": None, "COLUMNS": "120",
-                        "GUTSKIT_DB": None})
-
-
-def guts(*args: str, input: str | None = None) -> Result:
-    """Run ``guts ARGS`` in-process; a crash (not a SystemExit) fails the test."""
-    result = RUNNER.invoke(app, list(args), input=input)
-    if result.exception is not None and not isinstance(result.exception, SystemExit):
-        raise result.exception
-    return result
-
 
 # --- 1. an ante above the buy-in: one rule in the core -----------------------------------------
 
