@@ -15,6 +15,16 @@ per frame on average in load_server). Two stacks are measured in turn in the sam
   (``gutskit.server.app.UVICORN_OPTIONS``) and asyncio's event loop: the stack of
   ``guts serve``;
 - ``fastapi-uvloop``: the same on uvloop's event loop (libuv), if ``uvloop`` is installed;
+- ``fastapi-raw``: the same, frames written by uvicorn's own ``send`` kept by
+  ``gutskit.server.app.KeepTransport`` (no Starlette ``send_text``): ``guts serve``'s
+  send path before session 11;
+- ``fastapi-direct``: the same, frames written straight to the transport when uvicorn's
+  send would only write (``gutskit.server.app.DirectWriter``), else by that send:
+  ``guts serve``'s send path since session 11;
+- ``fastapi-websockets``, ``fastapi-wsproto``: ``fastapi-raw`` on uvicorn's other
+  WebSocket implementations (``ws="websockets"``, the legacy one on the ``websockets``
+  library's asyncio layer; ``ws="wsproto"``, if ``wsproto`` is installed); the others
+  run uvicorn's default, ``websockets-sansio``;
 - ``granian``: the same FastAPI app on granian (an ASGI server written in Rust), one
   worker, if ``granian`` is installed;
 - ``websockets``: the ``websockets`` library's own asyncio server, no ASGI layer, as a
@@ -58,8 +68,20 @@ import common  # benchmarks/ is not a package
 import load_server
 
 HOST = "127.0.0.1"
-STACKS = ("fastapi", "fastapi-uvloop", "granian", "websockets", "picows")
+STACKS = ("fastapi", "fastapi-uvloop", "fastapi-raw", "fastapi-direct", "fastapi-websockets",
+          "fastapi-wsproto", "granian", "websockets", "picows")
 """Stacks measurable here; the ones whose package is missing are skipped with a line."""
+FASTAPI_STACKS = {
+    "fastapi": ("asyncio", "auto", "starlette"),
+    "fastapi-uvloop": ("uvloop", "auto", "starlette"),
+    "fastapi-raw": ("uvloop", "auto", "raw"),
+    "fastapi-direct": ("uvloop", "auto", "direct"),
+    "fastapi-websockets": ("uvloop", "websockets", "raw"),
+    "fastapi-wsproto": ("uvloop", "wsproto", "raw"),
+}
+"""The FastAPI stacks on uvicorn: event loop, uvicorn's ``ws`` implementation, and how a
+frame is sent (``starlette``: ``WebSocket.send_text``; ``raw``: uvicorn's send kept by
+``KeepTransport``; ``direct``: ``DirectWriter``, else uvicorn's send)."""
 
 
 @dataclass
@@ -108,13 +130,39 @@ class _Floor:
     async def _send_all(table: _Table, text: str) -> None:
         for send in list(table.senders):
             try:
-                await send(text)
+                sending = send(text)  # None: written already (a direct write)
+                if sending is not None:
+                    await sending
             except Exception:  # a closed client: the run is ending
                 table.senders.remove(send)
 
 
-def make_app(floor: _Floor) -> FastAPI:
-    """The floor as a FastAPI app (one WebSocket route per table, ``/up`` to poll)."""
+def _sender(ws: WebSocket, path: str) -> Any:
+    """The function that sends a text frame to ``ws`` by ``path`` (``FASTAPI_STACKS``):
+    returns an awaitable, or ``None`` when the frame is written already."""
+    if path == "starlette":
+        return ws.send_text
+    from gutskit.server.app import direct_writer, raw_send_of
+
+    raw = raw_send_of(ws.scope)
+    if raw is None:
+        raise SystemExit("no uvicorn send kept (KeepTransport)")
+    direct = direct_writer(raw) if path == "direct" else None
+    if path == "direct" and direct is None:
+        raise SystemExit("no direct writer on this uvicorn implementation")
+
+    def send(text: str) -> Any:
+        if direct is not None and direct(text):
+            return None
+        return raw({"type": "websocket.send", "text": text})
+
+    return send
+
+
+def make_app(floor: _Floor, path: str = "starlette") -> Any:
+    """The floor as an ASGI app (FastAPI's, one WebSocket route per table, ``/up`` to poll;
+    outermost :class:`~gutskit.server.app.KeepTransport` unless frames go by Starlette's
+    ``send_text``), sending frames by ``path`` (:data:`FASTAPI_STACKS`)."""
     app = FastAPI()
 
     @app.get("/up")
@@ -124,7 +172,7 @@ def make_app(floor: _Floor) -> FastAPI:
     @app.websocket("/ws/{table_id}")
     async def endpoint(ws: WebSocket, table_id: str) -> None:
         await ws.accept()
-        await floor.joined(table_id, ws.send_text)
+        await floor.joined(table_id, _sender(ws, path))
         try:
             while True:
                 await ws.receive_text()
@@ -132,10 +180,14 @@ def make_app(floor: _Floor) -> FastAPI:
         except WebSocketDisconnect:
             return
 
-    return app
+    if path == "starlette":
+        return app
+    from gutskit.server.app import KeepTransport
+
+    return KeepTransport(app)
 
 
-def granian_app() -> FastAPI:
+def granian_app() -> Any:
     """The app granian serves (its ``--factory`` target): the floor's settings come in the
     ``GUTSKIT_FLOOR`` environment variable (seats, reveal seconds, frame bytes)."""
     seats, reveal, size = os.environ["GUTSKIT_FLOOR"].split(",")
@@ -145,13 +197,14 @@ def granian_app() -> FastAPI:
 def serve(stack: str, port: int, seats: int, reveal: float, size: int) -> None:
     """Run the floor server on ``port`` with ``stack`` until killed."""
     floor = _Floor(seats, reveal, size)
-    if stack in ("fastapi", "fastapi-uvloop"):
+    if stack in FASTAPI_STACKS:
         import uvicorn
 
         from gutskit.server.app import UVICORN_OPTIONS
 
-        uvicorn.run(make_app(floor), host=HOST, port=port, log_level="warning", **{
-            **UVICORN_OPTIONS, "loop": "uvloop" if stack == "fastapi-uvloop" else "asyncio"})
+        loop, ws, path = FASTAPI_STACKS[stack]
+        uvicorn.run(make_app(floor, path), host=HOST, port=port, log_level="warning", **{
+            **UVICORN_OPTIONS, "loop": loop, "ws": ws})
         return
     if stack == "picows":
         _serve_picows(floor, port)
@@ -397,12 +450,15 @@ def main() -> None:
 
     print("stack versions: " + ", ".join(
         f"{name} {version(name)}" for name in ("fastapi", "uvicorn", "websockets", "uvloop",
-                                               "picows", "granian")
+                                               "picows", "granian", "wsproto")
         if importlib.util.find_spec(name) is not None))
     results = []
     for stack in stacks:
-        needs = {"fastapi-uvloop": "uvloop", "granian": "granian",
-                 "picows": "picows"}.get(stack)
+        needs = {"granian": "granian", "picows": "picows",
+                 "fastapi-wsproto": "wsproto"}.get(stack)
+        if stack in FASTAPI_STACKS and FASTAPI_STACKS[stack][0] == "uvloop" \
+                and importlib.util.find_spec("uvloop") is None:
+            needs = "uvloop"
         if needs is not None and importlib.util.find_spec(needs) is None:
             print(f"{stack:>14}: skipped ({needs} is not installed: pip install {needs})")
             continue
