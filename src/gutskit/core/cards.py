@@ -110,6 +110,10 @@ _quoted = quoted
 """How a message quotes what was typed (:func:`gutskit.core.errors.quoted`)."""
 
 
+_NAMES = tuple(RANK_CHARS[card >> 2] + SUIT_CHARS[card & 3] for card in range(52))
+"""Each card code's two-character name (:func:`card_name`), worked out once."""
+
+
 def card_name(card: Card) -> str:
     """Two-character name of ``card``, e.g. ``'As'``, ``'Td'``.
 
@@ -118,7 +122,7 @@ def card_name(card: Card) -> str:
     """
     if not (isinstance(card, int) and 0 <= card < 52):
         raise UnknownCardError(f"no card with code {card!r}")
-    return RANK_CHARS[card >> 2] + SUIT_CHARS[card & 3]
+    return _NAMES[card]
 
 
 def parse_cards(text: str, *, count: int | None = None) -> tuple[Card, ...]:
@@ -164,7 +168,9 @@ def ensure_distinct(cards: Iterable[Card], *, context: str) -> None:
 
 def format_cards(cards: Sequence[Card]) -> str:
     """Space-separated names, e.g. ``'As Kd Qh'``."""
-    return " ".join(card_name(c) for c in cards)
+    names = _NAMES
+    return " ".join([names[c] if type(c) is int and 0 <= c < 52 else card_name(c)
+                     for c in cards])
 
 
 def pretty_cards(cards: Sequence[Card]) -> str:

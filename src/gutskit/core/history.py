@@ -136,26 +136,34 @@ def _card_in(value: object) -> Card | None:
     return parse_card(value)
 
 
-def _encode(value: Any, name: str) -> Any:
+def _encode_plain(value: Any) -> Any:
+    """The JSON form of a field without an encoder of its name's own."""
     if isinstance(value, Rules):
         return value.to_dict()
     if isinstance(value, Declaration | Outcome):
         return value.value
-    if name in ("hands", "shown"):
-        return [_hand_out(h) for h in value]
-    if name == "losers":
-        return None if value is None else list(value)
-    if name in _HAND_FIELDS:
-        return _hand_out(value)
-    if name in _CARD_FIELDS:
-        return None if value is None else card_name(value)
-    if name == "passes":
-        return [None if c is None else card_name(c) for c in value]
-    if name == "declarations":
-        return [None if d is None else d.value for d in value]
     if isinstance(value, tuple):
         return list(value)
     return value
+
+
+def _card_out(card: Card | None) -> str | None:
+    return None if card is None else card_name(card)
+
+
+_FIELD_ENCODERS: dict[str, Callable[[Any], Any]] = {
+    "hands": lambda value: [_hand_out(h) for h in value],
+    "shown": lambda value: [_hand_out(h) for h in value],
+    "losers": lambda value: None if value is None else list(value),
+    **{name: _hand_out for name in ("ghost", "community", "hand")},
+    **{name: _card_out for name in ("card", "passed", "received")},
+    "passes": lambda value: [_card_out(c) for c in value],
+    "declarations": lambda value: [None if d is None else d.value for d in value],
+}
+"""The fields encoded by their name (cards, hands, declarations: the types their names
+always hold in events and redactions); every other field by its value
+(:func:`_encode_plain`)."""
+assert _FIELD_ENCODERS.keys() >= _HAND_FIELDS | _CARD_FIELDS
 
 
 def _decode(value: Any, name: str) -> Any:
@@ -188,13 +196,33 @@ history without them reads the same, and older histories are written unchanged).
 
 def event_to_dict(event: Record) -> dict[str, Any]:
     """A JSON-ready object for ``event`` (an event or a redaction)."""
-    kind = type(event).__name__
-    out: dict[str, Any] = {"type": kind}
-    for field in dataclasses.fields(event):
-        if (kind, field.name) in _WRITTEN_WHEN_SET and getattr(event, field.name) == field.default:
+    kind = type(event)
+    plan = _PLANS.get(kind)
+    if plan is None:
+        plan = _PLANS[kind] = _plan_of(kind)
+    out: dict[str, Any] = {"type": kind.__name__}
+    for name, encoder, default in plan:
+        value = getattr(event, name)
+        if default is not _ALWAYS and value == default:
             continue
-        out[field.name] = _encode(getattr(event, field.name), field.name)
+        out[name] = _encode_plain(value) if encoder is None else encoder(value)
     return out
+
+
+_ALWAYS = object()
+"""The default of a field that is written whatever its value (:data:`_PLANS`)."""
+
+_PLANS: dict[type, tuple[tuple[str, Callable[[Any], Any] | None, Any], ...]] = {}
+"""Event or redaction class -> its fields in order, each with its encoder (``None``: by
+value) and the default it is left out at (:data:`_WRITTEN_WHEN_SET`; else
+:data:`_ALWAYS`): worked out once per class, not once per event."""
+
+
+def _plan_of(kind: type) -> tuple[tuple[str, Callable[[Any], Any] | None, Any], ...]:
+    return tuple((field.name, _FIELD_ENCODERS.get(field.name),
+                  field.default if (kind.__name__, field.name) in _WRITTEN_WHEN_SET
+                  else _ALWAYS)
+                 for field in dataclasses.fields(kind))
 
 
 def event_from_dict(data: dict[str, Any]) -> Event:
