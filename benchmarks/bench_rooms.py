@@ -5,7 +5,7 @@
 group commit, the real per-connection framing of :class:`~gutskit.server.app.WsClient`)
 with in-memory connections: every seat is a bot that decodes each frame that may change
 what it reads (as the load script's bots do) and declares as soon as its table says it is
-its turn (in with probability 0.3; protocol ``--protocol``, default 4: the bot keeps its
+its turn (in with probability 0.3; protocol ``--protocol``, default 5: the bot keeps its
 table and applies each ``patch``). So the CPU
 it reports per round is the rooms' own (views, encoding, storage, fairness), without
 uvicorn, the websockets library and the kernel; it is far less noisy on a shared machine
@@ -321,10 +321,10 @@ def main() -> None:
     parser.add_argument("--seats", type=int, default=6)
     parser.add_argument("--rounds", type=int, default=20, help="rounds per table")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--protocol", type=int, choices=(2, 3, 4), default=4,
+    parser.add_argument("--protocol", type=int, choices=(2, 3, 4, 5), default=5,
                         help="the connections' protocol (2: a whole table view after "
                              "every change; 3: what changed; 4: and no fairness opening "
-                             "pushed)")
+                             "pushed; 5: and notices held for the next frame)")
     parser.add_argument("--profile", type=int, default=0,
                         help="print this many functions of a cProfile (slower)")
     parser.add_argument("--sort", default="tottime", help="cProfile sort key")
@@ -346,6 +346,9 @@ def main() -> None:
     parser.add_argument("--notice-delay", type=float, default=None,
                         help="seconds notices wait to share a frame (app.NOTICE_DELAY; "
                              "default: the server's own)")
+    parser.add_argument("--notice-hold", type=float, default=None,
+                        help="protocol 5: seconds notices may be held for the next frame "
+                             "(app.NOTICE_HOLD; default: the server's own)")
     parser.add_argument("--turns", action="store_true",
                         help="count each callback's and each turn's work (frames sent, "
                              "table changes broadcast, CPU) on asyncio's loop")
@@ -365,6 +368,10 @@ def main() -> None:
         from gutskit.server import app
 
         app.NOTICE_DELAY = args.notice_delay
+    if args.notice_hold is not None:
+        from gutskit.server import app
+
+        app.NOTICE_HOLD = args.notice_hold
     factory: Any = None
     if args.loop == "uvloop":
         import uvloop

@@ -599,10 +599,11 @@ def main() -> None:
                         help="bots declare after up to this many seconds")
     parser.add_argument("--reveal", type=float, default=2.0,
                         help="the rooms' reveal pause between rounds (seconds)")
-    parser.add_argument("--protocol", type=int, choices=(1, 2, 3, 4), default=4,
+    parser.add_argument("--protocol", type=int, choices=(1, 2, 3, 4, 5), default=5,
                         help="protocol version of the clients (1: a frame per message, "
                         "2: a frame per change, 3: and a patch of the table instead of "
-                        "the whole table, 4: and no fairness opening pushed)")
+                        "the whole table, 4: and no fairness opening pushed, 5: and "
+                        "notices held for the connection's next frame)")
     parser.add_argument("--workers", type=_counts, default=[1],
                         help="server processes (a comma list: 1 = the default server; "
                         "N > 1 = guts serve --workers N with a redis-server started here)")

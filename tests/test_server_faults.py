@@ -209,7 +209,7 @@ def test_bad_messages_are_refused_and_change_nothing(db_url: str) -> None:
         refused(forged, {"type": "hello", "protocol": 1, "token": "forged-token"}, "bad_token")
         refused(forged, {"type": "declare", "round": 1, "action_id": "f",
                          "declaration": "in"}, "hello_required")
-        refused(forged, {"type": "hello", "protocol": 5}, "unsupported_version")
+        refused(forged, {"type": "hello", "protocol": 6}, "unsupported_version")
         other = server.create_room("Zed")
         refused(forged, {"type": "hello", "protocol": 1, "token": other["token"]}, "bad_token")
 

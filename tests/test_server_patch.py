@@ -9,7 +9,12 @@ of variant rule sets that hide cards, driven through a real room (the real SQLit
 each seat acting on what its own patched table says, with a bot, a spectator, a second
 tab and a connection that comes in the middle of a session. The seats speak protocol 4
 (no fairness ``opening`` pushed: a protocol-3 spectator gets every round's, they get
-none), the spectator 3, the host's second tab 1.
+none), the spectator 3, the host's second tab 1. A second tab of a seat and a second
+spectator speak protocol 5 through the server's own framing (:class:`app.WsClient`): their
+notices are held (the hold ended by the test at random steps, not by a clock) and the
+table change with them made when the frame goes; whenever nothing is held they hold the
+truth too, and at the end they got every event the protocol-4 connection of their viewer
+got, once each, in order.
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ from pydantic import BaseModel
 from gutskit.core import views
 from gutskit.core.engine import Phase
 from gutskit.core.rules import PRESETS
+from gutskit.server import app
 from gutskit.server.protocol import (
     SERVER_ADAPTER,
     AddBot,
@@ -92,6 +98,40 @@ class Connection:
             self.table = {**self.table, **data["table"]}
         elif data["type"] == "opening":
             assert self.protocol < 4, "a fairness opening pushed to a protocol-4 connection"
+        elif data["type"] == "event":
+            seqs = [m["seq"] for m in self.messages if m["type"] == "event"]
+            assert len(seqs) == 1 or seqs[-1] == seqs[-2] + 1, f"seqs {seqs[-2:]}"
+
+
+class Wire(Connection):
+    """The WebSocket under an :class:`app.WsClient` (protocol 5): each frame it is sent is
+    a JSON array of messages, taken in order as :class:`Connection` takes them."""
+
+    def __init__(self) -> None:
+        super().__init__(5)
+        self.scope: dict[str, Any] = {}  # no transport (app.transport_of)
+        self.frames = 0
+
+    async def send_text(self, text: str) -> None:
+        self.frames += 1
+        messages = json.loads(text)
+        assert isinstance(messages, list), text
+        for message in messages:
+            self.send(json.dumps(message))
+
+    async def close(self, code: int = 1000, reason: str = "") -> None:
+        return None
+
+
+def _wired() -> tuple[app.WsClient, Wire]:
+    """A protocol-5 connection through the server's framing, and its WebSocket."""
+    wire = Wire()
+    return app.WsClient(wire), wire  # type: ignore[arg-type]
+
+
+def _holding(client: app.WsClient) -> bool:
+    """``client`` holds notices or a table change (protocol 5: its frame has not gone)."""
+    return bool(client.pending) or client.deferred is not None
 
 
 def fresh(room: Room, seat: int | None) -> dict[str, Any]:
@@ -132,6 +172,12 @@ async def _session(rules: dict[str, Any], n: int, seed: int, folder: Path) -> in
         old = Connection(1)  # a protocol-1 tab of the host: whole states
         await room.attach(old, Hello(protocol=1, token=token))
         tabs = [*seats, watcher, old]
+        held5: list[tuple[app.WsClient, Wire, Connection]] = []  # (its 4 of the same viewer)
+        holds = 0  # steps that found a protocol-5 connection holding a table change
+        for token5, twin in ((token, host), (None, watcher)):  # the host's tab, a watcher
+            client5, wire = _wired()
+            await room.attach(client5, Hello(protocol=5, token=token5))
+            held5.append((client5, wire, twin))
         await room.handle(host, Start())
         acted: set[tuple[int, int, str]] = set()
         late: Connection | None = None
@@ -145,6 +191,13 @@ async def _session(rules: dict[str, Any], n: int, seed: int, folder: Path) -> in
                     assert tab.table is not None
                     same(tab.table, fresh(room, tab.seat), f"step {step}, connection {at}")
                 same(host.table or {}, old.table or {}, f"step {step}: protocol 3 vs 1")
+                for client5, wire, _ in held5:
+                    holds += client5.deferred is not None
+                    if _holding(client5) and rng.random() < 0.3:
+                        client5.flush()  # the hold is over (app.NOTICE_HOLD)
+                    if not _holding(client5):
+                        assert wire.table is not None
+                        same(wire.table, fresh(room, client5.seat), f"step {step}: v5")
             if state.phase is Phase.OVER or state.round_number > 4:
                 break
             if late is None and state.round_number == 2:  # comes in mid-session
@@ -177,9 +230,17 @@ async def _session(rules: dict[str, Any], n: int, seed: int, folder: Path) -> in
                 await asyncio.sleep(0.002)
         else:
             raise AssertionError("the session did not get to round 4")
+        for client5, wire, twin in held5:  # the holds end: the same table and events as 4
+            client5.flush()
+            assert wire.table is not None and twin.table is not None
+            same(wire.table, fresh(room, client5.seat), "the end: v5")
+            same(wire.table, twin.table, "the end: v5 vs v4")
+            assert ([m for m in wire.messages if m["type"] == "event"]
+                    == [m for m in twin.messages if m["type"] == "event"])
         patches = sum(1 for tab in tabs for m in tab.messages if m["type"] == "patch")
         if room.settings.rules.declaration == "simultaneous":  # sealed: notices to others
             assert sum(tab.notices for tab in tabs) > 0
+            assert holds > 0, "no protocol-5 connection held a table change"
         if room.settings.seed_reveal == "shown":  # rounds 1 to 4 opened: the v3 watcher's
             opened = {m["round"] for m in watcher.messages if m["type"] == "opening"}
             assert opened >= {1, 2, 3}, opened
@@ -199,6 +260,12 @@ def test_a_patched_table_is_the_view_built_afresh(tmp_path: Path, index: int, n:
                                                    seed: int) -> None:
     patches = asyncio.run(_session(RULE_SETS[index], n, seed, tmp_path))
     assert patches > 0
+
+
+@pytest.fixture(autouse=True)
+def _held_by_the_test(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Protocol 5's holds end only when the test flushes (no timer fires in a session)."""
+    monkeypatch.setattr(app, "NOTICE_HOLD", 3600.0)
 
 
 @pytest.mark.parametrize("rules", RULE_SETS, ids=[str(r) for r in RULE_SETS])

@@ -84,6 +84,8 @@ def play_room(server: Server, name: str, seed: int) -> tuple[str, dict[str, Any]
     ana.send({"type": "add_bot", "style": "loose"})
     watcher = Player(server, room_id, protocol=3)  # a spectator: no token
     tab = Player(server, room_id, ben.token, protocol=3)  # Ben's second tab
+    tab5 = Player(server, room_id, ben.token, protocol=5)  # and a third: notices held
+    watcher5 = Player(server, room_id, protocol=5)  # a spectator of protocol 5
     # what a spectator and a second tab try: acting for a seat they do not hold
     watcher.send({"type": "declare", "round": 1, "action_id": "w", "declaration": "in"})
     watcher.expect("error")
@@ -115,7 +117,8 @@ def play_room(server: Server, name: str, seed: int) -> tuple[str, dict[str, Any]
     if states[-1]["phase"] != "over":
         ana.send({"type": "end_session"})
         ana.expect("state", lambda m: m["table"]["phase"] == "over")
-    connections = {"ana": ana, "ben": ben, "tab": tab, "watcher": watcher}
+    connections = {"ana": ana, "ben": ben, "tab": tab, "watcher": watcher, "tab5": tab5,
+                   "watcher5": watcher5}
     for player in connections.values():  # every connection has heard all of it
         player.reach(_over)
     for player in connections.values():
@@ -199,14 +202,24 @@ def test_no_connection_receives_what_it_may_not_know(server: Server, name: str) 
     oracle = Oracle(events)
     oracle.check_public_results()
     assert len(oracle.rounds) >= 1, f"{name}: nothing was dealt"
-    viewers = {"ana": 0, "ben": 1, "tab": 1, "watcher": None}
+    viewers = {"ana": 0, "ben": 1, "tab": 1, "watcher": None, "tab5": 1, "watcher5": None}
     for who, player in played["connections"].items():
         check_frames(oracle, player, viewers[who], f"{name}/{who}")
     check_downloads(server, oracle, room_id, played["tokens"])
     # Ben's second tab (protocol 3, patches) held the tables his first (protocol 1) did
-    ben, tab = tables_seen(played["connections"]["ben"]), tables_seen(
-        played["connections"]["tab"])
+    connections = played["connections"]
+    ben, tab = tables_seen(connections["ben"]), tables_seen(connections["tab"])
     assert tab and ben[-len(tab):] == tab, f"{name}: the patched tables differ"
+    # protocol 5 (notices held, one patch for them): fewer tables on the way, each one a
+    # table Ben's first tab held, in the same order, the last the same; the same events
+    for late, early in (("tab5", "tab"), ("watcher5", "watcher")):
+        held = tables_seen(connections[late])
+        truth = tables_seen(connections[early])
+        at = iter(truth)
+        assert all(table in at for table in held), f"{name}: {late} held another table"
+        assert held[-1] == truth[-1], f"{name}: {late} ended with another table"
+        assert ([m for m in connections[late].log if m["type"] == "event"]
+                == [m for m in connections[early].log if m["type"] == "event"]), late
 
 
 # -- companion mode (issue 10 part 1): a real table deals -----------------------------------

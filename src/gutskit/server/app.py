@@ -74,6 +74,7 @@ from gutskit.server.exports import history_jsonl, ledger_csv
 from gutskit.server.gctuning import RECLAIM_SECONDS, GcTuning
 from gutskit.server.protocol import (
     MAX_CHIPS,
+    NOTICES_HELD_FROM,
     Ack,
     Chat,
     ClientSeed,
@@ -283,6 +284,18 @@ class _BodyTooLarge(Exception):
     pass
 
 
+NOTICE_HOLD = 2.0
+"""Protocol 5: seconds a notice (:meth:`WsClient.notice`) may be held for the next frame
+the connection gets anyway (its own ack, a deal, the reveal, a chat line): only when none
+comes within this bound is it sent in a frame of its own. A seat that declared first, or
+a spectator, still sees who is left to declare within 2 s; docs/protocol.md (version 5)
+and docs/performance.md have the trade-off and the frames it saves."""
+HOLD_STEP = 0.1
+"""Protocol 5: held notices fall due in steps of this many seconds (one timer per step
+for every connection whose hold ends in it, :meth:`_Flusher.hold`), each never later than
+:data:`NOTICE_HOLD` after the first notice it holds."""
+
+
 async def _json_error(send: Send, status: int, code: str, message: str) -> None:
     body = JSONResponse({"code": code, "message": message}).body
     await send({"type": "http.response.start", "status": status, "headers": [
@@ -311,6 +324,9 @@ class _Flusher:
         self.loop = loop
         self.clients: list[WsClient] = []
         self.waiting: list[WsClient] = []
+        self.held: dict[int, list[WsClient]] = {}
+        """Protocol 5: the connections holding only notices, by the step
+        (:data:`HOLD_STEP`) their hold ends in."""
 
     def add(self, client: WsClient) -> None:
         """Flush ``client`` at the end of this turn of the loop."""
@@ -324,6 +340,25 @@ class _Flusher:
         if not self.waiting:
             self.loop.call_later(NOTICE_DELAY, self.run_waiting)
         self.waiting.append(client)
+
+    def hold(self, client: WsClient) -> None:
+        """Protocol 5: flush ``client`` at most :data:`NOTICE_HOLD` seconds from now (unless
+        something else flushes it first), by the timer of the :data:`HOLD_STEP` its hold
+        ends in (shared by every connection whose hold ends in that step)."""
+        step = math.floor((self.loop.time() + NOTICE_HOLD) / HOLD_STEP)
+        client.held_until = step
+        clients = self.held.get(step)
+        if clients is None:
+            clients = self.held[step] = []
+            self.loop.call_at(step * HOLD_STEP, self.run_held, step)
+        clients.append(client)
+
+    def run_held(self, step: int) -> None:
+        """Flush the connections whose hold ends in ``step`` and still hold only notices
+        (the timer of :meth:`hold`)."""
+        clients = [client for client in self.held.pop(step, ())
+                   if client.held_until == step]
+        self._flush_waiting(clients, 0)
 
     def run(self) -> None:
         """Flush the connections due this turn, at most :data:`FLUSH_BATCH` of them: the
@@ -421,6 +456,12 @@ class WsClient:
         that (``None``: not uvicorn's websockets-sansio protocol; :class:`DirectWriter`)."""
         self.address = ""
         """The client's address (what the per-address limits count)."""
+        self.held_until = -1
+        """Protocol 5: the step (:data:`HOLD_STEP`) the hold of its notices ends in
+        (:meth:`_Flusher.hold`)."""
+        self.deferred: Callable[[WsClient], str | None] | None = None
+        """Protocol 5: what makes the table patch its held notices leave out
+        (:meth:`defer_patch`), made when its frame goes."""
         self.beyond: Held | None = None
         """The connection's place among its address's connections beyond the limits
         (:data:`ADDRESS_OVERFLOW`), when a seat's token got it in over them."""
@@ -452,11 +493,33 @@ class WsClient:
             return
         if self.scheduled == _NONE:
             self.scheduled = _LATER
-            _flusher().later(self)
+            if self.protocol >= NOTICES_HELD_FROM:
+                _flusher().hold(self)
+            else:
+                _flusher().later(self)
         self.pending.append(text)
 
+    def defer_patch(self, make: Callable[[WsClient], str | None]) -> None:
+        """Protocol 5: the table's change that goes with a notice is not sent now:
+        ``make(self)`` makes it when the connection's frame goes (:meth:`flush`), one patch
+        from the table the connection holds for all the changes of the notices it held
+        (the room's bookkeeping: ``rooms.Room._held_patch``; ``None``: nothing changed)."""
+        if self.overflow:
+            return
+        self.deferred = make
+        if self.scheduled == _NONE:
+            self.scheduled = _LATER
+            _flusher().hold(self)
+
     def flush(self) -> None:
-        """Queue the messages collected so far as one frame (protocol 2)."""
+        """Queue the messages collected so far as one frame (protocol 2); under protocol 5
+        the deferred table patch last (:meth:`defer_patch`)."""
+        make = self.deferred
+        if make is not None:
+            self.deferred = None
+            text = make(self)
+            if text is not None:
+                self.pending.append(text)
         texts, self.pending = self.pending, []
         self.scheduled = _NONE
         if texts and not self.overflow:

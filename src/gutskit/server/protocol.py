@@ -1,5 +1,5 @@
-"""The WebSocket JSON protocol between ``guts serve`` and its clients (version 4; the
-server also speaks versions 1, 2 and 3).
+"""The WebSocket JSON protocol between ``guts serve`` and its clients (version 5; the
+server also speaks versions 1 to 4).
 
 Every message is one JSON object with a ``"type"`` field naming one of the models below.
 A client sends one message per WebSocket text frame. The server sends, under version 1,
@@ -8,7 +8,8 @@ frame per change: a JSON array of the messages of that change, in order (its eve
 fairness records, the new table view, the ack; :data:`PROTOCOL_VERSIONS`). Under version
 3 the new table view after the first is a :class:`TablePatch`: only the fields that
 changed. Version 4 is version 3 without the fairness openings pushed to every connection
-(:data:`OPENINGS_PUSHED_BELOW`). Clients send
+(:data:`OPENINGS_PUSHED_BELOW`); version 5 is version 4 with notices held for the
+connection's next frame (:data:`NOTICES_HELD_FROM`). Clients send
 :data:`ClientMessage` (validated strictly: unknown fields, wrong types and unknown types
 are refused with an :class:`Error` of code ``bad_message``); the server sends
 :data:`ServerMessage`. The full reference with examples,
@@ -41,11 +42,11 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError,
 from gutskit.core.errors import GutsError
 from gutskit.core.limits import MAX_CHIPS
 
-PROTOCOL_VERSION = 4
+PROTOCOL_VERSION = 5
 """The newest protocol version (what the browser table states in :class:`Hello`).
 Incompatible changes bump it."""
 
-PROTOCOL_VERSIONS = (1, 2, 3, 4)
+PROTOCOL_VERSIONS = (1, 2, 3, 4, 5)
 """The versions the server speaks; :class:`Welcome` echoes the client's. Version 1 sends
 each server message in its own WebSocket frame; versions 2 and 3 send the messages queued
 for a connection in one turn of the server's event loop (one change) as one frame holding
@@ -54,7 +55,17 @@ single objects). Versions 1 and 2 send the whole table view (:class:`TableState`
 every change; versions 3 and 4 send it whole in :class:`Welcome` (and in a
 :class:`TableState` when a connection has none yet) and after that only what changed, a
 :class:`TablePatch`. Version 4 does not push :class:`FairnessOpening`
-(:data:`OPENINGS_PUSHED_BELOW`)."""
+(:data:`OPENINGS_PUSHED_BELOW`). Version 5 sends the same messages as version 4, but a
+notice (another seat's sealed declaration) waits for the connection's next frame
+(:data:`NOTICES_HELD_FROM`)."""
+
+NOTICES_HELD_FROM = 5
+"""From this protocol version a notice (another seat's sealed declaration, while the
+round is still being declared, for a connection whose own fields it leaves as they were)
+is held for the next frame the connection gets anyway, at most ``app.NOTICE_HOLD``
+seconds, and the table's change with it is one patch made when that frame goes (for all
+the notices held), not a patch per notice. The client gets the same events, in order, and
+ends with the same table as under version 4."""
 
 OPENINGS_PUSHED_BELOW = 4
 """Connections of a protocol version below this one get every round's
@@ -92,6 +103,7 @@ __all__ = [
     "MAX_CHIPS",
     "MAX_JSON_DEPTH",
     "MAX_MESSAGE_BYTES",
+    "NOTICES_HELD_FROM",
     "OPENINGS_PUSHED_BELOW",
     "PROTOCOL_VERSION",
     "PROTOCOL_VERSIONS",

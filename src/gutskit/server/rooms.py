@@ -56,6 +56,7 @@ from gutskit.io.storage import StorageError
 from gutskit.server import companion, fairness, names
 from gutskit.server.protocol import (
     CHAT_KEPT,
+    NOTICES_HELD_FROM,
     OPENINGS_PUSHED_BELOW,
     PROTOCOL_VERSIONS,
     SEATS,
@@ -573,6 +574,17 @@ def _notice_of(client: Client) -> Callable[[str], None]:
     return notice
 
 
+def _defer_of(client: Client) -> Callable[[Callable[[Any], str | None]], None] | None:
+    """How ``client`` takes a table patch made only when its frame goes (protocol 5 and
+    later, ``app.WsClient.defer_patch``: held notices need no patch each); ``None`` when it
+    cannot (an earlier protocol, or a client without ``defer_patch``)."""
+    if client.protocol < NOTICES_HELD_FROM:
+        return None
+    defer: Callable[[Callable[[Any], str | None]], None] | None = getattr(
+        client, "defer_patch", None)
+    return defer
+
+
 def _ack(action_id: str) -> str:
     """The :class:`Ack` of an applied action, encoded (the model's JSON, without building
     the model: one per declaration)."""
@@ -674,6 +686,9 @@ class Room:
         """Each viewer's own table fields last sent (:func:`private_fields`; seat,
         ``None``: the spectator), of the state :attr:`_tables_state`."""
         self._tables_state: GameState | None = None
+        self._late_texts: _Texts | None = None
+        """The table messages of the last change for the patches made later
+        (:meth:`_held_patch`), made at the first of them."""
         self._sealed: tuple[GameState, int, list[Any]] | None = None
         """Set by :meth:`_persist_and_send` for the broadcasts when the change was one
         sealed declaration: the state before it, the declaring seat and everyone else's
@@ -2309,7 +2324,15 @@ class Room:
                 seat = None
             private = privates[seat]
             held = sent.get(client) if client.protocol >= 3 else None
-            send = _notice_of(client) if seat in unchanged else client.send
+            if seat in unchanged:
+                if held is not None and held[2] == clock:  # (its clock not set again)
+                    defer = _defer_of(client)
+                    if defer is not None:  # protocol 5: one patch when the frame goes
+                        defer(self._held_patch)
+                        continue
+                send = _notice_of(client)
+            else:
+                send = client.send
             if held is None:
                 send(texts.whole(seat, private))
             else:
@@ -2321,6 +2344,36 @@ class Room:
         self._public = public
         self._private = privates
         self._tables_state = state
+        self._late_texts = None
+
+    def _held_patch(self, client: Client) -> str | None:
+        """Protocol 5: the :class:`TablePatch` from the table ``client`` holds to the one
+        last broadcast (:meth:`_broadcast_state`), made as its frame goes: after the
+        notices it held (``app.WsClient.defer_patch``) one patch covers all their changes;
+        ``None`` when nothing changed. The table it then holds is recorded, as for a patch
+        sent at once."""
+        held = self._sent.get(client)
+        public = self._public
+        if held is None or public is None:  # no table held (it gets a whole one next)
+            return None
+        seat = client.seat
+        if seat is not None and (self.state is None or not 0 <= seat < self.state.n_seats):
+            seat = None
+        private = self._private.get(seat)
+        if private is None:  # not a viewer of the last change: a whole table next
+            self._sent.pop(client, None)
+            return None
+        clock = self._clock()
+        if held[0] is public and held[1] is private and held[2] == clock:
+            return None
+        texts = self._late_texts
+        time_left = self._time_left()
+        if texts is None:
+            texts = self._late_texts = _Texts(public, time_left)
+        else:  # the change's parts are shared; the seconds left are those of now
+            texts.ticking = '"time_left":' + pydantic_core.to_json(time_left).decode()
+        self._sent[client] = (public, private, clock)
+        return texts.patch(seat, held, private, clock)
 
     def _broadcast_companion_state(self) -> None:
         """Companion mode: each client gets its whole view (the companion view is built
@@ -2336,6 +2389,7 @@ class Room:
                     type="state", table=companion_view).model_dump_json()
             client.send(text)
         self._sent.clear()
+        self._late_texts = None
         self._public = None
         self._private = {}
         self._tables_state = None

@@ -1,6 +1,6 @@
 // The gutskit browser table: lobby (create a room), room (join, seats, host controls),
 // the table (sealed declaration, countdown, simultaneous reveal, showdown), ledger, hand
-// log, rules. Speaks the WebSocket protocol of docs/protocol.md (version 4). No build step.
+// log, rules. Speaks the WebSocket protocol of docs/protocol.md (version 5). No build step.
 import { cardHtml, backHtml, escapeHtml as esc, handHtml, handText } from "./cards.js";
 import { LANGUAGES, endReason, has, language, pickLanguage, setLanguage, t, tn } from "./i18n.js";
 import { Connection } from "./net.js";
@@ -10,7 +10,7 @@ import * as companion from "./companion.js";
 // docs/protocol.md: one frame (a JSON array of messages) per change; after the first
 // table view, only what changed in it ("patch"); version 4: no fairness "opening" pushed
 // (the table never shows it; fairness.json, the download, has them)
-const PROTOCOL = 4;
+const PROTOCOL = 5;
 // The bots a host may seat, by style and strength (protocol.BotStyle).
 const BOT_STYLES = ["equilibrium", "standard", "exploitative", "cautious", "loose"];
 const KEYS = { in: "i", out: "o", high: "h", low: "l", both: "b" };
