@@ -62,7 +62,8 @@ def start_server(port: int, db: Path) -> subprocess.Popen[bytes]:
         [sys.executable, "-c", code, "--host", HOST, "--port", str(port), "--db",
          f"sqlite:///{db}", "--room-limit", "100000/minute",
          "--max-connections-per-address", "100000", "--max-connections-per-room", "100000",
-         "--max-rooms", "100000", "--hello-timeout", "600", "--max-sockets-per-address", "0"],
+         "--max-rooms", "100000", "--hello-timeout", "600", "--max-sockets-per-address", "0",
+         "--max-sockets-per-network", "0"],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:

@@ -149,7 +149,7 @@ def start_server(port: int, db: Path, workers: int = 1,
          f"sqlite:///{db}",
          # every client comes from one address: lift the per-address limits
          "--room-limit", "100000/minute", "--max-connections-per-address", "100000",
-         "--max-sockets-per-address", "0",
+         "--max-sockets-per-address", "0", "--max-sockets-per-network", "0",
          "--max-rooms", "100000", "--min-reveal-seconds", "0", "--loop", loop, *cluster],
         stdout=subprocess.DEVNULL, env=env,
         stderr=(db.parent / "server.log").open("wb"))  # a file: a full pipe would block it

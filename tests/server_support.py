@@ -113,8 +113,10 @@ class Server:
 @contextmanager
 def running_server(db_url: str, *, seed_numbers: Sequence[int] = (), dealer: int = 0,
                    bot_delay: tuple[float, float] = (0.0, 0.0),
-                   allowed_origins: Sequence[str] = (), **limits: Any) -> Iterator[Server]:
-    """Start ``guts serve``'s app on a random loopback port; stop it on exit.
+                   allowed_origins: Sequence[str] = (), loop: str = "auto",
+                   **limits: Any) -> Iterator[Server]:
+    """Start ``guts serve``'s app on a random loopback port (on the event loop ``loop``,
+    ``guts serve --loop``); stop it on exit.
 
     ``limits``: :class:`ServerConfig` fields; by default the tests' fast timers (floors of
     0.1 s / 0 s) and no room creation limit to speak of."""
@@ -126,7 +128,7 @@ def running_server(db_url: str, *, seed_numbers: Sequence[int] = (), dealer: int
     manager.first_dealer = lambda n: dealer
     app = create_app(manager=manager, allowed_origins=allowed_origins)
     config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="error",
-                            lifespan="on", **uvicorn_options(manager.config))  # as guts serve
+                            lifespan="on", **uvicorn_options(manager.config, loop))  # as guts serve
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

@@ -408,20 +408,22 @@ def _client_frame(text: str) -> bytes:
         byte ^ mask[i % 4] for i, byte in enumerate(data))
 
 
-def test_a_client_that_stops_reading_is_dropped(db_url: str,
+@pytest.mark.parametrize("loop", ["uvloop", "asyncio"])
+def test_a_client_that_stops_reading_is_dropped(db_url: str, loop: str,
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     """attack6 (t2c_slow_queue.py): a client that sent pings and read nothing was cut off
     by the keepalive ping's timeout after about 40 s (1011), not by the documented queue
     limit (uvicorn's send waits once 64 KiB are unread, the frames after it waited in the
     connection's queue past QUEUE_LIMIT and the close waited behind them for ever). Past
     the limit the connection is now dropped (its transport aborted, SLOW_GRACE seconds
-    after the close was queued); the room goes on for the others."""
+    after the close was queued); the room goes on for the others. On both event loops
+    ``guts serve --loop`` runs (session 11: uvloop's transport is the one kept too)."""
     monkeypatch.setattr(server_app, "QUEUE_LIMIT", 20)
     monkeypatch.setattr(server_app, "SLOW_GRACE", 0.2)
     # Every ping answered with a pong: no message limit in the way (a flood past it gets
     # one rate_limited error per window, too few frames to fill the queue).
     monkeypatch.setattr(server_app, "MESSAGE_LIMIT", limits.RateLimitItemPerSecond(10**6, 1))
-    with running_server(db_url) as server:
+    with running_server(db_url, loop=loop) as server:
         room_id = server.create_room()["room_id"]
         room = server.manager.rooms[room_id]
         watcher = Player(server, room_id)
@@ -434,6 +436,7 @@ def test_a_client_that_stops_reading_is_dropped(db_url: str,
                     if c.websocket.client is not None
                     and c.websocket.client.port == sock.getsockname()[1])
         assert slow.transport is not None  # kept by app.KeepTransport
+        assert type(slow.transport).__module__.startswith("uvloop") == (loop == "uvloop")
         # The server's socket buffer made small: its kernel takes 4 KiB, not megabytes,
         # before the transport holds what the client has not read.
         slow.transport.get_extra_info("socket").setsockopt(socket.SOL_SOCKET,

@@ -67,6 +67,10 @@ def serve(
         min=0, help="TCP connections (HTTP and WebSocket) one peer address holds at once; "
         "0: no cap. The proxies of --forwarded-allow-ips are not capped "
         "(docs/deploy.md).")] = 64,
+    max_sockets_per_network: Annotated[int, typer.Option(
+        min=0, help="TCP connections one network (an IPv4 /24, an IPv6 /48) holds at "
+        "once; 0: no cap. The proxies of --forwarded-allow-ips are not capped "
+        "(docs/deploy.md).")] = 256,
     hello_timeout: Annotated[float, typer.Option(
         callback=finite,
         min=0.1, help="Seconds a new connection has to say hello.")] = 10.0,
@@ -169,6 +173,7 @@ def serve(
             max_connections_per_room=max_connections_per_room,
             max_connections_per_address=max_connections_per_address,
             max_sockets_per_address=max_sockets_per_address,
+            max_sockets_per_network=max_sockets_per_network,
             hello_timeout=hello_timeout, idle_minutes=idle_minutes,
             min_decision_seconds=min_decision_seconds, min_reveal_seconds=min_reveal_seconds,
             max_body_bytes=max_body_bytes, max_rooms=max_rooms,

@@ -25,7 +25,9 @@ URL's, or one of ``allowed_origins``); clients without an ``Origin`` header (scr
 bots) are accepted.
 Each connection may send :data:`MESSAGE_LIMIT` (a moving window kept with the connection:
 :data:`RATE` messages per second on average, bursts of :data:`BURST`); extra messages are
-dropped, with one ``rate_limited`` error per window however many are dropped in it.
+dropped, with one ``rate_limited`` error per window however many are dropped in it; a
+dropped message with an ``action_id`` (an action) gets its own ``rate_limited`` error
+naming that ``action_id``, so its client knows to send it again.
 
 Every limit of :class:`~gutskit.server.rooms.ServerConfig` answers with a clear error
 (``docs/protocol.md``, "Limits"): :class:`HttpGuard` (body size, JSON content type and
@@ -74,6 +76,7 @@ from gutskit.server.exports import history_jsonl, ledger_csv
 from gutskit.server.gctuning import RECLAIM_SECONDS, GcTuning
 from gutskit.server.protocol import (
     MAX_CHIPS,
+    MAX_MESSAGE_BYTES,
     NOTICES_HELD_FROM,
     Ack,
     Chat,
@@ -1249,6 +1252,33 @@ def _replace(seat: list[WsClient], oldest: WsClient) -> None:
                                                                   reason="replaced"))
 
 
+def _action_id_of(data: str | bytes) -> str | None:
+    """The ``action_id`` of a client message dropped by :data:`MESSAGE_LIMIT` (``None``:
+    it names none, or is not a message the server would read: too large, too deep, not a
+    JSON object, an ``action_id`` that is not 1 to 64 characters). Parsed only when the
+    text holds the word ``action_id``.
+
+    >>> _action_id_of('{"type": "declare", "round": 1, "action_id": "a7", "declaration": "in"}')
+    'a7'
+    >>> _action_id_of('{"type": "ping"}') is None, _action_id_of('["action_id"]') is None
+    (True, True)
+    """
+    if len(data) > MAX_MESSAGE_BYTES:
+        return None
+    text = data if isinstance(data, str) else data.decode("utf-8", "replace")
+    if "action_id" not in text:
+        return None
+    try:
+        check_json_depth(text)
+        message = json.loads(text)
+    except (ProtocolError, ValueError):
+        return None
+    action_id = message.get("action_id") if isinstance(message, dict) else None
+    if isinstance(action_id, str) and 1 <= len(action_id) <= 64:
+        return action_id
+    return None
+
+
 def _connection_refusal(config: ServerConfig, connections: Counter[str], room_id: str,
                         address_has_room: bool) -> str | None:
     """Why one more connection to ``room_id`` is refused (``None``: it is not):
@@ -1292,6 +1322,14 @@ async def _serve(websocket: WebSocket, client: WsClient, room: Room,
         if data is None:
             data = frame.get("bytes") or b""
         if not client.allow():
+            dropped = _action_id_of(data)
+            if dropped is not None:
+                # An action is answered, taken or not (attack10 LOW-3: a declaration in a
+                # flood went unanswered, its client could not tell it was dropped).
+                client.send(Error(code="rate_limited", action_id=dropped, message=(
+                    f"more than {BURST} messages in {BURST // RATE} seconds: this action "
+                    "was dropped, not taken; send it again")))
+                continue
             # One error per window, however many messages are dropped in it: a flood is
             # not answered frame for frame (attack8 O3: 33,121 errors for 33,150 pings).
             now = time.monotonic()

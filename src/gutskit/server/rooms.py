@@ -206,6 +206,12 @@ class ServerConfig:
         max_sockets_per_address: TCP connections one peer address holds at once, HTTP
             and WebSocket (``503`` and closed over it; 0: no cap); the peers of
             :attr:`forwarded_allow_ips` are not capped.
+        max_sockets_per_network: TCP connections one network (an IPv4 /24, an IPv6 /48)
+            holds at once, HTTP and WebSocket (``503`` and closed over it; 0: no cap);
+            the peers of :attr:`forwarded_allow_ips` are not capped.
+        write_seconds: seconds a client has to read an HTTP answer whose unread bytes
+            fill the connection's write buffer, each time they do; then the connection
+            is aborted (:mod:`gutskit.server.sockets`; 0: no deadline).
 
     Attributes:
         tune_gc: tune this process's garbage collector once the stored rooms are loaded
@@ -231,6 +237,8 @@ class ServerConfig:
     header_seconds: float = 10.0
     body_seconds: float = 30.0
     max_sockets_per_address: int = 64
+    max_sockets_per_network: int = 256
+    write_seconds: float = 30.0
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,13 @@ out. :class:`GuardedH11Protocol` is uvicorn's h11 protocol (``http=`` of
   its request line and headers are complete (a WebSocket's opening handshake is such a
   request), then :attr:`ServerConfig.body_seconds` until its body is complete; past it
   the connection is closed. A complete request has no deadline while it is answered;
+* a write deadline (attack10 HIGH-1, a slow reader): once the answer's bytes the client
+  has not read fill the transport's buffer (uvicorn's send waits, holding the response
+  and its open file), the client has :attr:`ServerConfig.write_seconds` to read enough
+  of them for the buffer to drain (asyncio's ``resume_writing``), each time the buffer
+  fills again; past it the connection is aborted (a close would wait for the unread bytes
+  for ever). nginx's ``send_timeout`` in effect: a deadline between two reads, not on the
+  whole answer, so a slow but reading client gets any answer;
 * a cap on the connections one peer address holds at once
   (:attr:`ServerConfig.max_sockets_per_address`, WebSockets included), counted as they
   are accepted, before any byte is read: one over it gets ``503`` and is closed. The peer
@@ -20,6 +27,10 @@ out. :class:`GuardedH11Protocol` is uvicorn's h11 protocol (``http=`` of
 
 * IPv6 peers counted by their /64 network (:func:`peer_key`): one host commonly holds a
   whole /64, so capping each of its addresses alone would cap nothing (attack10 HIGH-1);
+* a higher cap on the connections of one network (:attr:`ServerConfig.max_sockets_per_network`:
+  an IPv4 /24, an IPv6 /48, :func:`network_key`), so a few hundred addresses rented in one
+  block cannot fill the process's cap alone, while one NAT address (an office, a campus)
+  still holds its per-address share and many neighbours in one /24 four times that;
 * a cap on the connections of the whole process (:attr:`SocketGuard.max_total`: the soft
   open-file limit when the first connection comes, less :data:`FILE_RESERVE`), so a flood
   from many addresses fills the cap, not the process's open files: the database, the
@@ -49,8 +60,8 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from gutskit.server.rooms import ServerConfig
 
-__all__ = ["FILE_RESERVE", "FULL", "LOG_SECONDS", "REFUSAL", "GuardedH11Protocol", "SocketGuard",
-           "peer_key", "protocol_for"]
+__all__ = ["FILE_RESERVE", "FULL", "LOG_SECONDS", "NETWORK_REFUSAL", "REFUSAL",
+           "GuardedH11Protocol", "SocketGuard", "network_key", "peer_key", "protocol_for"]
 
 FILE_RESERVE = 256
 """Open files kept free of connections (the database, its journal, logs, a restart's
@@ -69,6 +80,12 @@ REFUSAL = (b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\n"
 """What a connection over :attr:`ServerConfig.max_sockets_per_address` receives before
 it is closed."""
 
+NETWORK_REFUSAL = (b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\n"
+                   b"Connection: close\r\nContent-Length: 48\r\n\r\n"
+                   b"too many connections from your network at once\n")
+"""What a connection over :attr:`ServerConfig.max_sockets_per_network` receives before
+it is closed."""
+
 FULL = (b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\n"
         b"Connection: close\r\nRetry-After: 10\r\nContent-Length: 42\r\n\r\n"
         b"the server is full: try again in a moment\n")
@@ -85,6 +102,12 @@ class SocketGuard:
         body_seconds: seconds its body may take once the headers are in.
         max_per_address: connections one peer address may hold at once (0: no cap).
         proxies: peers never capped (addresses, networks ``"10.0.0.0/8"``, ``"*"``).
+        max_total: connections of the whole process at once (``None``: worked out from
+            the soft open-file limit at the first connection; 0: no cap).
+        max_per_network: connections one network (:func:`network_key`) may hold at once
+            (0: no cap).
+        write_seconds: seconds a full write buffer (an answer the client does not read)
+            may take to drain before the connection is aborted (0: no deadline).
     """
 
     header_seconds: float
@@ -92,10 +115,11 @@ class SocketGuard:
     max_per_address: int
     proxies: tuple[str, ...] = ()
     max_total: int | None = None
-    """Connections of the whole process at once (``None``: worked out from the soft
-    open-file limit at the first connection; 0: no cap)."""
+    max_per_network: int = 0
+    write_seconds: float = 0.0
     total: int = 0
     held: Counter[str] = field(default_factory=Counter)
+    networks: Counter[str] = field(default_factory=Counter)
     _logged: dict[str, float] = field(default_factory=dict)
     _unlogged: Counter[str] = field(default_factory=Counter)
 
@@ -103,28 +127,46 @@ class SocketGuard:
     def of(cls, config: ServerConfig) -> SocketGuard:
         """The guard of a server run with ``config``."""
         return cls(config.header_seconds, config.body_seconds,
-                   config.max_sockets_per_address, config.forwarded_allow_ips)
+                   config.max_sockets_per_address, config.forwarded_allow_ips,
+                   max_per_network=config.max_sockets_per_network,
+                   write_seconds=config.write_seconds)
 
     def admit(self, address: str) -> bool:
-        """Count a new connection from ``address`` (its :func:`peer_key`); ``False`` (not
-        counted) over the process's cap or the address's. Each admitted connection is
-        released once (:meth:`release`) when it ends."""
+        """Count a new connection from ``address`` (its :func:`peer_key` and
+        :func:`network_key`); ``False`` (not counted) over the process's cap, the
+        address's or the network's (:meth:`refusal` says which). Each admitted connection
+        is released once (:meth:`release`) when it ends."""
         if self.max_total is None:
             self.max_total = _total_cap()
         if self.full():
             self.warn("full", f"refused connections over the process's {self.max_total} "
                       "open connections (the open-file limit less a reserve)")
             return False
-        key = peer_key(address)
-        if self.max_per_address > 0 and not _listed(address, self.proxies):
-            if self.held[key] >= self.max_per_address:
+        if (self.max_per_address > 0 or self.max_per_network > 0) \
+                and not _listed(address, self.proxies):
+            key, network = peer_key(address), network_key(address)
+            if self.max_per_address > 0 and self.held[key] >= self.max_per_address:
                 self.warn("refused", f"refused connections from {key} over its "
                           f"{self.max_per_address} open connections "
                           "(max_sockets_per_address)")
                 return False
+            if self.max_per_network > 0 and self.networks[network] >= self.max_per_network:
+                self.warn("network", f"refused connections from the network {network} "
+                          f"over its {self.max_per_network} open connections "
+                          "(max_sockets_per_network)")
+                return False
             self.held[key] += 1
+            self.networks[network] += 1
         self.total += 1
         return True
+
+    def refusal(self, address: str) -> bytes:
+        """The answer to a connection from ``address`` that :meth:`admit` refused."""
+        if self.full():
+            return FULL
+        if self.max_per_address > 0 and self.held[peer_key(address)] >= self.max_per_address:
+            return REFUSAL
+        return NETWORK_REFUSAL
 
     def full(self) -> bool:
         """Whether the process holds as many connections as its cap allows."""
@@ -133,11 +175,12 @@ class SocketGuard:
     def release(self, address: str) -> None:
         """A connection :meth:`admit` counted for ``address`` has ended."""
         self.total -= 1
-        key = peer_key(address)
-        if key in self.held:
-            self.held[key] -= 1
-            if self.held[key] <= 0:
-                del self.held[key]
+        for counts, key in ((self.held, peer_key(address)),
+                            (self.networks, network_key(address))):
+            if key in counts:
+                counts[key] -= 1
+                if counts[key] <= 0:
+                    del counts[key]
 
     def warn(self, kind: str, text: str) -> None:
         """Log ``text`` unless a line of ``kind`` was logged in the last
@@ -168,6 +211,24 @@ def peer_key(address: str) -> str:
     if ip.ipv4_mapped is not None:
         return str(ip.ipv4_mapped)
     return str(ipaddress.ip_network(f"{ip}/64", strict=False))
+
+
+def network_key(address: str) -> str:
+    """What the per-network cap counts ``address`` as: an IPv4 address (an IPv4-mapped
+    IPv6 one too) as its /24 network, an IPv6 address as its /48 (a site's usual
+    allocation), anything else as given.
+
+    >>> network_key("203.0.113.7"), network_key("2001:db8:1:2::1"), network_key("::ffff:10.1.2.3")
+    ('203.0.113.0/24', '2001:db8:1::/48', '10.1.2.0/24')
+    """
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    bits = 24 if ip.version == 4 else 48
+    return str(ipaddress.ip_network(f"{ip}/{bits}", strict=False))
 
 
 def _total_cap() -> int:
@@ -209,9 +270,8 @@ def _listed(address: str, proxies: tuple[str, ...]) -> bool:
 
 
 class GuardedH11Protocol(H11Protocol):
-    """uvicorn's h11 protocol with the deadlines and the per-address cap of ``guard``
-    (module docstring). Made by uvicorn as its ``http`` class
-    (:func:`protocol_for`)."""
+    """uvicorn's h11 protocol with the deadlines and the caps of ``guard`` (module
+    docstring). Made by uvicorn as its ``http`` class (:func:`protocol_for`)."""
 
     def __init__(self, *args: Any, guard: SocketGuard, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -219,12 +279,14 @@ class GuardedH11Protocol(H11Protocol):
         self.counted: str | None = None
         self.deadline: asyncio.TimerHandle | None = None
         self.awaiting = ""  # "headers" or "body": what the deadline waits for
+        self.unread: asyncio.TimerHandle | None = None
+        """The write deadline, armed while the transport's write buffer is full."""
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
         address = self.client[0] if self.client else ""
         if not self.guard.admit(address):
-            transport.write(FULL if self.guard.full() else REFUSAL)
+            transport.write(self.guard.refusal(address))
             transport.close()
             return
         self.counted = address
@@ -232,8 +294,36 @@ class GuardedH11Protocol(H11Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
+        self._drained()
         self._release()
         super().connection_lost(exc)
+
+    def pause_writing(self) -> None:
+        super().pause_writing()
+        if (self.unread is None and self.guard.write_seconds > 0
+                and self.transport.get_protocol() is self):
+            self.unread = self.loop.call_later(self.guard.write_seconds, self._unread)
+
+    def resume_writing(self) -> None:
+        super().resume_writing()
+        self._drained()
+
+    def _drained(self) -> None:
+        if self.unread is not None:
+            self.unread.cancel()
+            self.unread = None
+
+    def _unread(self) -> None:
+        """The write deadline has passed: abort the connection (its unread bytes are
+        dropped; ``close`` would wait for them)."""
+        self.unread = None
+        if self.transport.get_protocol() is not self:
+            return
+        who = self.client[0] if self.client else "a client"
+        self.guard.warn("unread", f"closed a connection from {who}: it did not read its "
+                        f"answer within {self.guard.write_seconds:g} s "
+                        f"({self.transport.get_write_buffer_size()} bytes unread)")
+        self.transport.abort()
 
     def data_received(self, data: bytes) -> None:
         if self.deadline is None and self.conn.their_state is h11.IDLE:
@@ -247,6 +337,7 @@ class GuardedH11Protocol(H11Protocol):
 
     def handle_websocket_upgrade(self, event: h11.Request) -> None:
         self._disarm()
+        self._drained()
         super().handle_websocket_upgrade(event)
         address, self.counted = self.counted, None
         if address is None:
