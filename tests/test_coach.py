@@ -73,9 +73,10 @@ def test_play_with_coach_through_a_pipe(tmp_path: Path) -> None:
     gain = cell.ev_in_minus_out(parse_cards("Th 7s"))
     assert f"{gain:+.3f}" == "-0.022"
     assert ("Coach: the equilibrium stays out with T♥ 7♠ (Ten-seven high; in-probability "
-            "0.000, always); in minus out -0.022 chips at pot 2 (exact); certified per-hand "
-            "equilibrium.") in out
-    assert "Coach: the equilibrium goes in with J♥ Q♣ (Queen-jack high; in-probability 1.000" in out
+            "0: never in with this hand); in minus out -0.022 chips at pot 2 (exact); "
+            "certified per-hand equilibrium.") in out
+    assert ("Coach: the equilibrium goes in with J♥ Q♣ (Queen-jack high; in-probability 1: "
+            "always in with this hand); ") in out
     # the coach speaks after your declaration and before the reveal
     assert out.index("In or out?") < out.index("Coach:") < out.index("Reveal:")
 
@@ -118,8 +119,8 @@ def test_a_coach_line_says_exact_or_a_standard_error_never_both() -> None:
     assert exact.exact and exact.ev_se is None
     assert exact.line() == (
         "Coach: the equilibrium stays out with Q♦ 7♠ 2♥ (Queen-seven-two high; "
-        "in-probability 0.000, always); in minus out -0.157 chips at pot 4 (exact); "
-        "per-hand equilibrium, sampled (an estimate, not certified).")
+        "in-probability 0: never in with this hand); in minus out -0.157 chips at pot 4 "
+        "(exact); per-hand equilibrium, sampled (an estimate, not certified).")
     sampled = advise_hand(hand, players=5, pot=5, rules=Rules(), deals=2000)
     assert not sampled.exact and sampled.ev_se is not None
     line = sampled.line()

@@ -315,8 +315,20 @@ def _format_validation_error(error: ValidationError) -> str:
         elif item["type"] == "value_error":
             messages.append(str(item["msg"]).removeprefix("Value error, "))
         else:
-            messages.append(f"{loc}: {item['msg'].lower()} (got {_cut(json.dumps(value))})")
+            messages.append(f"{loc}: {item['msg'].lower()} (got {_cut(json.dumps(value))})"
+                            + _hint(loc, item["type"]))
     return "; ".join(messages)
+
+
+def _hint(name: str, kind: str) -> str:
+    """What the rule ``name`` takes, when pydantic's words (error ``kind``) do not say it:
+    a yes/no rule is true or false; a rule whose default is none takes none too."""
+    field = Rules.model_fields.get(name)
+    if kind == "bool_type":
+        return ": write true or false"
+    if kind == "int_type" and field is not None and field.default is None:
+        return ": write a whole number, or none"
+    return ""
 
 
 def preset(name: str) -> Rules:
@@ -374,7 +386,7 @@ def load_rules(path: str | Path) -> Rules:
     """
     file = Path(path)
     try:
-        text = read_text(file)
+        text = read_text(file).removeprefix("\ufeff")  # a BOM: Windows editors write one
     except OSError as error:
         raise RulesError(f"cannot read rules file {str(file)!r}: {error.strerror}") from None
     except UnicodeDecodeError as error:

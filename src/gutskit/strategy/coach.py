@@ -140,16 +140,20 @@ class Advice:
 
     def line(self) -> str:
         """One line for the table, e.g. ``"Coach: the equilibrium goes in with A♠ A♥
-        (always); in minus out +1.939 chips at pot 3 (exact) ..."``: the expected value
-        says whether it is exact or ``± s.e.``, once."""
+        (Pair of aces; in-probability 1: always in with this hand); in minus out +1.939
+        chips at pot 3 (exact) ..."``: the expected value says whether it is exact or
+        ``± s.e.``, once."""
         if self.in_probability is None:
             return f"Coach: no advice here ({self.note})."
         p = self.in_probability
         action = ("goes in" if p >= 1.0 else "stays out" if p <= 0.0
                   else f"goes in {100 * p:.1f}% of the time")
-        how = "always" if p in (0.0, 1.0) else "mixed"
+        # the in-probability in words: 0 and 1 are pure (never, always in), else mixed
+        how = ("in-probability 1: always in with this hand" if p >= 1.0
+               else "in-probability 0: never in with this hand" if p <= 0.0
+               else f"in-probability {p:.3f}: a mixed strategy")
         text = (f"Coach: the equilibrium {action} with {pretty_cards(self.hand)} "
-                f"({self.description}; in-probability {p:.3f}, {how})")
+                f"({self.description}; {how})")
         if self.ev is None:
             return f"{text}; no EV: {self.note}."
         err = "exact" if self.ev_se is None else f"± {self.ev_se:.3f} s.e."
