@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from gutskit.cli.errors import finite
+from gutskit.cli.errors import DB_FROM_ENVIRONMENT, finite, note_db_source
 from gutskit.cli.options import JsonOpt, check_output_path
 from gutskit.cli.words import count
 
@@ -23,9 +23,11 @@ EPILOG = ("Examples:\n\n"
 
 def analyze(
     db: Annotated[str | None, typer.Option(
-        "--db", metavar="PATH|URL",
+        "--db", metavar="PATH|URL", envvar="GUTSKIT_DB", show_envvar=True,
+        callback=note_db_source,
         help="Database file (SQLite) or SQLAlchemy URL [default: gutskit.db in your data "
-             "folder, unless --history is given].")] = None,
+             "folder, unless --history is given (GUTSKIT_DB too); GUTSKIT_DB set but empty "
+             "is refused].")] = None,
     history: Annotated[Path | None, typer.Option(
         "--history", metavar="FILE", help="A JSON Lines hand-history file.")] = None,
     alpha: Annotated[float, typer.Option(
@@ -42,14 +44,16 @@ def analyze(
     cards beyond card removal, Holm-adjusted p-values; without recorded hands a stratified
     Fisher exact test of the calls) and bluff signals (weak hands shown at showdowns).
     """
-    from rich.console import Console
     from rich.table import Table
 
+    from gutskit.cli.console import game_console
     from gutskit.io.location import check_location, default_db_path
     from gutskit.strategy.analysis import AnalysisError, load_sessions
     from gutskit.strategy.analysis import analyze as run_analysis
 
     check_output_path(plot, "plot file", (".png", ".svg", ".pdf"))
+    if history is not None and db is not None and DB_FROM_ENVIRONMENT.get() == db:
+        db = None  # --history FILE is read instead of the database GUTSKIT_DB names
     if history is None and db is None:
         if not default_db_path().exists():
             raise AnalysisError(f"no saved sessions yet ({default_db_path()} does not "
@@ -63,7 +67,7 @@ def analyze(
         from gutskit.io.plots import snowball_plot
 
         snowball_plot(report.pots_by_matched, plot,
-                      title=f"Pot snowball ({count(report.rounds, 'round')}, "
+                      title=f"Pot snowball ({count(report.rounds, 'round')} played, "
                             f"{count(report.games, 'game')})")
     if as_json:
         data = report.to_dict()
@@ -71,9 +75,10 @@ def analyze(
             data["plot"] = str(plot)
         typer.echo(json.dumps(data, indent=2))
         return
-    out = Console(highlight=False, width=max(110, Console().width))
+    out = game_console()
     players = Table(title=f"Players ({count(report.sessions, 'session')}, "
-                          f"{count(report.rounds, 'round')}, {count(report.games, 'game')})",
+                          f"{count(report.rounds, 'round')} played, "
+                          f"{count(report.games, 'game')})",
                     caption="net: the ledger's (final stack minus buy-ins, over the "
                             "sessions), as guts referee and the server's ledger show it; "
                             "net/round*: in the rounds only (pots won minus antes and "

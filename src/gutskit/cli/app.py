@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from typing import Annotated, Any
 
 import typer
-from typer.core import TyperGroup
+from typer.core import TyperGroup, TyperOption
 
 from gutskit.cli import (
     analysis,
@@ -47,6 +47,7 @@ from gutskit.cli.errors import (
     CLICK_EXCEPTION,
     DB_FROM_ENVIRONMENT,
     EXIT_USER_ERROR,
+    FROM_ENVIRONMENT,
     USER_ERRORS,
     guard_numbers,
     report_error,
@@ -73,6 +74,7 @@ class GutsGroup(TyperGroup):
              complete_var: str | None = None, standalone_mode: bool = True,
              windows_expand_args: bool = True, **extra: Any) -> Any:
         DB_FROM_ENVIRONMENT.set(None)  # set again by --db's callback (in-process reruns)
+        FROM_ENVIRONMENT.set(frozenset())  # as DB_FROM_ENVIRONMENT, for --loop, --redis
         guard_numbers(self)  # "1_0" is not 10
         try:
             result = super().main(args=args, prog_name=prog_name, complete_var=complete_var,
@@ -96,6 +98,19 @@ class GutsGroup(TyperGroup):
         if not standalone_mode:
             return code
         raise SystemExit(code)
+
+
+def _value_shown(option: Any, ctx: Any) -> str | None:
+    """What ``--help`` shows in an option's type column: nothing for a flag (``--json``,
+    ``--coach``: it takes no value; typer would show ``<bool>``, as if one were typed),
+    else typer's (the metavar, ``<int range>``...)."""
+    if getattr(option, "is_flag", False) and option.metavar is None:
+        return None
+    return _TYPER_VALUE_SHOWN(option, ctx)
+
+
+_TYPER_VALUE_SHOWN = TyperOption.display_type_rich
+TyperOption.display_type_rich = _value_shown  # type: ignore[method-assign,assignment]
 
 
 def build() -> typer.Typer:

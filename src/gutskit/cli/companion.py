@@ -99,7 +99,8 @@ def companion(
     store.start()
     if db is not None and is_url(db):
         store.store()
-    from gutskit.cli.terminal import ending_signals, game_console
+    from gutskit.cli.console import game_console
+    from gutskit.cli.terminal import ending_signals
 
     console = game_console()
 

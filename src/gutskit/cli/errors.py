@@ -8,6 +8,7 @@ file that cannot be read or written) or one of typer's usage errors.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import re
@@ -20,7 +21,7 @@ import typer
 from gutskit.core.errors import GutsError, quoted
 
 __all__ = ["EXIT_INTERRUPTED", "EXIT_USER_ERROR", "USER_ERRORS", "UsageProblem", "finite",
-           "guard_numbers", "message", "report_error"]
+           "given", "guard_numbers", "message", "refuse_empty_environment", "report_error"]
 
 EXIT_USER_ERROR = 2
 """Exit status of a user mistake."""
@@ -38,19 +39,85 @@ DB_FROM_ENVIRONMENT: ContextVar[str | None] = ContextVar("DB_FROM_ENVIRONMENT", 
 :func:`note_db_source`): a message about it names the variable, not the option."""
 
 
-def note_db_source(ctx: Any, param: Any, value: str | None) -> str | None:
-    """The ``--db`` option's callback: remember whether its value came from the environment
-    (``GUTSKIT_DB``); returns ``value`` unchanged.
+def _from_environment(ctx: Any, param: Any) -> bool:
+    """Whether the value of ``param`` came from its environment variable."""
+    source = ctx.get_parameter_source(param.name)
+    return getattr(source, "name", "") == "ENVIRONMENT"
+
+
+FROM_ENVIRONMENT: ContextVar[frozenset[str]] = ContextVar("FROM_ENVIRONMENT",
+                                                          default=frozenset())
+"""The options (``--loop``, ``--redis``) whose value came from their ``GUTSKIT_*``
+environment variable in this command (set by :func:`refuse_empty_environment`)."""
+
+
+def given(option: str, value: object) -> str:
+    """How a message names the value of ``option``: as the environment variable that set
+    it (``GUTSKIT_LOOP='bogus'``, when :func:`refuse_empty_environment` saw it come from
+    there) or as the option typed (``--loop 'bogus'``)."""
+    if option in FROM_ENVIRONMENT.get():
+        return f"{_VARIABLES.get(option, option)}={value!r}"
+    return f"{option} {value!r}"
+
+
+_VARIABLES: dict[str, str] = {}
+"""Option -> its environment variable (``--loop`` -> ``GUTSKIT_LOOP``), as the options'
+callbacks met them."""
+
+_ENVIRONMENT_WORDS = {
+    "GUTSKIT_DB": ("the default database", "a database file or URL"),
+    "GUTSKIT_LOOP": ("the default loop (auto)", "auto, uvloop or asyncio"),
+    "GUTSKIT_REDIS": ("no Redis (one server, or --workers N with its own redis-server)",
+                      "a Redis URL such as redis://10.0.0.5:6379/0"),
+}
+"""What the default of each ``GUTSKIT_*`` variable is and what it may be set to, in words."""
+
+
+def refuse_empty_environment(ctx: Any, param: Any, value: Any) -> Any:
+    """The callback of every option read from a ``GUTSKIT_*`` environment variable
+    (``GUTSKIT_DB``, ``GUTSKIT_LOOP``, ``GUTSKIT_REDIS``): the variable set but empty (or
+    blank) is refused, naming it, when the option is not given (click would silently take
+    the default: an empty value is more likely a mistake, e.g. ``GUTSKIT_REDIS=$UNSET``);
+    returns ``value`` unchanged.
 
     Raises:
-        UsageProblem: ``GUTSKIT_DB`` is set but empty and ``--db`` is not given (click would
-            silently take the default database; an empty value is more likely a mistake).
+        UsageProblem: the variable is set to nothing but spaces and the option is not given.
     """
-    source = ctx.get_parameter_source(param.name)
-    if value is None and os.environ.get("GUTSKIT_DB") == "":
-        raise UsageProblem("GUTSKIT_DB is set but empty: unset it to use the default "
-                           "database, or set it to a database file or URL (or give --db)")
-    DB_FROM_ENVIRONMENT.set(value if getattr(source, "name", "") == "ENVIRONMENT" else None)
+    variable = getattr(param, "envvar", None)
+    opts = [o for o in getattr(param, "opts", ()) if o.startswith("--")]
+    option = max(opts, key=len) if opts else str(param.name)
+    if not isinstance(variable, str):
+        return value
+    _VARIABLES[option] = variable
+    if _from_environment(ctx, param):
+        FROM_ENVIRONMENT.set(FROM_ENVIRONMENT.get() | {option})
+    if ctx.get_parameter_source(param.name).name in ("COMMANDLINE", "PROMPT"):
+        return value
+    text = os.environ.get(variable)
+    if text is not None and not text.strip():
+        shown = "empty" if not text else f"blank ({text!r})"
+        default, values = _ENVIRONMENT_WORDS.get(variable, ("the default", "a value"))
+        raise UsageProblem(f"{variable} is set but {shown}: unset it to use {default}, or "
+                           f"set it to {values} (or give {option})")
+    return value
+
+
+def note_db_source(ctx: Any, param: Any, value: str | None) -> str | None:
+    """The ``--db`` option's callback: refuse ``GUTSKIT_DB`` set but empty
+    (:func:`refuse_empty_environment`) and remember whether the value came from the
+    environment (``GUTSKIT_DB``: a message about it names the variable); returns ``value``
+    unchanged.
+
+    Raises:
+        UsageProblem: ``GUTSKIT_DB`` is set but empty or blank and ``--db`` is not given, or
+            ``--db`` is given but blank.
+    """
+    refuse_empty_environment(ctx, param, value)
+    if value is not None and not value.strip():
+        shown = "empty" if not value else "blank"
+        raise UsageProblem(f"--db {value!r} is {shown}: give a database file or URL, or "
+                           "leave --db out for the default database")
+    DB_FROM_ENVIRONMENT.set(value if _from_environment(ctx, param) else None)
     return value
 
 
@@ -67,7 +134,8 @@ def message(error: BaseException) -> str:
     """The one-line message for ``error`` (an OSError names its file; a usage error points
     at ``--help``)."""
     if isinstance(error, OSError) and error.strerror:
-        where = f"{error.filename}: " if error.filename else ""
+        where = (f"{error.filename}: " if error.filename
+                 else "standard output: " if writing_stdout(error) else "")
         text = f"{where}{error.strerror}"
     elif isinstance(error, CLICK_EXCEPTION):
         text = (_bad_value(error) or _negative_number(error)
@@ -83,6 +151,38 @@ def message(error: BaseException) -> str:
     return text or type(error).__name__
 
 
+def writing_stdout(error: BaseException) -> bool:
+    """Whether ``error`` was raised writing standard output (``guts rules > /dev/full``, a
+    full disk behind ``>``): a frame of its traceback was writing a stream that is
+    ``sys.stdout``, its buffer, a wrapper of it (rich's console, :class:`TrimmedLines`) or
+    another stream on its file descriptor (click's)."""
+    stdout = sys.stdout
+    targets = {id(stdout), id(getattr(stdout, "buffer", None))}
+    try:
+        descriptor: int | None = stdout.fileno()
+    except (OSError, ValueError, AttributeError):  # a test runner's stream has none
+        descriptor = None
+    frame = error.__traceback__
+    while frame is not None:
+        local = frame.tb_frame.f_locals
+        for name in ("self", "file", "stream"):
+            value = local.get(name)
+            for candidate in (value, getattr(value, "file", None),
+                              getattr(value, "_stream", None)):
+                if candidate is None:
+                    continue
+                if id(candidate) in targets:
+                    return True
+                if descriptor is not None and callable(getattr(candidate, "fileno", None)):
+                    try:
+                        if candidate.fileno() == descriptor:
+                            return True
+                    except (OSError, ValueError, TypeError):
+                        pass
+        frame = frame.tb_next
+    return False
+
+
 _LINE_BREAKS = re.compile(r"[ \t]*[\r\n]+\s*")
 """Line breaks (and the indentation after them) inside a message: one space each."""
 
@@ -95,10 +195,23 @@ def _escaped(match: re.Match[str]) -> str:
     return f"\\x{ord(match.group()):02x}"
 
 
+def _drop_stdout() -> None:
+    """Point standard output's file descriptor at ``os.devnull``: what it still buffers
+    cannot be written, and Python's own flush at exit would fail again (exit status 120,
+    instead of the error's 2)."""
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, sys.stdout.fileno())
+        os.close(null)
+
+
 def report_error(error: BaseException) -> NoReturn:
     """Print ``error: <message>`` on stderr, on one line (a database driver's message may
     run over several: they are joined), and exit with status 2."""
-    sys.stdout.flush()
+    try:
+        sys.stdout.flush()
+    except (OSError, ValueError):  # standard output is the problem (a full disk, /dev/full)
+        _drop_stdout()
     text = _CONTROL.sub(_escaped, _LINE_BREAKS.sub(" ", message(error).strip()))
     line = f"error: {text}\n"
     # A message may quote text that the terminal cannot encode (a lone surrogate, say).
@@ -241,6 +354,8 @@ def _bad_value(error: BaseException) -> str | None:
         return f"{name} {value!r} is not a whole number"
     if kind == "float_parsing":
         return f"{name} {value!r} is not a number"
+    if kind == "value_error":  # a parser's ValueError (--rules ''): its message as it is
+        return f"{name} {value!r}: {str(first.get('msg', '')).removeprefix('Value error, ')}"
     text = str(first.get("msg", "")).replace("Input should be", "must be")
     return f"{name} {value!r}: {text[:1].lower()}{text[1:]}"
 

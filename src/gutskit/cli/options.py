@@ -29,8 +29,24 @@ __all__ = ["MODEL_CHIPS", "MODEL_CHIPS_TEXT", "SEED_MIN", "ChipsOpt", "DbOpt", "
 PresetOpt = Annotated[str | None, typer.Option(
     "--preset", "-p", metavar="NAME",
     help="Start from a named preset (see 'guts rules --list').")]
+
+
+def rules_path(text: str) -> Path:
+    """``--rules FILE``'s parser: the path typed (``Path("")`` would read as the folder
+    ``.``, so an empty value is refused here, naming it).
+
+    Raises:
+        ValueError: ``text`` is empty or blank (typer reports it as ``--rules '': the path
+            is empty: ...``, :func:`gutskit.cli.errors.message`).
+    """
+    if not text.strip():
+        raise ValueError("the path is empty: give a TOML file of house rules (key = value "
+                         "lines), or leave --rules out for the defaults")
+    return Path(text)
+
+
 RulesFileOpt = Annotated[Path | None, typer.Option(
-    "--rules", "-r", metavar="FILE",
+    "--rules", "-r", metavar="FILE", parser=rules_path,
     help="House rules from a TOML file of key = value lines.")]
 RuleOpt = Annotated[list[str] | None, typer.Option(
     "--rule", metavar="KEY=VALUE",
@@ -63,7 +79,8 @@ DbOpt = Annotated[str | None, typer.Option(
     "--db", metavar="PATH|URL", envvar="GUTSKIT_DB", show_envvar=True,
     callback=note_db_source,
     help="Database file (SQLite) or SQLAlchemy URL "
-         "[default: gutskit.db in your data folder].")]
+         "[default: gutskit.db in your data folder; GUTSKIT_DB set but empty is "
+         "refused].")]
 
 
 def resolve_rules(preset_name: str | None = None, rules_file: Path | None = None,

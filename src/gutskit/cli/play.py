@@ -127,9 +127,16 @@ def play(
     Each round shows your cards, the pot, then asks **in** or **out** (also
     **i**, **o**; **quit** or **q** stops; **away** sits you out from the next deal, seat
     and chips kept, and **back** brings you back: for the next round if you have missed
-    none, else for the next game). All declarations are revealed at once (under sequential
-    declaration you see the calls made before yours), then the showdown, who matched, and
-    the stacks. At the end (or on quit, Ctrl-C or the end of the input) the ledger is
+    none, else for the next game; **help** at any prompt explains it). All declarations are
+    revealed at once (under sequential declaration you see the calls made before yours),
+    then the showdown, who matched, and the stacks.
+
+    With rebuys allowed (--rule rebuys=true, or --preset buy-in-limits), a stack below the
+    minimum buy-in (below the ante when there is none) is asked **Rebuy C chips? [y/n/q]**
+    between rounds (C: --chips, or the minimum buy-in if larger): **y** buys them, **n**
+    plays on with your stack, **q** quits.
+
+    At the end (or on quit, Ctrl-C or the end of the input) the ledger is
     printed. Every session is saved to the database (see 'guts history').
     """
     from rich.markup import escape
@@ -156,7 +163,8 @@ def play(
     store = BackgroundStore(db)
     if db is not None and is_url(db):
         store.store()  # a server database: check its driver and connection before play
-    from gutskit.cli.terminal import ending_signals, game_console
+    from gutskit.cli.console import game_console
+    from gutskit.cli.terminal import ending_signals
 
     console = game_console()
     interactive = sys.stdin.isatty()
@@ -180,6 +188,10 @@ def play(
         raise typer.Exit(result.exit_code or 130)
 
 
+LEFT_COLUMNS = ("Started (UTC)", "Source", "Players", "Status")
+"""The columns of ``guts history``'s list read from the left (the numbers: from the right)."""
+
+
 def history(
     session_id: Annotated[int | None, typer.Argument(
         metavar="[SESSION_ID]", min=1,
@@ -194,14 +206,14 @@ def history(
     """
     from datetime import UTC
 
-    from rich.console import Console
     from rich.markup import escape
     from rich.table import Table
 
+    from gutskit.cli.console import game_console
     from gutskit.io.location import check_location, default_db_path
 
     location = str(default_db_path()) if db is None else db
-    out = Console(highlight=False)
+    out = game_console()
     check_location(db, must_exist=True)  # only read (as 'guts analyze'): never create one
     from gutskit.io.storage import open_store
 
@@ -220,8 +232,8 @@ def history(
             out.print(f"No saved sessions in {escape(location)}.")
             return
         table = Table(title=f"Sessions in {escape(location)}", title_justify="left")
-        for column in ("Id", "Started (UTC)", "Source", "Players", "Rounds", "Status"):
-            table.add_column(column, justify="right" if column in ("Id", "Rounds") else "left")
+        for column in ("Id", "Started (UTC)", "Source", "Players", "Rounds dealt", "Status"):
+            table.add_column(column, justify="left" if column in LEFT_COLUMNS else "right")
         for info in infos:
             status = info.status + (f": {info.end_reason}" if info.end_reason else "")
             table.add_row(str(info.id), info.created_at.strftime("%Y-%m-%d %H:%M"),

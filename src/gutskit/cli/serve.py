@@ -19,10 +19,16 @@ from urllib.parse import urlsplit
 
 import typer
 
-from gutskit.cli.errors import UsageProblem, finite, note_db_source
+from gutskit.cli.errors import (
+    UsageProblem,
+    finite,
+    given,
+    note_db_source,
+    refuse_empty_environment,
+)
 from gutskit.cli.words import count
 
-__all__ = ["allowed_hosts", "register", "serve", "verify"]
+__all__ = ["allowed_hosts", "register", "serve", "served_at", "verify"]
 
 
 def serve(
@@ -33,7 +39,8 @@ def serve(
         "--db", metavar="PATH|URL", envvar="GUTSKIT_DB", show_envvar=True,
         callback=note_db_source,  # a message about GUTSKIT_DB's value names the variable
         help="SQLite file or SQLAlchemy URL, e.g. postgresql+psycopg://user:pw@host/db "
-             "[default: gutskit.db in your data folder].")] = None,
+             "[default: gutskit.db in your data folder; GUTSKIT_DB set but empty is "
+             "refused].")] = None,
     public_url: Annotated[str | None, typer.Option(
         "--public-url", metavar="URL",
         help="The address players use, e.g. https://guts.example.org behind a reverse "
@@ -99,13 +106,16 @@ def serve(
         "local redis-server started for the purpose.")] = 1,
     loop: Annotated[str, typer.Option(
         "--loop", metavar="auto|uvloop|asyncio", envvar="GUTSKIT_LOOP", show_envvar=True,
-        help="Event loop: uvloop's when installed (auto), or Python's own (asyncio).")]
+        callback=refuse_empty_environment,
+        help="Event loop: uvloop's when installed (auto), or Python's own (asyncio); "
+             "GUTSKIT_LOOP set but empty is refused.")]
     = "auto",
     redis: Annotated[str | None, typer.Option(
         "--redis", metavar="URL", envvar="GUTSKIT_REDIS", show_envvar=True,
+        callback=refuse_empty_environment,
         help="Join a cluster through this Redis (room leases, messages between workers), "
         "e.g. redis://10.0.0.5:6379/0; every machine must use the same --db (PostgreSQL "
-        "across machines).")] = None,
+        "across machines). GUTSKIT_REDIS set but empty is refused.")] = None,
 ) -> None:
     """Run the server: rooms by link, the browser table, WebSocket play.
 
@@ -127,11 +137,12 @@ def serve(
     from gutskit.server.app import LOOPS
 
     if loop not in LOOPS:
-        sys.stderr.write(f"error: --loop {loop!r} is not one of {', '.join(LOOPS)}\n")
+        sys.stderr.write(f"error: {given('--loop', loop)} is not one of "
+                         f"{', '.join(LOOPS)}\n")
         raise SystemExit(2)
     if loop == "uvloop" and importlib.util.find_spec("uvloop") is None:
-        sys.stderr.write("error: --loop 'uvloop': the uvloop package is not installed "
-                         "(pip install uvloop, or --loop asyncio)\n")
+        sys.stderr.write(f"error: {given('--loop', loop)}: the uvloop package is not "
+                         "installed (pip install uvloop, or --loop asyncio)\n")
         raise SystemExit(2)
     proxies = _proxies(forwarded_allow_ips)
     base_url = _public_url(public_url) if public_url is not None else ""
@@ -144,7 +155,7 @@ def serve(
 
             problem = redis_problem(redis)
             if problem is not None:
-                raise UsageProblem(f"--redis {redis!r}: {problem}")
+                raise UsageProblem(f"{given('--redis', redis)}: {problem}")
         from gutskit.io.location import check_location
         from gutskit.server.app import create_app, uvicorn_options
         from gutskit.server.rooms import ServerConfig
@@ -163,7 +174,7 @@ def serve(
                 served_by = f"{redis_identity(redis)} cluster {cluster_mark(redis)}"
             except ValueError as error:
                 store.close()
-                raise UsageProblem(f"--redis {redis!r}: {error}") from None
+                raise UsageProblem(f"{given('--redis', redis)}: {error}") from None
         hold = hold_database(store.engine, store.location, alone=redis is None,
                              redis=served_by)
         open_files = raise_open_files()
@@ -198,7 +209,7 @@ def serve(
         listener.close()
         raise
     files = f"; {open_files} open files at most" if open_files is not None else ""
-    typer.echo(f"gutskit server on http://{host}:{port}/ (database: {store.location}"
+    typer.echo(f"gutskit server on {served_at(host, port)} (database: {store.location}"
                f"{files})", err=True)
     server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning",
                                            **uvicorn_options(config, loop)))
@@ -210,6 +221,27 @@ def serve(
 
 WILDCARDS = ("0.0.0.0", "::", "")
 """``--host`` values that listen on every address of the machine."""
+
+
+def served_at(host: str, port: int) -> str:
+    """The address ``guts serve`` says it answers at: a URL a browser on this machine opens
+    (``0.0.0.0`` and ``::`` are not addresses to open: for them, the loopback address, with
+    a word that every interface listens and this machine's name for the others).
+
+    >>> served_at("127.0.0.1", 8000), served_at("::1", 8080)
+    ('http://127.0.0.1:8000/', 'http://[::1]:8080/')
+    >>> served_at("0.0.0.0", 8000).startswith("http://127.0.0.1:8000/, listening on all "
+    ...                                       "interfaces")
+    True
+    """
+    if host in WILDCARDS:
+        loopback = "[::1]" if host == "::" else "127.0.0.1"
+        name = socket.gethostname()
+        others = (f": other machines open http://{name}:{port}/"
+                  if name and name != "localhost" else "")
+        return f"http://{loopback}:{port}/, listening on all interfaces{others}"
+    shown = f"[{host}]" if ":" in host else host
+    return f"http://{shown}:{port}/"
 
 
 def allowed_hosts(host: str, public_url: str, extra: Sequence[str]) -> tuple[str, ...]:
@@ -439,6 +471,15 @@ def verify(
                        "provable for this history: it has no commitments (a server room's "
                        "fairness.json has them)")
             return
+        other = _not_fairness(data)
+        if other is not None:
+            referee = other.startswith("a referee file")
+            raise user_error(f"{str(file)!r} is {other}, not a fairness.json: guts verify "
+                             "checks a room's fairness.json (GET /api/rooms/ROOM_ID/"
+                             "fairness.json: \"room_id\", \"algorithm\" and \"rounds\") "
+                             "or a hand history (JSON Lines)"
+                             + (f"; to settle a real table's rounds: guts referee {file}"
+                                if referee else ""))
         events = _history_option(history) if history is not None else None
         results = verify_rounds(data, events)
         header = verify_session(data, events)
@@ -497,6 +538,36 @@ def _history_option(path: Path) -> list[Any]:
         raise VerifyInputError(f"--history {str(path)!r} holds no events: give your hand "
                                "history of the room (history.jsonl, JSON Lines)")
     return records
+
+
+def _not_fairness(data: dict[str, Any]) -> str | None:
+    """What the JSON object ``data`` is when it is plainly not a fairness.json (which has
+    ``"room_id"``, ``"algorithm"`` and ``"rounds"``), in words, or ``None`` (a fairness
+    file, an empty object or one with ``"rounds"`` alone: :func:`verify_rounds` names what
+    is wrong with it).
+
+    >>> _not_fairness({"players": [], "rounds": []})
+    "a referee file (the players and rounds 'guts referee' settles)"
+    >>> _not_fairness({"ante": 2, "pot_cap": 50})
+    "a set of house rules ('ante', 'pot_cap')"
+    >>> _not_fairness({"name": "x"}), _not_fairness({"room_id": "r", "rounds": []})
+    ("a JSON object with the key 'name'", None)
+    """
+    from gutskit.core.errors import quoted
+    from gutskit.core.rules import Rules
+
+    if not data or "room_id" in data or "algorithm" in data:
+        return None
+    keys = list(data)
+    shown = ", ".join(quoted(str(key), 20) for key in keys[:6]) + (
+        ", ..." if len(keys) > 6 else "")
+    if "players" in data and "rounds" in data:
+        return "a referee file (the players and rounds 'guts referee' settles)"
+    if "rounds" in data:
+        return None
+    if set(keys) <= set(Rules.model_fields) | {"preset"}:
+        return f"a set of house rules ({shown})"
+    return f"a JSON object with the key{'s' if len(keys) > 1 else ''} {shown}"
 
 
 def _is_history(text: str) -> bool:

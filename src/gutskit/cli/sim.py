@@ -57,6 +57,7 @@ def sim(
     )
     from rich.table import Table
 
+    from gutskit.cli.console import game_console
     from gutskit.strategy.simulation import simulate
 
     rules = resolve_rules(preset_name, rules_file, rule, buy_in=chips)
@@ -89,7 +90,7 @@ def sim(
     if as_json:
         typer.echo(json.dumps(summary.to_dict(), indent=2, ensure_ascii=False))
         return
-    out = Console(highlight=False)
+    out = game_console()
     out.print("Final stacks (last session):")
     table = Table()
     table.add_column("Player")

@@ -192,9 +192,9 @@ def odds_command(
     players in 2-card and four in 3-card Guts (a ghost hand counts as a player); beyond,
     a seeded Monte Carlo estimate, every figure with its standard error.
     """
-    from rich.console import Console
     from rich.table import Table
 
+    from gutskit.cli.console import game_console
     from gutskit.core.cards import parse_cards, pretty_cards
     from gutskit.strategy.odds import odds
 
@@ -206,7 +206,7 @@ def odds_command(
     if as_json:
         typer.echo(json.dumps(data, indent=2))
         return
-    out = Console(highlight=False)
+    out = game_console()
     out.print(f"{pretty_cards(cards)}  {result.description}   {players} players, opponents "
               f"play: {opp.name}   ({_how(result)})")
     table = Table("opponents in", "probability", "win", "tie", "lose")
@@ -284,8 +284,7 @@ def solve(
     sampled best response with a standard error). With --table (text): the certified
     per-hand table of docs/strategy.md first.
     """
-    from rich.console import Console
-
+    from gutskit.cli.console import game_console
     from gutskit.core.rules import Rules
     from gutskit.strategy.certify import (
         certified_rules,
@@ -341,7 +340,7 @@ def solve(
                                    "figures": _TABLE_FOOTER,
                                    "rows": [r.to_dict() for r in rows]}, indent=2))
             return
-        out = Console(highlight=False)
+        out = game_console()
         if rules.ranking == Rules(cards_per_hand=rules.cards_per_hand).ranking:
             certified_rules(rules, 2, chosen)
             typer.echo(f"Certified per-hand equilibria ({chosen} model, default ranking):\n")
@@ -362,7 +361,7 @@ def solve(
         data["certified"] = cert
         typer.echo(json.dumps(data, indent=2))
         return
-    out = Console(highlight=False)
+    out = game_console()
     mix = ("" if e.mixing >= 1.0
            else f" (with that exact hand: in {100 * e.mixing:.1f}% of the time)")
     out.print(f"{cards}-card Guts, {players} players, {chosen} model, pot {e.pot}:")
@@ -466,8 +465,7 @@ def advise(
     minus staying out, in chips, in the recursive game (matches come back as shares of later
     pots) and in the one-round game.
     """
-    from rich.console import Console
-
+    from gutskit.cli.console import game_console
     from gutskit.core.cards import parse_cards, pretty_cards
     from gutskit.core.evaluation import evaluate
     from gutskit.core.events import Declaration
@@ -521,7 +519,7 @@ def advise(
     if as_json:
         typer.echo(json.dumps(data, indent=2))
         return
-    out = Console(highlight=False)
+    out = game_console()
     out.print(f"{pretty_cards(cards)}  {value.description}   {players} players, pot {pot}"
               f"   ({_how(result)})")
     if gain is not None and gain_one is not None:

@@ -35,8 +35,7 @@ def compare(
 
     Cards are written like As, Td, 10d or A♠; a hand is space-separated (quote it).
     """
-    from rich.console import Console
-
+    from gutskit.cli.console import game_console
     from gutskit.core.cards import CardError, parse_cards, pretty_cards
     from gutskit.core.evaluation import compare as compare_hands
     from gutskit.core.evaluation import evaluate
@@ -73,7 +72,7 @@ def compare(
                          for v in values]
         _echo_json(data)
         return
-    out = Console(highlight=False)
+    out = game_console()
     for label, hand, value in zip(("First ", "Second"), hands, values, strict=True):
         out.print(f"{label}  {pretty_cards(hand)}  {value.description}")
     if verdict == 0:
@@ -275,10 +274,10 @@ def referee(
     referee's, or a worked case whose expected values differ, exits with status 1 after
     the settlement (warning: ... on stderr).
     """
-    from rich.console import Console
     from rich.markup import escape
     from rich.table import Table
 
+    from gutskit.cli.console import game_console
     from gutskit.core.cards import parse_cards, pretty_cards
     from gutskit.core.referee import settle
 
@@ -289,7 +288,7 @@ def referee(
         _echo_json(result)
         _check_referee_input(read, result)
         return
-    out = Console(highlight=False)
+    out = game_console()
     passed = result.get("dealer_passed")
     if passed:
         out.print(f"{escape(passed['from'])} has no chips and is not dealt in: the deal "
@@ -386,10 +385,10 @@ def rules_command(
     A rules file is TOML, one house rule per line, e.g. cards_per_hand = 2 and
     pot_cap = 50; preset = "estonian" starts from a preset.
     """
-    from rich.console import Console
     from rich.markup import escape
     from rich.table import Table
 
+    from gutskit.cli.console import game_console
     from gutskit.core.rules import PRESETS, Rules
 
     if list_presets:
@@ -404,7 +403,7 @@ def rules_command(
         for name, (text, overrides) in PRESETS.items():
             diff = ", ".join(f"{k} = {_show(v)}" for k, v in overrides.items()) or "-"
             table.add_row(name, text, diff)
-        Console(highlight=False).print(table)
+        game_console().print(table)
         return
     rules = resolve_rules(preset_name, rules_file, rule)
     values = rules.to_dict()
@@ -421,7 +420,7 @@ def rules_command(
         value = values[key]
         shown = _show(value) if value == defaults[key] else f"[bold]{_show(value)}[/]"
         table.add_row(key, shown, _show(defaults[key]), escape(field.description or ""))
-    Console(highlight=False).print(table)
+    game_console().print(table)
 
 
 def _show(value: Any) -> str:

@@ -22,11 +22,10 @@ import itertools
 import random
 import secrets
 import signal
-import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, TextIO, cast
+from typing import Any, Protocol
 
 from rich.console import Console
 from rich.markup import escape
@@ -118,36 +117,6 @@ class HistorySink(Protocol):
 def _shown(answer: str) -> str:
     """A typed answer as echoed: at most :data:`MAX_ECHO` characters."""
     return answer if len(answer) <= MAX_ECHO else answer[:MAX_ECHO] + "…"
-
-
-class TrimmedLines:
-    """A text stream that drops the spaces at the end of every line written to it (rich
-    pads a table's title to the table's width and leaves a space where it wraps a line):
-    the game's printout, piped or saved, has no trailing spaces. Spaces not yet followed
-    by anything are held (a prompt's ``[i/o/q] ``): written when more text follows on the
-    line, dropped at its end. Everything else is the wrapped stream's."""
-
-    def __init__(self, stream: TextIO) -> None:
-        self._stream = stream
-        self._held = ""
-
-    def write(self, text: str) -> int:
-        lines = (self._held + text).split("\n")
-        last = lines[-1].rstrip(" ")
-        self._held = lines[-1][len(last):]
-        self._stream.write("\n".join([line.rstrip(" ") for line in lines[:-1]] + [last]))
-        return len(text)
-
-    def __getattr__(self, name: str) -> Any:  # flush, isatty, fileno, encoding...
-        return getattr(self._stream, name)
-
-
-def game_console() -> Console:
-    """The console of the terminal game and the companion: rich's, on standard output;
-    when that is not a terminal (a pipe, a file), through :class:`TrimmedLines`."""
-    if sys.stdout.isatty():
-        return Console(highlight=False)
-    return Console(highlight=False, file=cast(TextIO, TrimmedLines(sys.stdout)))
 
 
 def echoed(answer: str) -> str:
@@ -661,6 +630,8 @@ class _Back(Exception):
 
 AWAY_WORD = "away"
 BACK_WORDS = ("back", "b")
+HELP_WORDS = ("help", "?")
+"""What asks a prompt of the game for its help (``h`` is Hi-Lo's high, so not a help word)."""
 
 
 def ask_declaration(console: Console, read: Callable[[str], str], state: GameState,
@@ -698,6 +669,12 @@ def ask_declaration(console: Console, read: Callable[[str], str], state: GameSta
                 raise _Away
             console.print(f"[yellow]{escape(second_person(problem, state.names[seat]))}[/]")
             continue
+        if answer in HELP_WORDS and answer not in table:
+            console.print(f"{hint(state.rules)} Going in plays for the pot: if you lose "
+                          "you match it (the line above says how much). "
+                          f"[bold]{AWAY_WORD}[/] sits you out from the next deal, seat and "
+                          "chips kept; [bold]back[/] brings you back.")
+            continue
         if answer not in table:
             console.print(f"{_not_an_answer(typed)} {hint(state.rules)} "
                           f"([bold]{AWAY_WORD}[/] sits out from the next deal.)")
@@ -731,6 +708,10 @@ def ask_pass(console: Console, read: Callable[[str], str], state: GameState, sea
             console.print(echoed(answer))
         if answer.lower() in ("q", "quit"):
             raise _Quit
+        if answer.lower() in HELP_WORDS:
+            console.print(f"Type {choices} (the card's place in your hand) or the card, "
+                          "e.g. 7h, to pass it to the player on your left, or quit (q).")
+            continue
         card: int | None = None
         positions = [str(i) for i in range(1, len(hand) + 1)]
         if answer in positions:  # never int() of a typed "²" (a digit to str.isdigit)
@@ -769,6 +750,11 @@ def ask_back(console: Console, read: Callable[[str], str], *, echo: bool) -> boo
             return True
         if not answer:
             return False
+        if answer in HELP_WORDS:
+            console.print("You are away: your seat and chips are kept and you are dealt no "
+                          "cards. Press Enter to watch the next round, type back (b) to "
+                          "come back, or quit (q).")
+            continue
         console.print(f"{_not_an_answer(typed)} Press Enter, or type back (b) or quit (q).")
 
 
@@ -805,8 +791,14 @@ def ask_rebuy(console: Console, read: Callable[[str], str], state: GameState, se
             return False
         if answer in ("q", "quit"):
             raise _Quit
+        if answer in HELP_WORDS:
+            console.print(f"Your stack of {state.stacks[seat]} is low enough to buy chips "
+                          f"again. Type y (yes) to buy {chips} chips now (the ledger adds "
+                          "them to your buy-in), n (no) to play on with your stack (you are "
+                          "asked again when it changes), or quit (q) to end the session.")
+            continue
         console.print(f"{_not_an_answer(typed)} "
-                      "Type y (rebuy), n (play on without) or quit (q).")
+                      "Type y (rebuy), n (play on without) or quit (q); help explains.")
 
 
 def play_session(*, console: Console, read: Callable[[str], str], store: HistorySink,

@@ -96,9 +96,9 @@ def tournament(
     round a best threshold response wins against copies of the bot (vectorized simulator,
     same rules, buy-in and session length).
     """
-    from rich.console import Console
     from rich.table import Table
 
+    from gutskit.cli.console import game_console
     from gutskit.core.events import Event
     from gutskit.core.history import dump_history
     from gutskit.strategy.tournament import CI_METHOD, TableSizeError, run_tournament
@@ -139,7 +139,7 @@ def tournament(
             data["plot"] = str(plot)
         typer.echo(json.dumps(data, indent=2))
         return
-    out = Console(highlight=False, width=max(110, Console().width))
+    out = game_console()
     table = Table(title=f"Tournament: {' '.join(result.lineup)}; "
                         f"{count(sessions, 'session')} x {count(rounds, 'round')}, "
                         f"{count(result.rounds_played, 'round')} played, seed {seed}")

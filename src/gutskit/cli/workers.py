@@ -109,7 +109,9 @@ def run_cluster(listener: socket.socket, *, host: str, port: int, db: str | None
         os.environ[CONFIG_ENV] = WorkerSettings(
             redis_url=redis_url, db=db, config=config,
             allowed_origins=allowed_origins).to_json()
-        typer.echo(f"gutskit server on http://{host}:{port}/: {workers} worker "
+        from gutskit.cli.serve import served_at
+
+        typer.echo(f"gutskit server on {served_at(host, port)}: {workers} worker "
                    f"process{'es' if workers > 1 else ''}, rooms leased through {where}"
                    + (f"; {open_files} open files at most per process"
                       if open_files is not None else ""), err=True)
