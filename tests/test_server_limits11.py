@@ -10,22 +10,32 @@ each waits for the condition (a log line, the close, the answer) with a generous
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import socket
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any, cast
 
 import limits
 import pytest
 import redis
+import uvicorn
 from server_support import Player, Server, running_server
 from test_cluster import in_process_worker, redis_url  # noqa: F401 (a fixture)
+from uvicorn.server import ServerState
 
 from gutskit.server import app as server_app
 from gutskit.server.cluster import CLUSTER_MARK_KEY, cluster_mark
-from gutskit.server.sockets import NETWORK_REFUSAL, REFUSAL, SocketGuard, network_key
+from gutskit.server.sockets import (
+    NETWORK_REFUSAL,
+    REFUSAL,
+    GuardedH11Protocol,
+    SocketGuard,
+    network_key,
+)
 
 WAIT = 60.0
 APP_JS = (Path(server_app.STATIC) / "app.js").stat().st_size
@@ -249,3 +259,56 @@ def test_a_running_cluster_puts_its_mark_back_in_a_redis_that_lost_it(
             assert cluster_mark(redis_url) == mark  # a server joining now finds it
     finally:
         client.close()
+
+
+class _Transport:
+    """What :class:`GuardedH11Protocol`'s write deadline asks of a transport."""
+
+    def __init__(self, unread: int, closing: bool) -> None:
+        self.unread = unread
+        self.closing = closing
+        self.protocol: object = None
+        self.aborted = asyncio.Event()
+
+    def is_closing(self) -> bool:
+        return self.closing
+
+    def get_protocol(self) -> object:
+        return self.protocol
+
+    def get_write_buffer_size(self) -> int:
+        return self.unread
+
+    def abort(self) -> None:
+        self.aborted.set()
+
+
+def test_a_connection_closed_with_unread_bytes_too_few_to_pause_it_is_aborted() -> None:
+    """The close of a complete answer (``Connection: close``, the keep-alive timeout)
+    waits for the bytes still in the transport's buffer: fewer than its 64 KiB, writing
+    was never paused, so the pause's deadline never started, and a client that reads
+    nothing held the socket for ever (found by reading the code after the test above:
+    the kernel's buffers must hold all but the last few KiB, which a client can aim at
+    with pipelined small requests). Such a close now has the write deadline too."""
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        """(never called)"""
+
+    async def run() -> list[bool]:
+        guard = SocketGuard(10.0, 30.0, 0, max_total=0, write_seconds=0.01)
+        config = uvicorn.Config(app)
+        armed = []
+        for unread, closing in ((100, True), (0, True), (100, False)):
+            protocol = GuardedH11Protocol(config, ServerState(), {}, guard=guard,
+                                          _loop=asyncio.get_running_loop())
+            transport = _Transport(unread, closing)
+            transport.protocol = protocol
+            protocol.transport = cast(asyncio.Transport, transport)
+            protocol._closed_unread()
+            armed.append(protocol.unread is not None)
+            if protocol.unread is not None:
+                await asyncio.wait_for(transport.aborted.wait(), WAIT)
+        return armed
+
+    # armed (then aborted) only for a closing transport with bytes unread
+    assert asyncio.run(run()) == [True, False, False]

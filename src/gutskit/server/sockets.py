@@ -17,7 +17,9 @@ out. :class:`GuardedH11Protocol` is uvicorn's h11 protocol (``http=`` of
   of them for the buffer to drain (asyncio's ``resume_writing``), each time the buffer
   fills again; past it the connection is aborted (a close would wait for the unread bytes
   for ever). nginx's ``send_timeout`` in effect: a deadline between two reads, not on the
-  whole answer, so a slow but reading client gets any answer;
+  whole answer, so a slow but reading client gets any answer. A connection closed (its
+  answer complete, ``Connection: close`` or the keep-alive timeout) with unread bytes
+  still in the transport's buffer, too few to fill it, has the same deadline to take them;
 * a cap on the connections one peer address holds at once
   (:attr:`ServerConfig.max_sockets_per_address`, WebSockets included), counted as they
   are accepted, before any byte is read: one over it gets ``503`` and is closed. The peer
@@ -317,7 +319,7 @@ class GuardedH11Protocol(H11Protocol):
         """The write deadline has passed: abort the connection (its unread bytes are
         dropped; ``close`` would wait for them)."""
         self.unread = None
-        if self.transport.get_protocol() is not self:
+        if self.transport.get_protocol() is not self or not self.transport.get_write_buffer_size():
             return
         who = self.client[0] if self.client else "a client"
         self.guard.warn("unread", f"closed a connection from {who}: it did not read its "
@@ -333,7 +335,21 @@ class GuardedH11Protocol(H11Protocol):
 
     def on_response_complete(self) -> None:
         super().on_response_complete()
+        self._closed_unread()
         self._follow()  # a pipelined request may have begun
+
+    def timeout_keep_alive_handler(self) -> None:
+        super().timeout_keep_alive_handler()
+        self._closed_unread()
+
+    def _closed_unread(self) -> None:
+        """Arm the write deadline on a transport closed with bytes the client has not
+        read, too few to have paused writing: ``close`` waits for them, for ever if the
+        client reads nothing (its socket and file held)."""
+        transport = self.transport
+        if (self.unread is None and self.guard.write_seconds > 0 and transport.is_closing()
+                and transport.get_protocol() is self and transport.get_write_buffer_size()):
+            self.unread = self.loop.call_later(self.guard.write_seconds, self._unread)
 
     def handle_websocket_upgrade(self, event: h11.Request) -> None:
         self._disarm()
