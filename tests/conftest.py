@@ -47,13 +47,80 @@ the suite on a machine loaded far beyond its cores, where a 200 ms example deadl
 slow data generation fails a test that is right (tests are never timed: speed is
 measured in benchmarks/)."""
 
-_DATA_HOME = tempfile.mkdtemp(prefix="gutskit-tests-data-")
-os.environ["XDG_DATA_HOME"] = _DATA_HOME
-atexit.register(shutil.rmtree, _DATA_HOME, ignore_errors=True)
+ROOT_PREFIX = "gutskit-tests-"
+
+
+def _running(pid: int, started: str) -> bool:
+    """Whether process ``pid`` still runs and is the one that started at ``started``
+    (field 22 of ``/proc/PID/stat``; ``"-"``: unknown, the pid alone is checked). A
+    zombie has ended; a pid taken by a later process is not the owner's."""
+    if not Path("/proc/self/stat").exists():  # no /proc here: the pid alone
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            return True
+        return True
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+    return fields[0] not in ("Z", "X") and started in ("-", fields[19])
+
+
+def _start_time(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19]
+    except (OSError, IndexError):
+        return "-"
+
+
+def remove_stale_roots(base: Path) -> list[Path]:
+    """Remove the folders a test process made in ``base`` (:func:`make_root`) whose process
+    has ended without removing them (``kill -9`` of a test run: no ``atexit``); the folders
+    removed. A folder with no ``owner`` file (not made here, or being made) is left alone,
+    as is every other file of ``base``."""
+    removed = []
+    for folder in sorted(base.glob(ROOT_PREFIX + "*")):
+        try:
+            pid, started = (folder / "owner").read_text().split()
+            alive = _running(int(pid), started)
+        except (OSError, ValueError):
+            continue
+        if not alive:
+            shutil.rmtree(folder, ignore_errors=True)
+            removed.append(folder)
+    return removed
+
+
+def make_root(base: Path) -> Path:
+    """A new folder of this test process in ``base``, with an ``owner`` file (its pid and
+    start time) by which a later run knows it is stale (:func:`remove_stale_roots`)."""
+    root = Path(tempfile.mkdtemp(prefix=ROOT_PREFIX, dir=base))
+    (root / "owner").write_text(f"{os.getpid()} {_start_time(os.getpid())}\n")
+    return root
+
+
+_BASE = Path(tempfile.gettempdir())
+remove_stale_roots(_BASE)
+_ROOT = make_root(_BASE)
+atexit.register(shutil.rmtree, _ROOT, ignore_errors=True)
+_DATA_HOME = _ROOT / "data"
+_DATA_HOME.mkdir()
+os.environ["XDG_DATA_HOME"] = str(_DATA_HOME)
 """The user's data folder (``platformdirs.user_data_dir``: the default database of ``guts
 play``, ``guts history``...) is a fresh folder per test process, for the tests and every
 command they start: not the real one, which the two pytest-xdist workers (and any other
 run on the machine) would share, each seeing the other's sessions."""
+_CHILD_TMP = _ROOT / "tmp"
+_CHILD_TMP.mkdir()
+os.environ["TMPDIR"] = str(_CHILD_TMP)
+"""The temporary folder of every command the tests start (``tempfile`` in this process
+keeps the system's, taken above): what they leave, e.g. the folder of ``guts serve
+--workers``'s private redis-server when a test kills the server with ``kill -9``
+(tests/test_serve_one_database.py), is removed with this process's folder, at exit or, if
+this process was killed, by the next run's :func:`remove_stale_roots`."""
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SHARED_DIR = REPO_ROOT.parent / "shared"
