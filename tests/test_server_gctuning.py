@@ -9,11 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fastapi.testclient import TestClient
+from server_support import running_server
 
-from gutskit.server.app import create_app
 from gutskit.server.gctuning import THRESHOLDS, GcTuning
-from gutskit.server.rooms import ServerConfig
 
 
 class _Node:
@@ -95,9 +93,10 @@ def test_install_twice_and_remove_twice_are_harmless(restored: None) -> None:
 def test_the_app_tunes_the_collector_while_it_runs_when_configured(
         restored: None, tmp_path: Path) -> None:
     gc.set_threshold(900, 8, 9)
-    app = create_app(tmp_path / "g.db", config=ServerConfig(tune_gc=True))
-    with TestClient(app, base_url="http://localhost") as client:
-        assert client.get("/api/rules").status_code == 200
+    # a real server, as every server test runs (starlette's TestClient warns that it wants
+    # httpx2, which gutskit does not use): the app's start-up and shut-down run as served
+    with running_server(f"sqlite:///{tmp_path / 'g.db'}", tune_gc=True) as server:
+        assert server.get("/api/rules").status_code == 200
         assert gc.get_threshold() == THRESHOLDS
         assert gc.get_freeze_count() > 0
     assert gc.get_threshold() == (900, 8, 9)
@@ -107,8 +106,8 @@ def test_the_app_tunes_the_collector_while_it_runs_when_configured(
 def test_the_app_leaves_the_collector_alone_by_default(restored: None, tmp_path: Path
                                                         ) -> None:
     gc.set_threshold(900, 8, 9)
-    with TestClient(create_app(tmp_path / "g.db"), base_url="http://localhost") as client:
-        assert client.get("/api/rules").status_code == 200
+    with running_server(f"sqlite:///{tmp_path / 'g.db'}") as server:
+        assert server.get("/api/rules").status_code == 200
         assert gc.get_threshold() == (900, 8, 9)
         assert gc.get_freeze_count() == 0
 
