@@ -21,9 +21,9 @@ from gutskit.core.engine import (
     start_event,
 )
 from gutskit.core.events import Declaration, Event
-from gutskit.core.history import dump_history
 from gutskit.core.rules import Rules
 from gutskit.core.views import joint_views
+from gutskit.io.files import dump_history
 from gutskit.strategy.analysis import AnalysisError, analyze, load_sessions, split_sessions
 from gutskit.strategy.bots import RandomBot, RuleOfThumbBot, Strategy
 from gutskit.strategy.strategies import ThresholdBot

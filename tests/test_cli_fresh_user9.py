@@ -1,7 +1,7 @@
 """What the fresh user of session 8 found: files and standard input read with no size limit
 (``guts rules --rules /dev/zero`` killed for memory, ``yes | guts referee -`` a MemoryError
-traceback). Every file a person names is read through :func:`gutskit.core.files.read_text`,
-at most :data:`~gutskit.core.files.MAX_FILE_BYTES` bytes."""
+traceback). Every file a person names is read through :func:`gutskit.io.files.read_text`,
+at most :data:`~gutskit.io.files.MAX_FILE_BYTES` bytes."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from test_cli import assert_user_error, guts
 
-from gutskit.core import files
-from gutskit.core.files import FileTooLargeError, read_text
+from gutskit.io import files
+from gutskit.io.files import FileTooLargeError, read_text
 
 LIMIT = 10
 """A small limit (bytes) the tests set, so that 11 bytes are too many."""

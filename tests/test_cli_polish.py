@@ -14,8 +14,8 @@ from test_cli import assert_user_error, guts
 from gutskit.core.cards import parse_cards
 from gutskit.core.engine import deal, declare_all, end_session, new_session, start_event
 from gutskit.core.events import Declaration, Event
-from gutskit.core.history import dump_history
 from gutskit.core.rules import Rules
+from gutskit.io.files import dump_history
 
 
 @pytest.mark.parametrize("args", [

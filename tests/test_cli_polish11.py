@@ -18,7 +18,8 @@ from typer.testing import CliRunner, Result
 
 from gutskit.cli.app import app
 from gutskit.cli.serve import served_at
-from gutskit.core.rules import Rules, load_rules
+from gutskit.core.rules import Rules
+from gutskit.io.files import load_rules
 
 NARROW = CliRunner(env={"FORCE_COLOR": None, "TTY_COMPATIBLE": None, "COLUMNS": "80",
                         "GUTSKIT_DB": None})

@@ -14,7 +14,8 @@ from test_cli import assert_user_error, guts
 from test_cli_fresh_user7 import _free_port
 from test_server_verify import build_session
 
-from gutskit.core.rules import Rules, load_rules
+from gutskit.core.rules import Rules
+from gutskit.io.files import load_rules
 from gutskit.server.exports import history_jsonl
 
 CASES = Path(__file__).resolve().parents[2] / "shared" / "cases"

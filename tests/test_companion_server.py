@@ -21,8 +21,9 @@ from typer.testing import CliRunner
 from gutskit.cli.app import app
 from gutskit.core import engine
 from gutskit.core.events import Declared
-from gutskit.core.history import DeclarationSealed, load_records
+from gutskit.core.history import DeclarationSealed
 from gutskit.core.referee import referee_file, settle
+from gutskit.io.files import load_records
 
 Table = dict[str, Any]
 RUNNER = CliRunner(env={"FORCE_COLOR": None, "TTY_COMPATIBLE": None, "COLUMNS": "120",

@@ -25,12 +25,11 @@ from gutskit.core.events import (
 from gutskit.core.history import (
     EVENT_TYPES,
     HistoryError,
-    dump_history,
     event_from_dict,
     event_to_dict,
-    load_history,
 )
 from gutskit.core.rules import Rules, preset
+from gutskit.io.files import dump_history, load_history
 
 ONE_OF_EACH: list[Event] = [
     SessionStarted(rules=preset("indonesian").replace(pot_cap=40, pot_cap_mode="reserve"),

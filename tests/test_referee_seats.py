@@ -16,8 +16,8 @@ from gutskit.core import table as driver
 from gutskit.core.cards import parse_cards
 from gutskit.core.engine import GameState, deal, evolve, start_event
 from gutskit.core.events import Declaration, Event
-from gutskit.core.history import dump_history
 from gutskit.core.referee import referee_file
+from gutskit.io.files import dump_history
 
 IN, OUT = Declaration.IN, Declaration.OUT
 

@@ -14,8 +14,8 @@ from server_support import Player, running_server, seat_three
 from typer.testing import CliRunner
 
 from gutskit.cli.app import app
-from gutskit.core.history import load_records
 from gutskit.core.referee import RefereeError, referee_file, settle
+from gutskit.io.files import load_records
 
 
 def _table(player: Player, round_number: int, phase: str) -> dict[str, object]:

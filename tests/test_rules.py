@@ -14,11 +14,11 @@ from gutskit.core.rules import (
     PRESETS,
     Rules,
     RulesError,
-    load_rules,
     parse_rule_assignment,
     preset,
     rules_from_mapping,
 )
+from gutskit.io.files import load_rules
 
 # RULES.md: every house rule that issue 2 covers and the default gutskit ships.
 DEFAULTS: dict[str, Any] = {

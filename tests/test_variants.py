@@ -46,7 +46,8 @@ from gutskit.core.events import (
 )
 from gutskit.core.payments import Payment, SettleUpError, settle_up
 from gutskit.core.referee import RefereeError
-from gutskit.core.rules import PRESETS, Rules, RulesError, load_rules, preset, rules_from_mapping
+from gutskit.core.rules import PRESETS, Rules, RulesError, preset, rules_from_mapping
+from gutskit.io.files import load_rules
 from gutskit.variants import variants_for
 
 EXAMPLES = REPO_ROOT / "docs" / "variants" / "examples"

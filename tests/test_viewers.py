@@ -56,8 +56,6 @@ from gutskit.core.history import (
     PassSeen,
     Record,
     event_to_dict,
-    load_history,
-    load_records,
     record_from_dict,
 )
 from gutskit.core.rules import PRESETS, Rules, preset
@@ -75,6 +73,7 @@ from gutskit.core.views import (
     view_for,
     visible_events,
 )
+from gutskit.io.files import load_history, load_records
 from gutskit.strategy.analysis import analyze, rounds_of, split_sessions
 
 NAMES = ("Ana", "Ben", "Cleo", "Dan", "Eve", "Finn")

@@ -17,7 +17,8 @@ if TYPE_CHECKING:
     from gutskit.core.cards import CardError, format_cards, parse_card, parse_cards
     from gutskit.core.errors import GutsError
     from gutskit.core.evaluation import Category, HandValue, Ranking, compare, evaluate
-    from gutskit.core.rules import Rules, RulesError, load_rules, preset
+    from gutskit.core.rules import Rules, RulesError, preset
+    from gutskit.io.files import load_rules
 
 __version__ = "0.1.0"
 
@@ -34,7 +35,7 @@ _EXPORTS: dict[str, str] = {
     "evaluate": "gutskit.core.evaluation",
     "Rules": "gutskit.core.rules",
     "RulesError": "gutskit.core.rules",
-    "load_rules": "gutskit.core.rules",
+    "load_rules": "gutskit.io.files",
     "preset": "gutskit.core.rules",
 }
 

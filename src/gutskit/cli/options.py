@@ -99,11 +99,11 @@ def resolve_rules(preset_name: str | None = None, rules_file: Path | None = None
         Rules,
         RulesError,
         check_buy_in,
-        load_rules,
         parse_rule_assignment,
         preset,
         rules_from_mapping,
     )
+    from gutskit.io.files import load_rules
 
     if preset_name is not None and rules_file is not None:
         raise UsageProblem("--preset and --rules cannot be used together; choose one")

@@ -202,7 +202,7 @@ def history(
     """List saved sessions, or print one session's hand history.
 
     With --json: one JSON object per session, or the hand history as JSON Lines (one event
-    per line, the format of gutskit.core.history, readable by gutskit.core.history.load_history).
+    per line, the format of gutskit.core.history, readable by gutskit.io.files.load_history).
     """
     from datetime import UTC
 

@@ -390,7 +390,7 @@ def verify(
     (FAILED: ...), 2 for unreadable input (error: ...).
     """
     from gutskit.core.errors import quoted
-    from gutskit.core.files import read_text
+    from gutskit.io.files import read_text
     from gutskit.server.fairness import (
         FairnessError,
         deck_names,
@@ -517,7 +517,7 @@ def _history_option(path: Path) -> list[Any]:
         VerifyInputError: the file cannot be read, is empty, is a fairness file, or is not a
             hand history (the line named): a user mistake (exit 2), never a failed check.
     """
-    from gutskit.core.files import read_text
+    from gutskit.io.files import read_text
     from gutskit.server.verify import VerifyInputError, parse_history
 
     try:

@@ -110,8 +110,8 @@ CASE_KEYS = frozenset({"input", "expected", "source"})
 
 
 def _read_referee_input(file: str) -> _RefereeInput:
-    from gutskit.core.files import read_text
     from gutskit.core.referee import RefereeError
+    from gutskit.io.files import read_text
 
     if file == "-":
         where = "standard input"

@@ -100,7 +100,7 @@ def tournament(
 
     from gutskit.cli.console import game_console
     from gutskit.core.events import Event
-    from gutskit.core.history import dump_history
+    from gutskit.io.files import dump_history
     from gutskit.strategy.tournament import CI_METHOD, TableSizeError, run_tournament
 
     rules = resolve_rules(preset_name, rules_file, rule, buy_in=chips)

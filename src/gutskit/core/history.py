@@ -7,8 +7,10 @@ names, rules as the house-rule table. A history file is JSON Lines, one event pe
 A viewer's copy of a history (:func:`gutskit.core.views.redacted_history`: what a seat or a
 spectator downloads) holds the same events with what it may not see left out, and three
 *redactions* in place of events it may not read: :class:`DeclarationSealed`,
-:class:`PassSealed`, :class:`PassSeen`. :func:`record_from_dict` and :func:`load_records`
-read both kinds; :func:`load_history` reads full histories only.
+:class:`PassSealed`, :class:`PassSeen`. :func:`record_from_dict` reads both kinds;
+:func:`event_from_dict` full histories only. Files are read and written by the shell
+(:mod:`gutskit.io.files`: ``load_records``, ``load_history``, ``dump_history``), which
+parses their text with :func:`parse_lines`.
 
 >>> from gutskit.core.events import Declared, Declaration
 >>> event_to_dict(Declared(2, Declaration.IN))
@@ -21,10 +23,9 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
-from pathlib import Path
 from typing import Any, TypeAlias
 
 from pydantic import TypeAdapter, ValidationError
@@ -56,7 +57,6 @@ from gutskit.core.events import (
     SessionStarted,
     WinnersNamed,
 )
-from gutskit.core.files import read_text
 from gutskit.core.limits import has_control_character
 from gutskit.core.rules import Rules, RulesError, rules_from_mapping
 
@@ -313,45 +313,6 @@ def _adapter(cls: Any) -> TypeAdapter[Any]:
     """A pydantic validator of the event class's field types (seat numbers are ints, hands
     are tuples of card codes, ...), so a corrupt record fails here, not during replay."""
     return TypeAdapter(cls)
-
-
-def dump_history(events: Iterable[Record], path: str | Path) -> None:
-    """Write ``events`` as JSON Lines to ``path``."""
-    with Path(path).open("w", encoding="utf-8") as handle:
-        for event in events:
-            handle.write(json.dumps(event_to_dict(event)) + "\n")
-
-
-def load_history(path: str | Path) -> list[Event]:
-    """Read a full JSON Lines hand history (no redactions: :func:`load_records` reads a
-    viewer's copy).
-
-    Raises:
-        HistoryError: the file cannot be read or a line is not a valid event (the message
-            names the line).
-    """
-    return _load(path, event_from_dict)
-
-
-def load_records(path: str | Path) -> list[Record]:
-    """Read any JSON Lines hand history gutskit writes: a full one, or a seat's or a
-    spectator's copy with its redactions (the server's ``history.jsonl``).
-
-    Raises:
-        HistoryError: the file cannot be read or a line is not a valid record (the message
-            names the line).
-    """
-    return _load(path, record_from_dict)
-
-
-def _load(path: str | Path, read: Callable[[Any], Any]) -> list[Any]:
-    try:
-        text = read_text(path)
-    except OSError as error:
-        raise HistoryError(f"cannot read hand history {str(path)!r}: {error.strerror}") from None
-    except UnicodeDecodeError:
-        raise HistoryError(f"hand history {str(path)!r} is not a UTF-8 text file") from None
-    return parse_lines(text, str(path), read)
 
 
 def json_error(error: json.JSONDecodeError, *, line: bool = True) -> str:

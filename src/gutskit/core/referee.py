@@ -657,7 +657,7 @@ def referee_file(events: Iterable[Record]) -> dict[str, Any]:
     companion table never sees them; the referee does not need them).
 
     A viewer's copy of a companion session (the server's ``history.jsonl`` download, read
-    with :func:`gutskit.core.history.load_records`) gives the same file: its
+    with :func:`gutskit.io.files.load_records`) gives the same file: its
     :class:`~gutskit.core.history.DeclarationSealed` lines say nothing the round's
     :class:`DeclarationsRevealed` does not.
 

@@ -26,7 +26,6 @@ import sys
 import tomllib
 from collections.abc import Mapping
 from functools import cached_property
-from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import (
@@ -41,7 +40,6 @@ from pydantic_core import PydanticCustomError
 
 from gutskit.core.errors import GutsError
 from gutskit.core.evaluation import Ranking
-from gutskit.core.files import read_text
 from gutskit.core.limits import MAX_CHIPS
 
 MAX_ANTE = MAX_CHIPS
@@ -373,48 +371,45 @@ def rules_from_mapping(mapping: Mapping[str, Any], *, base: Rules | None = None)
         raise RulesError(_format_validation_error(error)) from None
 
 
-def load_rules(path: str | Path) -> Rules:
-    """Rules from a TOML file of ``key = value`` house rules (``preset = "..."`` allowed;
-    or all of them under one ``[rules]`` table).
+def rules_from_toml(text: str, where: str) -> Rules:
+    """Rules from the text of a TOML file of ``key = value`` house rules (``preset = "..."``
+    allowed; or all of them under one ``[rules]`` table); ``where`` names the file in the
+    messages. Reading the file is the shell's (:func:`gutskit.io.files.load_rules`).
+
+    >>> rules_from_toml('ante = 2', 'house.toml').ante
+    2
 
     Raises:
-        RulesError: the file cannot be read, is not TOML, is empty (nothing but
-            whitespace: a file written by mistake), holds another TOML table
-            (``[section]``), or holds invalid rules; the message names the file. A file
-            of comments only is written on purpose (docs/variants/examples/misdeal.toml:
-            a misdeal needs no house rule) and means the defaults.
+        RulesError: the text is not TOML, is empty (nothing but whitespace: a file
+            written by mistake), holds another TOML table (``[section]``), or holds invalid
+            rules; the message names the file. A file of comments only is written on
+            purpose (docs/variants/examples/misdeal.toml: a misdeal needs no house rule)
+            and means the defaults.
     """
-    file = Path(path)
-    try:
-        text = read_text(file).removeprefix("\ufeff")  # a BOM: Windows editors write one
-    except OSError as error:
-        raise RulesError(f"cannot read rules file {str(file)!r}: {error.strerror}") from None
-    except UnicodeDecodeError as error:
-        raise RulesError(f"rules file {str(file)!r} is not UTF-8 text (byte "
-                         f"{error.start + 1} is {error.object[error.start]:#04x})") from None
+    text = text.removeprefix("\ufeff")  # a BOM: Windows editors write one
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
-        raise RulesError(f"rules file {str(file)!r} is not valid TOML: {error}") from None
+        raise RulesError(f"rules file {where!r} is not valid TOML: {error}") from None
     except ValueError:  # tomllib's int() of a number longer than 4300 digits
-        raise RulesError(f"rules file {str(file)!r} holds a number with more than "
+        raise RulesError(f"rules file {where!r} holds a number with more than "
                          f"{sys.get_int_max_str_digits()} digits") from None
     if "rules" in data and isinstance(data["rules"], dict) and len(data) == 1:
         data = data["rules"]
     if not text.strip():
-        raise RulesError(f"rules file {str(file)!r} is empty: it holds no house rules (write "
+        raise RulesError(f"rules file {where!r} is empty: it holds no house rules (write "
                          "key = value lines, e.g. ante = 2; without --rules the defaults "
                          "apply)")
     table_name = next((key for key, value in data.items() if isinstance(value, dict)), None)
     if table_name is not None:
         shown = "[" + _cut(table_name) + "]"
-        raise RulesError(f"rules file {str(file)!r}: {shown!r} is a TOML table, not a house "
+        raise RulesError(f"rules file {where!r}: {shown!r} is a TOML table, not a house "
                          "rule: write the house rules as key = value lines at the "
                          "top of the file (or all of them under one [rules] table)")
     try:
         return rules_from_mapping(data)
     except RulesError as error:
-        raise RulesError(f"rules file {str(file)!r}: {error}") from None
+        raise RulesError(f"rules file {where!r}: {error}") from None
 
 
 def check_buy_in(rules: Rules, buy_in: int) -> None:

@@ -82,9 +82,9 @@ from gutskit.core.events import (
     SessionStarted,
     WinnersNamed,
 )
-from gutskit.core.files import read_text
 from gutskit.core.history import HistoryError, Record, parse_lines, record_from_dict
 from gutskit.core.views import DeclarationSealed, PassSealed, PassSeen
+from gutskit.io.files import read_text
 from gutskit.server.fairness import (
     ALGORITHM_V1,
     ALGORITHM_V2,

@@ -2,7 +2,7 @@
 signals (RULES.md "Strategy notes": the seeds' warnings made measurable).
 
 Input: one or more sessions' events (:mod:`gutskit.core.events`), from a JSON Lines history file
-(:func:`gutskit.core.history.load_records`; a file may hold several sessions back to back,
+(:func:`gutskit.io.files.load_records`; a file may hold several sessions back to back,
 and may be a seat's or a spectator's redacted copy, the server's ``history.jsonl``, whose
 hidden information is unknown: :func:`gutskit.core.views.known_events`) or the SQLite store
 (:mod:`gutskit.io.storage`). Each session is rebuilt event by event with
@@ -196,8 +196,8 @@ def load_sessions(*, history: str | Path | None = None, db: str | None = None
     if (history is None) == (db is None):
         raise AnalysisError("give either a hand-history file or a database, not both")
     if history is not None:
-        from gutskit.core.history import load_records
         from gutskit.core.views import known_events
+        from gutskit.io.files import load_records
 
         # any history gutskit writes, a seat's or a spectator's copy included: what the
         # copy hides (other hands, sealed declarations, passed cards) stays unknown

@@ -421,7 +421,7 @@ def run_tournament(kinds: Sequence[str], *, players: int | None = None, sessions
         exploitability: compute each kind's exploitability.
         progress: called with the number of sessions done.
         history: when given, every session's hand history is appended to it (events,
-            sessions back to back; :func:`gutskit.core.history.dump_history` writes them).
+            sessions back to back; :func:`gutskit.io.files.dump_history` writes them).
         processes: local worker processes for the sessions (1: this process).
         cluster: the address of a Dask distributed scheduler (``tcp://host:8786``) to play
             the sessions on instead (:mod:`gutskit.strategy.parallel`). The result is the
