@@ -291,8 +291,10 @@ NOTICE_HOLD = 2.0
 """Protocol 5: seconds a notice (:meth:`WsClient.notice`) may be held for the next frame
 the connection gets anyway (its own ack, a deal, the reveal, a chat line): only when none
 comes within this bound is it sent in a frame of its own. A seat that declared first, or
-a spectator, still sees who is left to declare within 2 s; docs/protocol.md (version 5)
-and docs/performance.md have the trade-off and the frames it saves."""
+a spectator, still sees who is left to declare within 2 s. Six-seat rounds with players
+thinking up to 3 s (``benchmarks/bench_rooms.py --think 3``): 31.5 frames a round at
+0.5 s, 25.4 at 1 s, 20.9 at 2 s (protocol 4: 38.4); docs/protocol.md (version 5) and
+docs/performance.md ("Session 11") have the trade-off."""
 HOLD_STEP = 0.1
 """Protocol 5: held notices fall due in steps of this many seconds (one timer per step
 for every connection whose hold ends in it, :meth:`_Flusher.hold`), each never later than
