@@ -152,6 +152,24 @@ def test_idle_jobs_wait_for_the_writes_and_jobs_queued_after_them(tmp_path: Path
     assert order == [("job", 2), ("idle", 2)]
 
 
+def test_the_database_thread_is_named_by_its_identifier(tmp_path: Path) -> None:
+    """``thread_id`` is the identifier of the thread that runs the jobs (what
+    bench_rooms.py reads that thread's CPU clock by): none before the first job and
+    after close."""
+    store = _prepared(tmp_path / "t.db")
+    assert store.writer.thread_id is None
+
+    async def play() -> tuple[int, str]:
+        return await store.writer.call(
+            lambda: (threading.get_ident(), threading.current_thread().name))
+
+    ident, name = asyncio.run(play())
+    assert name == "gutskit-db"
+    assert store.writer.thread_id == ident != threading.get_ident()
+    store.close()
+    assert store.writer.thread_id is None
+
+
 def test_the_raw_statements_are_sqlalchemys_compiled_from_the_tables() -> None:
     # one list of statements for both paths, each compiled by SQLAlchemy for SQLite from
     # the Table objects: the schema lives in the tables only

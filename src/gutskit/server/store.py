@@ -36,7 +36,6 @@ import logging
 import operator
 import sqlite3
 import threading
-import time
 import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -564,8 +563,6 @@ class GroupWriter:
         """Transactions committed (or tried) so far: one per batch (:meth:`_commit`)."""
         self.writes = 0
         """Writes (:meth:`submit`) committed so far."""
-        self.cpu_seconds = 0.0
-        """CPU seconds the database thread spent committing (``time.thread_time``)."""
 
     def submit(self, rows: _Rows, then: Callable[[], None] | None = None
                ) -> asyncio.Future[None]:
@@ -603,6 +600,14 @@ class GroupWriter:
                                                 daemon=True)
                 self._thread.start()
             self._ready.notify()
+
+    @property
+    def thread_id(self) -> int | None:
+        """The database thread's identifier (``None`` before its first job or once
+        closed): what a benchmark reads that thread's CPU clock by
+        (:func:`time.pthread_getcpuclockid`), so the thread keeps no clock of its own."""
+        thread = self._thread
+        return None if thread is None else thread.ident
 
     def close(self) -> None:
         """Run what is still queued, then stop the thread (waits for it)."""
@@ -656,13 +661,11 @@ class GroupWriter:
 
     def _commit(self, batch: Sequence[_Rows]) -> list[BaseException | None]:
         """Write ``batch`` (on the database thread); the error of each write, if any."""
-        started = time.thread_time()
         try:
             return self._commit_batch(batch)
         finally:
             self.commits += 1
             self.writes += len(batch)
-            self.cpu_seconds += time.thread_time() - started
 
     def _commit_batch(self, batch: Sequence[_Rows]) -> list[BaseException | None]:
         """One transaction for ``batch``; if it fails, one per write."""
@@ -835,8 +838,8 @@ class RoomStore:
         self.location = location
         self._sessions = sessionmaker(engine, expire_on_commit=False)
         self.writer = GroupWriter(engine)
-        """The group commit of :meth:`append_async` (its counters: ``commits``,
-        ``writes``, ``cpu_seconds``, read by ``benchmarks/bench_rooms.py``)."""
+        """The group commit of :meth:`append_async` (its counters: ``commits`` and
+        ``writes``, read by ``benchmarks/bench_rooms.py``)."""
 
     async def run(self, method: Callable[_P, _T], *args: _P.args, **kwargs: _P.kwargs) -> _T:
         """Run a method of this store on its database thread (writes there are done one at a
