@@ -200,7 +200,8 @@ def serve(
             try:
                 run_cluster(listener, host=host, port=port, db=db, redis_url=redis,
                             workers=workers, config=config,
-                            allowed_origins=origins, loop=loop, open_files=open_files)
+                            allowed_origins=origins, loop=loop, open_files=open_files,
+                            url=served_at(host, port))
             finally:
                 hold.release()
             return
