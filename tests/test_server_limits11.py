@@ -1,7 +1,6 @@
 """Session 11's limits (attack10's open findings): a write deadline for HTTP answers a
 client does not read, a cap per network (IPv4 /24, IPv6 /48) alongside the per-address
-one, a dropped action answered by name, and a cluster's mark kept in a Redis that lost
-its data.
+one, and a dropped action answered by name.
 
 Real sockets against the app as ``guts serve`` runs it (:func:`server_support.running_server`
 uses :func:`gutskit.server.app.uvicorn_options`). No test expects a close at a given time:
@@ -21,14 +20,11 @@ from typing import Any, cast
 
 import limits
 import pytest
-import redis
 import uvicorn
 from server_support import Player, Server, running_server
-from test_cluster import in_process_worker, redis_url  # noqa: F401 (a fixture)
 from uvicorn.server import ServerState
 
 from gutskit.server import app as server_app
-from gutskit.server.cluster import CLUSTER_MARK_KEY, cluster_mark
 from gutskit.server.sockets import (
     NETWORK_REFUSAL,
     REFUSAL,
@@ -237,28 +233,6 @@ def test_action_id_of_a_dropped_message() -> None:
                         + "}") is None  # too deep: not parsed
     assert action_id_of('{"action_id": "a"' + " " * 5000 + "}") is None  # too large
     assert action_id_of("action_id") is None  # not JSON
-
-
-def test_a_running_cluster_puts_its_mark_back_in_a_redis_that_lost_it(
-        tmp_path: Path, redis_url: str) -> None:  # noqa: F811 (the fixture)
-    """Session 11's attack on 0992a62: a Redis restarted empty (or flushed, or its keys
-    evicted) lost ``gutskit:cluster``; the next server of the running cluster made a new
-    mark and was refused (``database ... is served by ... cluster <old mark>, not this
-    server's ... cluster <new mark>``), and so was every later one, its new mark kept.
-    A running worker now puts its mark back at every renewal, over a newer one too."""
-    client = redis.Redis.from_url(redis_url, decode_responses=True)
-    try:
-        mark = cluster_mark(redis_url)  # as guts serve --redis does before its workers
-        with in_process_worker(_db(tmp_path), redis_url):
-            client.flushall()
-            client.set(CLUSTER_MARK_KEY, "0123456789abcdef")  # a refused server's new mark
-            deadline = time.monotonic() + WAIT
-            while client.get(CLUSTER_MARK_KEY) != mark:
-                assert time.monotonic() < deadline, "the mark was not put back"
-                time.sleep(0.05)
-            assert cluster_mark(redis_url) == mark  # a server joining now finds it
-    finally:
-        client.close()
 
 
 class _Transport:

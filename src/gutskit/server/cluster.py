@@ -189,10 +189,6 @@ def cluster_mark(url: str) -> str:
     on each) have two marks, so the database's record of its cluster
     (:func:`gutskit.server.serving.hold_database`) tells them apart (attack10 M2).
 
-    The workers of a running cluster put their mark back at every lease renewal
-    (:meth:`Node._renew`), so a Redis that lost its data has it again within a renewal
-    period (1 s) and a server that joins then finds it.
-
     Raises:
         ValueError: ``url`` is not a Redis URL, or the Redis there cannot be reached
             (the message names it and why).
@@ -488,9 +484,6 @@ class Node:
         self._leases: threading.Thread | None = None
         self._stopping = threading.Event()
         self._sync_redis: Any = None
-        self.mark: str | None = None
-        """The cluster's mark (:func:`cluster_mark`) as this worker found it in Redis at
-        start (``None``: none, a private ``redis-server``): put back at every renewal."""
         self.loop: asyncio.AbstractEventLoop | None = None
         """The event loop this node runs on (set by :meth:`start`)."""
         self.quota = ClusterQuota(self)
@@ -523,7 +516,6 @@ class Node:
         await pubsub.subscribe(self.channel(self.worker_id))
         await self.redis.set(self.heartbeat_key(self.worker_id), str(os.getpid()),
                              px=self.lease_ms)
-        self.mark = await self.redis.get(CLUSTER_MARK_KEY)
         loop = self.loop = asyncio.get_running_loop()
         self.loop_seen = time.monotonic()
         self._tasks = [loop.create_task(self._listen(pubsub)),
@@ -686,13 +678,6 @@ class Node:
                 pipe.exists(self.heartbeat_key(origin))
             for chunk in _chunks(places, REFRESH_CHUNK):
                 pipe.eval(_REFRESH, len(chunk), *_refresh_args(chunk, self.lease_ms))
-            if self.mark is not None:  # (last: the results above keep their places)
-                # A Redis that lost its data (restarted without persistence, flushed,
-                # evicted) lost the mark: a server of this cluster starting then made a new
-                # one and was refused by the database's record of this cluster (session 11
-                # attack on 0992a62), and every later one too. Only this cluster's servers
-                # reach this Redis, so the running cluster's mark is the one to hold.
-                pipe.set(CLUSTER_MARK_KEY, self.mark)
             results = pipe.execute()
         renewed = results[1:1 + len(owned)]
         holders = dict(zip(relayed, results[1 + len(owned):1 + len(owned) + len(relayed)],
