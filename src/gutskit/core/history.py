@@ -138,6 +138,8 @@ def _card_in(value: object) -> Card | None:
 
 def _encode_plain(value: Any) -> Any:
     """The JSON form of a field without an encoder of its name's own."""
+    if type(value) in _AS_IS or value is None:  # most fields: a seat, a count, a name
+        return value
     if isinstance(value, Rules):
         return value.to_dict()
     if isinstance(value, Declaration | Outcome):
@@ -145,6 +147,10 @@ def _encode_plain(value: Any) -> Any:
     if isinstance(value, tuple):
         return list(value)
     return value
+
+
+_AS_IS = frozenset({int, str, bool, float})
+"""The types (exactly these, not their subclasses, such as an enum) a field is written as."""
 
 
 def _card_out(card: Card | None) -> str | None:
