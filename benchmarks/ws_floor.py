@@ -34,12 +34,6 @@ per frame on average in load_server). Two stacks are measured in turn in the sam
   is installed (the ``dev`` extra): what a C-level stack costs for the same frames, a
   bound on what moving ``guts serve`` to another stack could give.
 
-``--send-cost N`` measures instead, in this process, Python's CPU per frame of
-``guts serve``'s two send paths on a real ``websockets-sansio`` connection after its
-handshake, whose transport is then swapped for one whose ``write`` does nothing: uvicorn's
-send (as ``WsClient._send_now`` drives it) and ``DirectWriter``, ``N`` frames each,
-alternated ``--repeat`` times (microseconds per frame; the system call is not in it).
-
 Whatever ``guts serve`` spends per round above the floor is the game's (rules, views,
 storage, fairness); the floor itself bounds what any change inside gutskit can reach on
 this stack. The load clients run in ``--clients`` processes of their own, as in
@@ -421,73 +415,6 @@ def measure(args: argparse.Namespace, stack: str) -> dict[str, float]:
             "load": load}
 
 
-class _NullTransport:
-    """A transport that takes every write and sends nothing (``--send-cost``)."""
-
-    def write(self, data: bytes) -> None:
-        """Drop ``data``."""
-
-    def is_closing(self) -> bool:
-        """Never closing."""
-        return False
-
-
-def send_cost(frames: int, repeat: int, size: int) -> dict[str, list[float]]:
-    """Python's CPU per frame (µs, one figure per repetition) of uvicorn's send and of
-    ``DirectWriter`` for ``frames`` frames of ``size`` bytes each, alternated ``repeat``
-    times, on a real connection to a uvicorn server in a thread of this process."""
-    import threading
-
-    import uvicorn
-    from websockets.sync.client import connect
-
-    from gutskit.server.app import UVICORN_OPTIONS, KeepTransport, WsClient
-
-    app = FastAPI()
-    frame = _frame("notice", size)
-    costs: dict[str, list[float]] = {"uvicorn's send": [], "direct": []}
-
-    @app.websocket("/ws")
-    async def endpoint(ws: WebSocket) -> None:
-        await ws.accept()
-        client = WsClient(ws)
-        direct = client.direct
-        if direct is None:
-            raise SystemExit("no direct writer on this uvicorn")
-        protocol = direct.protocol
-        real, protocol.transport = protocol.transport, _NullTransport()
-        for _ in range(repeat):
-            for name, path in (("uvicorn's send", None), ("direct", direct)):
-                client.direct = path
-                start = time.process_time()
-                for _ in range(frames):
-                    client._send_now(frame)
-                costs[name].append(1e6 * (time.process_time() - start) / frames)
-        client.direct = direct
-        protocol.transport = real
-        await ws.send_text("done")
-
-    server = uvicorn.Server(uvicorn.Config(
-        KeepTransport(app), host=HOST, port=0, log_level="warning", lifespan="off",
-        **{**UVICORN_OPTIONS, "loop": "uvloop" if importlib.util.find_spec("uvloop")
-           else "asyncio"}))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 60
-    while not server.started:
-        if time.monotonic() > deadline:
-            raise SystemExit("the server did not start")
-        time.sleep(0.05)
-    port = server.servers[0].sockets[0].getsockname()[1]
-    try:
-        with connect(f"ws://{HOST}:{port}/ws") as connection:
-            connection.recv(timeout=600)
-    finally:
-        server.should_exit = True
-        thread.join(60)
-    return costs
-
-
 def main() -> None:
     parser = common.arguments(__doc__)
     parser.add_argument("--tables", type=int, default=200)
@@ -503,28 +430,11 @@ def main() -> None:
                         help="load-client processes sharing the tables")
     parser.add_argument("--stacks", default=",".join(STACKS),
                         help=f"comma list of {', '.join(STACKS)}")
-    parser.add_argument("--send-cost", type=int, default=0, metavar="N",
-                        help="measure Python's CPU per frame of the two send paths in "
-                        "this process, N frames each, instead (no load clients)")
-    parser.add_argument("--repeat", type=int, default=3,
-                        help="alternated repetitions of --send-cost")
     parser.add_argument("--serve", choices=STACKS, help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve is not None:
         serve(args.serve, args.port, args.seats, args.reveal, args.frame_bytes)
-        return
-    if args.send_cost:
-        if not 1 <= args.send_cost <= 1_000_000 or not 1 <= args.repeat <= 20 \
-                or not 2 <= args.frame_bytes <= 60000:
-            parser.error("bounded: 1-1,000,000 frames, 1-20 repetitions, 2-60000 bytes")
-        common.header(f"WebSocket send path: Python's CPU per {args.frame_bytes}-byte frame, "
-                      f"{args.send_cost} frames x {args.repeat}, alternated")
-        costs = send_cost(args.send_cost, args.repeat, args.frame_bytes)
-        for name, values in costs.items():
-            print(f"{name:>15}: " + ", ".join(f"{v:.2f}" for v in values) + " µs per frame")
-        common.emit([common.result(f"send path {name}: CPU per frame", min(values), "µs")
-                     for name, values in costs.items()])
         return
     stacks = [s.strip() for s in args.stacks.split(",") if s.strip()]
     if (not 1 <= args.tables <= 500 or not 2 <= args.seats <= 10

@@ -664,9 +664,8 @@ class DirectWriter:
     runs) straight to its transport: the bytes uvicorn's ``send`` of a ``websocket.send``
     message would write (one unmasked, unfragmented RFC 6455 text frame, no extension),
     without its coroutine, its ASGI message, the ``websockets`` library's frame object and
-    its list of data to send: about 16 k instructions (2-3 µs) less per frame
-    (``benchmarks/ws_floor.py --send-cost``; docs/performance.md, "Session 11: the
-    stack").
+    its list of data to send: about 7 µs less of the stack's 53 µs per frame
+    (``benchmarks/ws_floor.py``; docs/performance.md, "Session 11: the stack").
 
     It reads uvicorn's protocol object (not a public API: uvicorn 0.54, checked by
     :func:`direct_writer`) and writes only when that send would write at once: the
