@@ -17,10 +17,7 @@ per frame on average in load_server). Two stacks are measured in turn in the sam
 - ``fastapi-uvloop``: the same on uvloop's event loop (libuv), if ``uvloop`` is installed;
 - ``fastapi-raw``: the same, frames written by uvicorn's own ``send`` kept by
   ``gutskit.server.app.KeepTransport`` (no Starlette ``send_text``): ``guts serve``'s
-  send path before session 11;
-- ``fastapi-direct``: the same, frames written straight to the transport when uvicorn's
-  send would only write (``gutskit.server.app.DirectWriter``), else by that send:
-  ``guts serve``'s send path since session 11;
+  send path;
 - ``fastapi-websockets``, ``fastapi-wsproto``: ``fastapi-raw`` on uvicorn's other
   WebSocket implementations (``ws="websockets"``, the legacy one on the ``websockets``
   library's asyncio layer; ``ws="wsproto"``, if ``wsproto`` is installed); the others
@@ -68,20 +65,19 @@ import common  # benchmarks/ is not a package
 import load_server
 
 HOST = "127.0.0.1"
-STACKS = ("fastapi", "fastapi-uvloop", "fastapi-raw", "fastapi-direct", "fastapi-websockets",
+STACKS = ("fastapi", "fastapi-uvloop", "fastapi-raw", "fastapi-websockets",
           "fastapi-wsproto", "granian", "websockets", "picows")
 """Stacks measurable here; the ones whose package is missing are skipped with a line."""
 FASTAPI_STACKS = {
     "fastapi": ("asyncio", "auto", "starlette"),
     "fastapi-uvloop": ("uvloop", "auto", "starlette"),
     "fastapi-raw": ("uvloop", "auto", "raw"),
-    "fastapi-direct": ("uvloop", "auto", "direct"),
     "fastapi-websockets": ("uvloop", "websockets", "raw"),
     "fastapi-wsproto": ("uvloop", "wsproto", "raw"),
 }
 """The FastAPI stacks on uvicorn: event loop, uvicorn's ``ws`` implementation, and how a
 frame is sent (``starlette``: ``WebSocket.send_text``; ``raw``: uvicorn's send kept by
-``KeepTransport``; ``direct``: ``DirectWriter``, else uvicorn's send)."""
+``KeepTransport``)."""
 
 
 @dataclass
@@ -130,30 +126,23 @@ class _Floor:
     async def _send_all(table: _Table, text: str) -> None:
         for send in list(table.senders):
             try:
-                sending = send(text)  # None: written already (a direct write)
-                if sending is not None:
-                    await sending
+                await send(text)
             except Exception:  # a closed client: the run is ending
                 table.senders.remove(send)
 
 
 def _sender(ws: WebSocket, path: str) -> Any:
     """The function that sends a text frame to ``ws`` by ``path`` (``FASTAPI_STACKS``):
-    returns an awaitable, or ``None`` when the frame is written already."""
+    returns an awaitable."""
     if path == "starlette":
         return ws.send_text
-    from gutskit.server.app import direct_writer, raw_send_of
+    from gutskit.server.app import raw_send_of
 
     raw = raw_send_of(ws.scope)
     if raw is None:
         raise SystemExit("no uvicorn send kept (KeepTransport)")
-    direct = direct_writer(raw) if path == "direct" else None
-    if path == "direct" and direct is None:
-        raise SystemExit("no direct writer on this uvicorn implementation")
 
     def send(text: str) -> Any:
-        if direct is not None and direct(text):
-            return None
         return raw({"type": "websocket.send", "text": text})
 
     return send

@@ -456,9 +456,6 @@ class WsClient:
         self.raw_send = raw_send_of(websocket.scope)
         """uvicorn's ``send`` of the connection (``None``: not served by uvicorn here;
         frames go through ``websocket.send_text``)."""
-        self.direct = direct_writer(self.raw_send)
-        """Writes a frame straight to the transport when uvicorn's own send would do only
-        that (``None``: not uvicorn's websockets-sansio protocol; :class:`DirectWriter`)."""
         self.address = ""
         """The client's address (what the per-address limits count)."""
         self.held_until = -1
@@ -545,11 +542,8 @@ class WsClient:
         self.queue.put_nowait(frame)
 
     def _send_now(self, frame: str) -> None:
-        """Write ``frame`` straight to the transport when that is all uvicorn's send would
-        do (:attr:`direct`), else run the WebSocket's send of it; if that suspends, the
-        writer task runs the rest of it (:attr:`busy`) before any later frame."""
-        if self.direct is not None and self.direct(frame):
-            return
+        """Run the WebSocket's send of ``frame``; if it suspends, the writer task runs
+        the rest of it (:attr:`busy`) before any later frame."""
         sending = self._sending(frame)
         try:
             waiting = sending.send(None)
@@ -656,95 +650,6 @@ def raw_send_of(scope: Scope) -> Send | None:
     any."""
     send: Send | None = scope.get("state", {}).get(RAW_SEND)
     return send
-
-
-class DirectWriter:
-    """Writes a text frame of a WebSocket served by uvicorn's ``websockets-sansio``
-    implementation (``ws="auto"`` with the ``websockets`` package: what ``guts serve``
-    runs) straight to its transport: the bytes uvicorn's ``send`` of a ``websocket.send``
-    message would write (one unmasked, unfragmented RFC 6455 text frame, no extension),
-    without its coroutine, its ASGI message, the ``websockets`` library's frame object and
-    its list of data to send: about 7 µs less of the stack's 53 µs per frame
-    (``benchmarks/ws_floor.py``; docs/performance.md, "Session 11: the stack").
-
-    It reads uvicorn's protocol object (not a public API: uvicorn 0.54, checked by
-    :func:`direct_writer`) and writes only when that send would write at once: the
-    handshake done, the transport below its high-water mark (``writable``), nothing closed
-    or closing, no extension, no fragmented message under way. Otherwise the call returns
-    ``False`` and the caller uses uvicorn's send, which waits, raises or closes as it
-    always did (:meth:`WsClient._send_now`)."""
-
-    __slots__ = ("open", "protocol", "writable")
-
-    def __init__(self, protocol: Any, open_state: Any) -> None:
-        self.protocol = protocol
-        self.writable: asyncio.Event = protocol.writable
-        self.open = open_state
-        """``websockets.protocol.State.OPEN``."""
-
-    def __call__(self, frame: str) -> bool:
-        """Write text ``frame`` as one WebSocket frame if uvicorn's send would write it at
-        once (``True``); ``False``: nothing written."""
-        protocol = self.protocol
-        conn = protocol.conn
-        if (not self.writable.is_set() or protocol.disconnected or protocol.close_sent
-                or not protocol.handshake_complete or protocol.initial_response is not None
-                or conn.state is not self.open or conn.extensions
-                or conn.expect_continuation_frame):
-            return False
-        protocol.transport.write(text_frame(frame))
-        return True
-
-
-def text_frame(text: str) -> bytes:
-    """The bytes of an unmasked, final WebSocket text frame (RFC 6455 5.2, a server's) of
-    ``text``: opcode byte 0x81, the length in 7 bits, or 126 and 16 bits, or 127 and 64
-    bits, then the UTF-8 payload.
-
-    >>> text_frame("hi")
-    b'\\x81\\x02hi'
-    """
-    data = text.encode()
-    size = len(data)
-    if size < 126:
-        return bytes((0x81, size)) + data
-    if size < 65536:
-        return b"\x81\x7e" + size.to_bytes(2, "big") + data
-    return b"\x81\x7f" + size.to_bytes(8, "big") + data
-
-
-_DIRECT_ATTRIBUTES = ("writable", "disconnected", "close_sent", "handshake_complete",
-                      "initial_response", "conn", "transport")
-
-
-def direct_writer(send: Any) -> DirectWriter | None:
-    """A :class:`DirectWriter` for the WebSocket whose uvicorn ``send`` is ``send``, if that
-    is a method of uvicorn's ``WebSocketsSansIOProtocol`` holding what the writer reads (an
-    ``asyncio.Event`` ``writable``, the flags, a ``websockets`` ``ServerProtocol`` ``conn``
-    and a transport); ``None`` otherwise (uvicorn's ``websockets`` or ``wsproto``
-    implementations, another uvicorn whose protocol differs, a test client, a relayed
-    connection): its frames go through ``send``."""
-    protocol = getattr(send, "__self__", None)
-    if protocol is None:
-        return None
-    try:
-        from uvicorn.protocols.websockets.websockets_sansio_impl import (
-            WebSocketsSansIOProtocol,
-        )
-        from websockets.protocol import State
-        from websockets.server import ServerProtocol
-    except ImportError:
-        return None
-    if (type(protocol) is not WebSocketsSansIOProtocol
-            or getattr(send, "__func__", None) is not WebSocketsSansIOProtocol.send
-            or not all(hasattr(protocol, name) for name in _DIRECT_ATTRIBUTES)
-            or not isinstance(protocol.writable, asyncio.Event)
-            or not isinstance(protocol.conn, ServerProtocol)
-            or not isinstance(protocol.transport, Transport)
-            or not all(hasattr(protocol.conn, name) for name in (
-                "state", "extensions", "expect_continuation_frame"))):
-        return None
-    return DirectWriter(protocol, State.OPEN)
 
 
 def transport_of(scope: Scope) -> Transport | None:
