@@ -43,7 +43,7 @@ import tempfile
 import time
 from importlib.metadata import version
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from gutskit.server.app import WsClient
 from gutskit.server.gctuning import GcTuning
@@ -69,6 +69,16 @@ class _Socket:
 
     async def close(self, code: int = 1000, reason: str = "") -> None:
         return None
+
+
+def _table_after(table: dict[str, Any], message: dict[str, Any]) -> dict[str, Any] | None:
+    """A bot's table after ``message``: the whole table of a ``state``, ``table`` with the
+    fields of a ``patch``; ``None`` for any other message (the table unchanged)."""
+    if message["type"] == "state":
+        return cast(dict[str, Any], message["table"])
+    if message["type"] == "patch":
+        return {**table, **message["table"]}
+    return None
 
 
 async def _declare_later(room: Room, client: WsClient, declare: Declare,
@@ -97,12 +107,10 @@ async def _bot(room: Room, client: WsClient, socket: _Socket, rng: random.Random
                 rounds[0] += 1
                 if rounds[0] >= target:
                     done.set()
-            if message["type"] == "state":
-                table = message["table"]
-            elif message["type"] == "patch":
-                table = {**table, **message["table"]}
-            else:
+            seen = _table_after(table, message)
+            if seen is None:
                 continue
+            table = seen
             if table["my_turn"] and table["round"] != acted:
                 acted = table["round"]
                 declare = Declare(round=acted, action_id=f"r{acted}",
@@ -133,12 +141,10 @@ def _bots_work(received: list[list[str]]) -> float:
             for message in json.loads(frame):
                 if message["type"] == "welcome" and message["table"] is not None:
                     table = message["table"]
-                if message["type"] == "state":
-                    table = message["table"]
-                elif message["type"] == "patch":
-                    table = {**table, **message["table"]}
-                else:
+                seen = _table_after(table, message)
+                if seen is None:
                     continue
+                table = seen
                 if table["my_turn"] and table["round"] != acted:
                     acted = table["round"]
                     Declare(round=acted, action_id=f"r{acted}",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import threading
 import time
 import uuid
@@ -283,3 +284,15 @@ def seat_three(server: Server, **room: Any) -> tuple[str, list[Player]]:
 def deck(number: int) -> list[int]:
     """The deck of test seed ``number``."""
     return deck_from_seed(bytes([number]) * 32)
+
+
+def read_until_closed(sock: socket.socket) -> bytes:
+    """Everything the server sends on raw socket ``sock`` until it closes or resets the
+    connection (the socket's own timeout bounds each read)."""
+    received = b""
+    try:
+        while chunk := sock.recv(65536):
+            received += chunk
+    except ConnectionResetError:
+        pass
+    return received

@@ -15,13 +15,22 @@ from typer.testing import CliRunner, Result
 from gutskit.cli.app import app
 from gutskit.core.rules import PRESETS
 
-RUNNER = CliRunner(env={"FORCE_COLOR": None, "TTY_COMPATIBLE": None, "COLUMNS": "120",
-                        "GUTSKIT_DB": None})
+
+def _runner(columns: int) -> CliRunner:
+    """A runner with no colour, no ``GUTSKIT_DB`` and a terminal ``columns`` wide."""
+    return CliRunner(env={"FORCE_COLOR": None, "TTY_COMPATIBLE": None,
+                          "COLUMNS": str(columns), "GUTSKIT_DB": None})
 
 
-def guts(*args: str, input: str | None = None) -> Result:
-    """Run ``guts ARGS`` in-process; a crash (not a SystemExit) fails the test."""
-    result = RUNNER.invoke(app, list(args), input=input)
+RUNNER = _runner(120)
+NARROW = _runner(80)
+"""A runner at the default terminal width (80 columns)."""
+
+
+def guts(*args: str, input: str | None = None, columns: int = 120) -> Result:
+    """Run ``guts ARGS`` in-process in a terminal ``columns`` wide (120 or 80); a crash
+    (not a SystemExit) fails the test."""
+    result = (NARROW if columns == 80 else RUNNER).invoke(app, list(args), input=input)
     if result.exception is not None and not isinstance(result.exception, SystemExit):
         raise result.exception
     return result

@@ -21,16 +21,10 @@ from gutskit.cli.serve import served_at
 from gutskit.core.rules import Rules
 from gutskit.io.files import load_rules
 
-NARROW = CliRunner(env={"FORCE_COLOR": None, "TTY_COMPATIBLE": None, "COLUMNS": "80",
-                        "GUTSKIT_DB": None})
-"""A runner at the default terminal width (80 columns)."""
-
 
 def narrow(*args: str, input: str | None = None) -> Result:
-    result = NARROW.invoke(app, list(args), input=input)
-    if result.exception is not None and not isinstance(result.exception, SystemExit):
-        raise result.exception
-    return result
+    """``guts ARGS`` at the default terminal width (80 columns)."""
+    return guts(*args, input=input, columns=80)
 
 
 def env_guts(env: Mapping[str, str | None], *args: str) -> Result:

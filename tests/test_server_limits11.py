@@ -21,7 +21,7 @@ from typing import Any, cast
 import limits
 import pytest
 import uvicorn
-from server_support import Player, Server, running_server
+from server_support import Player, Server, read_until_closed, running_server
 from uvicorn.server import ServerState
 
 from gutskit.server import app as server_app
@@ -50,16 +50,6 @@ def _connect(server: Server, source: str = "127.0.0.1", rcvbuf: int = 0) -> sock
     sock.connect(("127.0.0.1", server.port))
     return sock
 
-
-def _read_until_closed(sock: socket.socket) -> bytes:
-    """Everything the server sends until it closes (or resets) the connection."""
-    received = b""
-    try:
-        while chunk := sock.recv(65536):
-            received += chunk
-    except ConnectionResetError:
-        pass
-    return received
 
 
 def _get(server: Server, path: str) -> bytes:
@@ -133,7 +123,7 @@ def test_a_client_that_never_reads_its_answer_is_aborted(tmp_path: Path, loop: s
         line = log.wait_for("gutskit.server: closed a connection from 127.0.0.2: it did "
                             "not read its answer within 0.5 s (")
         assert line.endswith(" bytes unread)")
-        received = _read_until_closed(sock)  # what the kernels held: then the reset
+        received = read_until_closed(sock)  # what the kernels held: then the reset
         sock.close()
         assert received.startswith(b"HTTP/1.1 200 OK\r\n")
         assert len(received) < total
@@ -152,10 +142,10 @@ def test_a_network_is_capped_above_its_addresses(tmp_path: Path) -> None:
         for sock in held:
             sock.sendall(b"GET /api/rules HTTP/1.1\r\n")  # headers never finished
         over = _connect(server, "127.0.0.4")
-        assert _read_until_closed(over) == NETWORK_REFUSAL
+        assert read_until_closed(over) == NETWORK_REFUSAL
         over.close()
         again = _connect(server, "127.0.0.2")
-        assert _read_until_closed(again) == REFUSAL
+        assert read_until_closed(again) == REFUSAL
         again.close()
         assert _answer(server, "127.0.1.5") == b"HTTP/1.1 200 OK"
         for sock in held:

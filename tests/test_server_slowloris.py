@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from server_support import Player, Server, running_server
+from server_support import Player, Server, read_until_closed, running_server
 
 from gutskit.server.sockets import FILE_RESERVE, FULL, REFUSAL, SocketGuard
 
@@ -30,16 +30,6 @@ def _connect(server: Server, source: str = "127.0.0.1") -> socket.socket:
                                     source_address=(source, 0))
     return sock
 
-
-def _read_until_closed(sock: socket.socket) -> bytes:
-    """Everything the server sends until it closes the connection (``WAIT`` at most)."""
-    received = b""
-    try:
-        while chunk := sock.recv(65536):
-            received += chunk
-    except ConnectionResetError:
-        pass
-    return received
 
 
 def _post_head(server: Server, length: int) -> bytes:
@@ -79,7 +69,7 @@ def test_half_sent_request_line_is_closed_by_the_header_deadline(tmp_path: Path)
     with running_server(_db(tmp_path), header_seconds=0.5) as server:
         sock = _connect(server)
         sock.sendall(b"GET /api/ru")  # never finished
-        assert _read_until_closed(sock) == b""
+        assert read_until_closed(sock) == b""
         sock.close()
 
 
@@ -88,7 +78,7 @@ def test_half_sent_headers_are_closed_by_the_header_deadline(tmp_path: Path) -> 
         sock = _connect(server)
         sock.sendall(f"GET /api/rules HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\n"
                      .encode())  # the blank line that ends the headers never comes
-        assert _read_until_closed(sock) == b""
+        assert read_until_closed(sock) == b""
         sock.close()
     assert ("gutskit.server: closed a connection from 127.0.0.1: its request headers did "
             "not arrive within 0.5 s") in log.lines
@@ -108,7 +98,7 @@ def test_next_request_on_a_kept_alive_connection_has_a_header_deadline(
             answer += chunk
         assert answer.startswith(b"HTTP/1.1 200 OK\r\n")
         sock.sendall(request[:20].encode())  # the second request, never finished
-        rest = _read_until_closed(sock)
+        rest = read_until_closed(sock)
         assert b"HTTP/1.1" not in rest  # closed, never answered
         sock.close()
 
@@ -118,7 +108,7 @@ def test_half_sent_body_is_closed_by_the_body_deadline_without_a_traceback(
     with running_server(_db(tmp_path), body_seconds=0.5) as server, _logged() as log:
         sock = _connect(server)
         sock.sendall(_post_head(server, 100) + b'{"host": "An')  # 12 bytes of 100
-        assert _read_until_closed(sock) == b""
+        assert read_until_closed(sock) == b""
         sock.close()
     # the server has stopped (its requests finished): the route that was reading the body
     # saw the client gone (Starlette's ClientDisconnect) and said nothing (attack9 L3)
@@ -138,7 +128,7 @@ def test_per_address_cap_refuses_the_next_connection_and_others_still_play(
         for sock in held:
             sock.sendall(b"GET /api/rules HTTP/1.1\r\n")  # headers never finished
         extra = _connect(server, "127.0.0.2")
-        assert _read_until_closed(extra) == REFUSAL
+        assert read_until_closed(extra) == REFUSAL
         extra.close()
         # another address is not affected: it creates a room and plays in it
         created = server.create_room("Ana")
