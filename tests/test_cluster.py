@@ -102,16 +102,17 @@ class Split(Server):
 @contextmanager
 def in_process_worker(db_url: str, redis_url: str, *, seed_numbers: tuple[int, ...] = (),
                       room_limit: str = "10000/minute", lease_seconds: float = LEASE_SECONDS,
-                      renew_seconds: float = RENEW_SECONDS, **knobs: Any
-                      ) -> Iterator[tuple[int, ClusterApp]]:
+                      renew_seconds: float = RENEW_SECONDS, mark: str | None = None,
+                      **knobs: Any) -> Iterator[tuple[int, ClusterApp]]:
     """One worker of a cluster: the cluster application on a uvicorn server in a thread
-    (random port); the tests' fast timers, fixed seeds, dealer seat 0; ``knobs``: more
-    :class:`ServerConfig` fields."""
+    (random port); the tests' fast timers, fixed seeds, dealer seat 0; ``mark``: the
+    cluster's mark it puts back (:func:`gutskit.server.cluster.cluster_mark`); ``knobs``:
+    more :class:`ServerConfig` fields."""
     store = open_room_store(db_url)
     config = ServerConfig(bot_delay=(0.0, 0.0), min_decision_seconds=0.1,
                           min_reveal_seconds=0.0, room_limit=room_limit, **knobs)
     app = cluster_app(store, redis_url, config=config, lease_seconds=lease_seconds,
-                      renew_seconds=renew_seconds)
+                      renew_seconds=renew_seconds, mark=mark)
     app.node.manager.new_seed = seeds(*seed_numbers)
     app.node.manager.first_dealer = lambda n: 0
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="error",
@@ -315,7 +316,8 @@ def test_worker_settings_round_trip() -> None:
 
     settings = WorkerSettings(redis_url="redis://h:1/0", db="sqlite:///x.db",
                               config=ServerConfig(bot_delay=(0.1, 0.2), idle_minutes=5),
-                              allowed_origins=("https://a.example",))
+                              allowed_origins=("https://a.example",),
+                              mark="0123456789abcdef")
     assert WorkerSettings.from_json(settings.to_json()) == settings
     assert json.loads(settings.to_json())["config"]["bot_delay"] == [0.1, 0.2]
 

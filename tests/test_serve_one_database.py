@@ -8,6 +8,7 @@ when the process ends, so ``kill -9`` does not keep a restart waiting."""
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -19,8 +20,16 @@ from pathlib import Path
 import httpx
 import pytest
 from server_support import DB_KINDS, make_db_url
-from test_cluster import free_port, redis_url, stop_process_group
+from test_cluster import (
+    REDIS_SERVER,
+    free_port,
+    in_process_worker,
+    redis_url,
+    stop_process_group,
+)
 
+from gutskit.cli.workers import redis_problem
+from gutskit.server.cluster import CLUSTER_MARK_KEY, cluster_mark, forget_mark
 from gutskit.server.serving import DatabaseServed, hold_database, redis_identity
 from gutskit.server.store import open_room_store
 
@@ -54,9 +63,14 @@ def serving(port: int, db: str, *extra: str) -> Iterator[subprocess.Popen[bytes]
 
 
 def refusal(port: int, db: str, *extra: str) -> str:
-    """Start ``guts serve`` that must refuse: its one stderr line (exit 2)."""
+    """Start ``guts serve`` that must refuse: its one stderr line (exit 2). The server is
+    stopped in every case (one that did not refuse within the bound too)."""
     process = _serve(port, db, *extra)
-    _, err = process.communicate(timeout=120)
+    try:
+        _, err = process.communicate(timeout=120)
+    finally:
+        if process.poll() is None:
+            stop_process_group(process)
     assert process.returncode == 2, err
     text = err.decode()
     assert text.count("\n") == 1 and "Traceback" not in text, text
@@ -161,32 +175,145 @@ def test_the_workers_end_with_their_supervisor(tmp_path: Path) -> None:
             assert httpx.get(f"http://127.0.0.1:{ports[1]}/api/rules", timeout=30).is_success
 
 
-def test_two_redis_servers_named_by_one_url_are_two_clusters(tmp_path: Path,
-                                                             redis_url: str) -> None:
+@contextmanager
+def redis_on_socket(path: Path) -> Iterator[subprocess.Popen[bytes]]:
+    """A fresh ``redis-server`` on the Unix socket ``path`` (no TCP port, no persistence),
+    answering; stopped on exit."""
+    binary = REDIS_SERVER if os.path.exists(REDIS_SERVER) else shutil.which("redis-server")
+    assert binary is not None, "redis-server is missing: run scripts/test --setup-only"
+    process = subprocess.Popen(
+        [binary, "--port", "0", "--unixsocket", str(path), "--save", "", "--appendonly",
+         "no", "--dir", str(path.parent)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while redis_problem(f"unix://{path}") is not None:
+            assert process.poll() is None, "redis-server ended"
+            assert time.monotonic() < deadline, "redis-server did not start"
+            time.sleep(0.05)
+        yield process
+    finally:
+        process.terminate()
+        process.wait(30)
+
+
+@contextmanager
+def stopped(process: subprocess.Popen[bytes]) -> Iterator[None]:
+    """``process``'s group stopped (SIGSTOP: it holds what it holds, and does nothing),
+    continued on exit."""
+    os.killpg(process.pid, signal.SIGSTOP)
+    try:
+        yield
+    finally:
+        os.killpg(process.pid, signal.SIGCONT)
+
+
+def test_two_redis_servers_named_by_one_url_are_two_clusters(tmp_path: Path) -> None:
     """attack10 M2: each machine given ``redis://127.0.0.1:6379/0`` names its own Redis.
-    A second Redis behind the same URL is played by emptying the first (its cluster mark
-    is gone, as it would be missing from the other machine's Redis)."""
+    Here one URL, ``unix://PATH``, names a second Redis: the first one's socket is moved
+    aside and another ``redis-server`` listens at ``PATH``. The first cluster's server is
+    stopped (SIGSTOP) meanwhile, still holding the database but doing nothing, so it cannot
+    reach the second Redis (a new connection of it would); it is continued once ``PATH``
+    names its own Redis again."""
     import redis
 
     db = str(tmp_path / "two.db")
+    path, aside = tmp_path / "r.sock", tmp_path / "r-first.sock"
+    url = f"unix://{path}"
+    ports = free_port(), free_port()
+    with redis_on_socket(path), serving(ports[0], db, "--redis", url) as first_server:
+        client = redis.Redis.from_url(url, decode_responses=True)
+        try:
+            first = client.get(CLUSTER_MARK_KEY)
+            assert isinstance(first, str) and len(first) == 16
+            with serving(ports[1], db, "--redis", url):  # one cluster: it shares
+                assert client.get(CLUSTER_MARK_KEY) == first
+        finally:
+            client.close()
+        with stopped(first_server):
+            path.rename(aside)  # the first Redis still listens, at the other name
+            try:
+                with redis_on_socket(path):  # "another machine's Redis", same URL
+                    text = refusal(ports[1], db, "--redis", url)
+                    second = redis.Redis.from_url(url, decode_responses=True)
+                    try:  # the refused server took back the mark it made
+                        assert second.get(CLUSTER_MARK_KEY) is None
+                    finally:
+                        second.close()
+            finally:
+                path.unlink(missing_ok=True)
+                aside.rename(path)
+        where = redis_identity(url)
+        assert where == f"unix://{path}?db=0"
+        made = text.rsplit(f"not this server's '{where} cluster ", 1)[-1][:16]
+        assert len(made) == 16 and made != first
+        assert text == (
+            f"error: database {db!r} is served by running guts serve --redis servers on "
+            f"Redis '{where} cluster {first}', not this server's '{where} cluster "
+            f"{made}': two clusters would run the same rooms twice; give every server "
+            "of a database the same --redis URL (or stop the others first)")
+        client = redis.Redis.from_url(url, decode_responses=True)
+        try:  # the first Redis untouched
+            assert client.get(CLUSTER_MARK_KEY) == first
+        finally:
+            client.close()
+
+
+def test_a_server_joins_after_redis_lost_the_mark(tmp_path: Path, redis_url: str) -> None:
+    """Session 11's attack on 0992a62: Redis lost its data (FLUSHALL here; a restart
+    without persistence, an eviction alike) while the cluster ran; every server started
+    then made a new mark and was refused by the database (``another cluster``) until the
+    whole cluster restarted. The running server puts its mark back at its next lease
+    renewal, and a server started then joins the cluster."""
+    import redis
+
+    db = str(tmp_path / "lost.db")
     ports = free_port(), free_port()
     client = redis.Redis.from_url(redis_url, decode_responses=True)
     try:
         with serving(ports[0], db, "--redis", redis_url):
-            first = client.get("gutskit:cluster")
+            first = client.get(CLUSTER_MARK_KEY)
             assert isinstance(first, str) and len(first) == 16
-            with serving(ports[1], db, "--redis", redis_url):  # one cluster: it shares
-                assert client.get("gutskit:cluster") == first
-            client.flushall()  # "another machine's Redis" behind the same URL
-            text = refusal(ports[1], db, "--redis", redis_url)
-            second = client.get("gutskit:cluster")
-            assert isinstance(second, str) and second != first
-            where = redis_identity(redis_url)
-            assert where == redis_url  # (the fixture's URL is already in that form)
-            assert text == (
-                f"error: database {db!r} is served by running guts serve --redis servers on "
-                f"Redis '{where} cluster {first}', not this server's '{where} cluster "
-                f"{second}': two clusters would run the same rooms twice; give every server "
-                "of a database the same --redis URL (or stop the others first)")
+            client.flushall()
+            deadline = time.monotonic() + 60
+            while client.get(CLUSTER_MARK_KEY) != first:  # its next renewal puts it back
+                assert time.monotonic() < deadline, "the mark was not put back"
+                time.sleep(0.05)
+            with serving(ports[1], db, "--redis", redis_url):  # joins, not refused
+                assert httpx.get(f"http://127.0.0.1:{ports[1]}/api/rules",
+                                 timeout=30).is_success
+                assert client.get(CLUSTER_MARK_KEY) == first
+    finally:
+        client.close()
+
+
+def test_a_worker_puts_the_mark_back_only_where_there_is_none(tmp_path: Path,
+                                                               redis_url: str) -> None:
+    """A worker's renewal (:meth:`Node._renew`, called here as its lease thread does) sets
+    the cluster's mark where Redis has none, and never over another mark: the first mark
+    made after a loss stays (two live clusters on one Redis do not take turns). A server
+    refused by its database takes back the mark it made (:func:`forget_mark`), only that
+    one."""
+    import redis
+
+    client = redis.Redis.from_url(redis_url, decode_responses=True)
+    try:
+        mark, made = cluster_mark(redis_url)
+        assert made and len(mark) == 16
+        assert cluster_mark(redis_url) == (mark, False)  # read back, not made
+        with in_process_worker(f"sqlite:///{tmp_path / 'mark.db'}", redis_url,
+                               mark=mark) as (_, app):
+            client.flushall()
+            app.node._renew()
+            assert client.get(CLUSTER_MARK_KEY) == mark
+            client.set(CLUSTER_MARK_KEY, "0123456789abcdef")  # another cluster's, first
+            app.node._renew()
+            assert client.get(CLUSTER_MARK_KEY) == "0123456789abcdef"
+            forget_mark(redis_url, mark)  # not this one's: stays
+            assert client.get(CLUSTER_MARK_KEY) == "0123456789abcdef"
+            forget_mark(redis_url, "0123456789abcdef")
+            assert client.get(CLUSTER_MARK_KEY) is None
+            app.node._renew()
+            assert client.get(CLUSTER_MARK_KEY) == mark
     finally:
         client.close()

@@ -167,16 +167,24 @@ def serve(
         clustered = workers > 1 or redis is not None
         # one server without a shared Redis per database (it runs every room it has: in
         # its memory, or its workers' through a private redis-server)
-        served_by = None
+        served_by: str | None = None
+        mark: str | None = None
+        made = False
         if redis is not None:  # the Redis as named, and the cluster's mark held in it
-            from gutskit.server.cluster import cluster_mark
+            from gutskit.server.cluster import cluster_mark, forget_mark
             try:
-                served_by = f"{redis_identity(redis)} cluster {cluster_mark(redis)}"
+                mark, made = cluster_mark(redis)
             except ValueError as error:
                 store.close()
                 raise UsageProblem(f"{given('--redis', redis)}: {error}") from None
-        hold = hold_database(store.engine, store.location, alone=redis is None,
-                             redis=served_by)
+            served_by = f"{redis_identity(redis)} cluster {mark}"
+        try:
+            hold = hold_database(store.engine, store.location, alone=redis is None,
+                                 redis=served_by)
+        except Exception:
+            if made and redis is not None and mark is not None:  # refused: its mark taken
+                forget_mark(redis, mark)  # back, the running cluster's put back (renewal)
+            raise
         open_files = raise_open_files()
         config = ServerConfig(
             bot_delay=(min(0.6, bot_delay), bot_delay), room_limit=room_limit,
@@ -201,7 +209,7 @@ def serve(
                 run_cluster(listener, host=host, port=port, db=db, redis_url=redis,
                             workers=workers, config=config,
                             allowed_origins=origins, loop=loop, open_files=open_files,
-                            url=served_at(host, port))
+                            url=served_at(host, port), mark=mark)
             finally:
                 hold.release()
             return

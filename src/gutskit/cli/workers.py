@@ -82,13 +82,17 @@ def redis_problem(url: str) -> str | None:
 def run_cluster(listener: socket.socket, *, host: str, port: int, db: str | None,
                 redis_url: str | None, workers: int, config: ServerConfig,
                 allowed_origins: tuple[str, ...], loop: str = "auto",
-                open_files: int | None = None, url: str | None = None) -> None:
+                open_files: int | None = None, url: str | None = None,
+                mark: str | None = None) -> None:
     """Serve on ``listener`` with ``workers`` processes (uvicorn's supervisor restarts a
     worker that dies) sharing ``db`` and the Redis at ``redis_url`` (``None``: a private
     local ``redis-server``, one machine only), each on the event loop ``loop``
     (:data:`gutskit.server.app.LOOPS`). Returns when stopped (Ctrl-C, SIGTERM). ``url``:
     where the first line says the server answers (``guts serve``'s
-    :func:`gutskit.cli.serve.served_at`; default ``http://HOST:PORT/``).
+    :func:`gutskit.cli.serve.served_at`; default ``http://HOST:PORT/``). ``mark``: the
+    cluster's mark in the Redis at ``redis_url`` as the database records it
+    (:func:`gutskit.server.cluster.cluster_mark`), which the workers put back in a Redis
+    that lost it.
 
     Raises:
         UsageProblem: the private ``redis-server`` cannot be started (a ``redis_url`` is
@@ -110,7 +114,7 @@ def run_cluster(listener: socket.socket, *, host: str, port: int, db: str | None
             where = redis_url  # checked by guts serve before the database is opened
         os.environ[CONFIG_ENV] = WorkerSettings(
             redis_url=redis_url, db=db, config=config,
-            allowed_origins=allowed_origins).to_json()
+            allowed_origins=allowed_origins, mark=mark).to_json()
         typer.echo(f"gutskit server on {url or f'http://{host}:{port}/'}; {workers} worker "
                    f"process{'es' if workers > 1 else ''}, rooms leased through {where}"
                    + (f"; {open_files} open files at most per process"

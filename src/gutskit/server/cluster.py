@@ -87,7 +87,9 @@ __all__ = [
     "Node",
     "WorkerSettings",
     "cluster_app",
+    "cluster_mark",
     "die_with_parent",
+    "forget_mark",
     "worker_app",
 ]
 
@@ -182,12 +184,20 @@ CLUSTER_MARK_KEY = "gutskit:cluster"
 """The Redis key holding the cluster's random mark (:func:`cluster_mark`)."""
 
 
-def cluster_mark(url: str) -> str:
-    """The random mark of the cluster whose Redis is at ``url``: made by the first server
-    to ask (``SET NX`` of :data:`CLUSTER_MARK_KEY`, 16 hex digits), read back by the
-    others. Two Redis servers that one URL names on two machines (``redis://127.0.0.1``
-    on each) have two marks, so the database's record of its cluster
+def cluster_mark(url: str) -> tuple[str, bool]:
+    """The random mark of the cluster whose Redis is at ``url``, and whether this call made
+    it: made by the first server to ask (``SET NX`` of :data:`CLUSTER_MARK_KEY`, 16 hex
+    digits), read back by the others. Two Redis servers that one URL names on two machines
+    (``redis://127.0.0.1`` on each) have two marks, so the database's record of its cluster
     (:func:`gutskit.server.serving.hold_database`) tells them apart (attack10 M2).
+
+    A mark is never overwritten, only made where there is none: here, and by the workers
+    of a running cluster at every lease renewal (:meth:`Node._renew`), so a Redis that lost
+    its data (restarted without persistence, flushed, the key evicted) has the running
+    cluster's mark again within a renewal period (:data:`RENEW_SECONDS`) and a server that
+    joins then finds it. A server that made a mark and is then refused by the database
+    takes it away again (:func:`forget_mark`), so that it does not stand in the way of the
+    running cluster's renewal.
 
     Raises:
         ValueError: ``url`` is not a Redis URL, or the Redis there cannot be reached
@@ -198,14 +208,35 @@ def cluster_mark(url: str) -> str:
     client = redis.Redis.from_url(url, socket_timeout=REDIS_SOCKET_SECONDS,
                                   socket_connect_timeout=REDIS_SOCKET_SECONDS,
                                   decode_responses=True)
+    made = secrets.token_hex(8)
     try:
-        client.set(CLUSTER_MARK_KEY, secrets.token_hex(8), nx=True)
+        created = client.set(CLUSTER_MARK_KEY, made, nx=True)
         mark = client.get(CLUSTER_MARK_KEY)
     except redis.RedisError as error:
         raise ValueError(f"cannot reach Redis: {error}") from None
     finally:
         client.close()
-    return str(mark)
+    return str(mark), bool(created) and mark == made
+
+
+def forget_mark(url: str, mark: str) -> None:
+    """Delete the cluster mark in the Redis at ``url`` if it is still ``mark`` (a server
+    refused by its database takes back the mark it made, :func:`cluster_mark`); nothing
+    when Redis cannot be reached (never raises for it)."""
+    import redis
+
+    try:
+        client = redis.Redis.from_url(url, socket_timeout=REDIS_SOCKET_SECONDS,
+                                      socket_connect_timeout=REDIS_SOCKET_SECONDS,
+                                      decode_responses=True)
+    except ValueError:
+        return
+    try:
+        client.eval(_RELEASE, 1, CLUSTER_MARK_KEY, mark)
+    except redis.RedisError:
+        pass
+    finally:
+        client.close()
 
 
 @dataclass(frozen=True)
@@ -218,6 +249,9 @@ class WorkerSettings:
         config: the server knobs (:class:`ServerConfig`).
         allowed_origins: extra browser origins allowed to open the WebSocket.
         prefix: prefix of every Redis key and channel (several clusters on one Redis).
+        mark: the cluster's mark (:func:`cluster_mark`) the database records for this
+            cluster, which the workers put back in a Redis that lost it (``None``: a
+            private ``redis-server``, no mark).
     """
 
     redis_url: str
@@ -225,6 +259,7 @@ class WorkerSettings:
     config: ServerConfig = dataclasses.field(default_factory=ServerConfig)
     allowed_origins: tuple[str, ...] = ()
     prefix: str = "gutskit"
+    mark: str | None = None
 
     def to_json(self) -> str:
         data = dataclasses.asdict(self)
@@ -239,7 +274,8 @@ class WorkerSettings:
             if name in knobs:
                 knobs[name] = tuple(knobs[name])
         return cls(redis_url=data["redis_url"], db=data["db"], config=ServerConfig(**knobs),
-                   allowed_origins=tuple(data["allowed_origins"]), prefix=data["prefix"])
+                   allowed_origins=tuple(data["allowed_origins"]), prefix=data["prefix"],
+                   mark=data.get("mark"))
 
 
 def _pack(value: Any) -> Any:
@@ -450,12 +486,14 @@ class Node:
         renew_seconds: renewal period (:data:`RENEW_SECONDS`).
         stall_seconds: how long the event loop may not run before the leases are let
             lapse (:data:`STALL_SECONDS`).
+        mark: the cluster's mark (:func:`cluster_mark`), put back at every renewal when
+            Redis has none (``None``: nothing put back).
     """
 
     def __init__(self, manager: ClusterRoomManager, redis_url: str, *, prefix: str = "gutskit",
                  lease_seconds: float = LEASE_SECONDS,
                  renew_seconds: float = RENEW_SECONDS,
-                 stall_seconds: float = STALL_SECONDS) -> None:
+                 stall_seconds: float = STALL_SECONDS, mark: str | None = None) -> None:
         self.manager = manager
         manager.node = self
         self.redis_url = redis_url
@@ -484,6 +522,9 @@ class Node:
         self._leases: threading.Thread | None = None
         self._stopping = threading.Event()
         self._sync_redis: Any = None
+        self.mark = mark
+        """The cluster's mark as the database records it (passed down from ``guts serve``,
+        :class:`WorkerSettings`): set again at every renewal where Redis has none."""
         self.loop: asyncio.AbstractEventLoop | None = None
         """The event loop this node runs on (set by :meth:`start`)."""
         self.quota = ClusterQuota(self)
@@ -678,6 +719,15 @@ class Node:
                 pipe.exists(self.heartbeat_key(origin))
             for chunk in _chunks(places, REFRESH_CHUNK):
                 pipe.eval(_REFRESH, len(chunk), *_refresh_args(chunk, self.lease_ms))
+            if self.mark is not None:  # (last: the results above keep their places)
+                # A Redis that lost its data (restarted without persistence, flushed,
+                # evicted) lost the mark, and a server of this cluster starting then made a
+                # new one and was refused by the database (session 11's attack on 0992a62),
+                # every later one too. Put back where there is none, never over another:
+                # the first mark made after the loss stays, so two live clusters on one
+                # Redis (two databases) never take turns overwriting theirs, and a server
+                # refused takes back the mark it made (forget_mark).
+                pipe.set(CLUSTER_MARK_KEY, self.mark, nx=True)
             results = pipe.execute()
         renewed = results[1:1 + len(owned)]
         holders = dict(zip(relayed, results[1 + len(owned):1 + len(owned) + len(relayed)],
@@ -1039,7 +1089,7 @@ class ClusterApp:
 def cluster_app(store: RoomStore, redis_url: str, *, config: ServerConfig | None = None,
                 allowed_origins: Sequence[str] = (), prefix: str = "gutskit",
                 lease_seconds: float = LEASE_SECONDS, renew_seconds: float = RENEW_SECONDS,
-                stall_seconds: float = STALL_SECONDS) -> ClusterApp:
+                stall_seconds: float = STALL_SECONDS, mark: str | None = None) -> ClusterApp:
     """One worker's application: :func:`gutskit.server.app.create_app` on a
     :class:`ClusterRoomManager`, wrapped in :class:`ClusterApp`.
 
@@ -1052,10 +1102,11 @@ def cluster_app(store: RoomStore, redis_url: str, *, config: ServerConfig | None
         lease_seconds: lease time (:data:`LEASE_SECONDS`).
         renew_seconds: renewal period (:data:`RENEW_SECONDS`).
         stall_seconds: :data:`STALL_SECONDS`.
+        mark: the cluster's mark, put back in a Redis that lost it (:class:`Node`).
     """
     manager = ClusterRoomManager(store, config)
     node = Node(manager, redis_url, prefix=prefix, lease_seconds=lease_seconds,
-                renew_seconds=renew_seconds, stall_seconds=stall_seconds)
+                renew_seconds=renew_seconds, stall_seconds=stall_seconds, mark=mark)
     app = server_app.create_app(manager=manager, allowed_origins=allowed_origins,
                                 redis_url=redis_url, redis_prefix=prefix, quota=node.quota)
     return ClusterApp(app, node)  # type: ignore[arg-type]
@@ -1106,4 +1157,5 @@ def worker_app() -> ClusterApp:
     settings = WorkerSettings.from_json(os.environ[CONFIG_ENV])
     store = open_room_store(settings.db)
     return cluster_app(store, settings.redis_url, config=settings.config,
-                       allowed_origins=settings.allowed_origins, prefix=settings.prefix)
+                       allowed_origins=settings.allowed_origins, prefix=settings.prefix,
+                       mark=settings.mark)
