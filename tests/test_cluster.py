@@ -156,6 +156,84 @@ def test_relayed_session_plays_the_scripted_session(tmp_path: Path, redis_url: s
             player.close()
 
 
+def _events(player: Player) -> list[dict[str, Any]]:
+    return [m for m in player.log if m["type"] == "event"]
+
+
+def test_protocol_5_on_the_owner_and_through_a_relay(tmp_path: Path, redis_url: str) -> None:
+    """Protocol 5 (notices held up to ``app.NOTICE_HOLD`` for a later frame, the table's
+    change made once when the frame goes) in a cluster: the room runs on the worker that
+    created it, and protocol-5 connections there and through the other worker (whose frames
+    the owner makes and the relay passes on) play round 1 of the scripted session
+    (tests/test_server.py: Ana in, Ben in, Cleo out; Ana's tens beat Ben's queen high: Ana
+    22, Ben 16 matching the pot's 3, Cleo 19) and the host ends the session in round 2 (the
+    pot of 3 shared: 23, 17, 20). Each ends with a protocol-4 connection's events (every
+    seq, in order, none missing) and table."""
+    db_url = f"sqlite:///{tmp_path / 'cluster.db'}"
+    with (in_process_worker(db_url, redis_url, seed_numbers=(1, 2)) as (owner, app),
+          in_process_worker(db_url, redis_url) as (relay, relay_app)):
+        here = Server(port=owner, manager=app.node.manager, store=app.node.manager.store)
+        there = Split(port=owner, manager=app.node.manager, store=app.node.manager.store,
+                      relay_port=relay)
+        created = here.create_room("Ana")
+        room_id = created["room_id"]
+        ana = Player(here, room_id, created["token"], protocol=5)  # on the owner
+        seats = [ana]
+        for name, protocol in (("Ben", 5), ("Cleo", 4)):  # through the relay
+            player = Player(there, room_id, protocol=protocol)
+            player.send({"type": "join", "name": name})
+            seated = player.expect("seated")
+            player.seat, player.token = seated["seat"], seated["token"]
+            seats.append(player)
+        watchers = {"5 owner": Player(here, room_id, protocol=5),
+                    "5 relay": Player(there, room_id, protocol=5),
+                    "4 owner": Player(here, room_id, protocol=4),
+                    "4 relay": Player(there, room_id, protocol=4)}
+        assert room_id in app.node.manager.rooms
+        assert room_id not in relay_app.node.manager.rooms
+        ben, cleo = seats[1], seats[2]
+        ana.send({"type": "start"})
+        for player in seats:
+            player.reach(lambda t: t["phase"] == "declare" and t["round"] == 1)
+        # Each sealed declaration reaches the protocol-4 spectators (their notices' frame)
+        # before the next is made: the protocol-5 connections hold them meanwhile (or
+        # send them after NOTICE_HOLD on a slow machine: the same in the end).
+        assert ana.declare(1, "in")["type"] == "ack"
+        for name in ("4 owner", "4 relay"):
+            watchers[name].reach(lambda t: t["declared"] == [True, False, False])
+        assert ben.declare(1, "in")["type"] == "ack"
+        for name in ("4 owner", "4 relay"):
+            watchers[name].reach(lambda t: t["declared"] == [True, True, False])
+        assert cleo.declare(1, "out")["type"] == "ack"
+        after = ana.reach(lambda t: t["phase"] == "declare" and t["round"] == 2)
+        assert after["stacks"] == [22, 16, 19] and after["pot"] == 3
+        ana.send({"type": "end_session"})
+        tables: dict[str | int, dict[str, Any]] = {}
+        named: list[tuple[str | int, Player]] = [*watchers.items()]
+        for who, player in [*named, *((p.seat or 0, p) for p in seats)]:
+            final = player.reach(lambda t: t["phase"] == "over")
+            assert final["stacks"] == [23, 17, 20] and final["pot"] == 0, who
+            tables[who] = {k: v for k, v in final.items() if k != "time_left"}
+        # Every connection's events: each seq once, in order, from the first one up.
+        events = {name: _events(player) for name, player in watchers.items()}
+        seqs = [m["seq"] for m in events["4 owner"]]
+        assert seqs == list(range(seqs[0], seqs[0] + len(seqs)))
+        assert [m["event"]["type"] for m in events["4 owner"]][-1] == "SessionEnded"
+        for name, got in events.items():
+            assert got == events["4 owner"], name
+        for player in seats:
+            assert [m["seq"] for m in _events(player)] == seqs, player.seat
+        # The spectators' tables alike; each seat's as the protocol-4 seat's but its hand.
+        for name in watchers:
+            assert tables[name] == tables["4 owner"], name
+        public = {k: v for k, v in tables[2].items() if k not in ("hand", "seat")}
+        for seat in (0, 1):
+            assert {k: v for k, v in tables[seat].items()
+                    if k not in ("hand", "seat")} == public, seat
+        for player in [*seats, *watchers.values()]:
+            player.close()
+
+
 def test_the_room_creation_rate_per_address_holds_across_workers(tmp_path: Path,
                                                                  redis_url: str) -> None:
     """Audit 2: the per-address limits were per worker, so N workers let an address create
