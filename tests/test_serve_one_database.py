@@ -289,11 +289,11 @@ def test_a_server_joins_after_redis_lost_the_mark(tmp_path: Path, redis_url: str
 
 def test_a_worker_puts_the_mark_back_only_where_there_is_none(tmp_path: Path,
                                                                redis_url: str) -> None:
-    """A worker's renewal (:meth:`Node._renew`, called here as its lease thread does) sets
-    the cluster's mark where Redis has none, and never over another mark: the first mark
-    made after a loss stays (two live clusters on one Redis do not take turns). A server
-    refused by its database takes back the mark it made (:func:`forget_mark`), only that
-    one."""
+    """A worker's renewal (:meth:`Node._renew`, called here as its lease thread does; the
+    thread's own period is an hour, so that only these calls renew) sets the cluster's mark
+    where Redis has none, and never over another mark: the first mark made after a loss
+    stays (two live clusters on one Redis do not take turns). A server refused by its
+    database takes back the mark it made (:func:`forget_mark`), only that one."""
     import redis
 
     client = redis.Redis.from_url(redis_url, decode_responses=True)
@@ -301,8 +301,8 @@ def test_a_worker_puts_the_mark_back_only_where_there_is_none(tmp_path: Path,
         mark, made = cluster_mark(redis_url)
         assert made and len(mark) == 16
         assert cluster_mark(redis_url) == (mark, False)  # read back, not made
-        with in_process_worker(f"sqlite:///{tmp_path / 'mark.db'}", redis_url,
-                               mark=mark) as (_, app):
+        with in_process_worker(f"sqlite:///{tmp_path / 'mark.db'}", redis_url, mark=mark,
+                               renew_seconds=3600.0) as (_, app):
             client.flushall()
             app.node._renew()
             assert client.get(CLUSTER_MARK_KEY) == mark
