@@ -278,3 +278,25 @@ def test_table_titles_have_no_trailing_spaces() -> None:
     assert result.exit_code == 0
     assert result.stdout.splitlines()[0] == "House rules"
     assert [line for line in result.stdout.splitlines() if line != line.rstrip()] == []
+
+
+def test_help_at_every_companion_prompt_shows_the_help_and_asks_again(tmp_path: Path) -> None:
+    """``help`` or ``?`` at companion mode's prompts (between rounds, the declarations, a
+    player's cards) prints the help and asks the same question again, never "not an
+    answer"; the round then plays as if it had not been typed: antes 1 each (pot 3, stacks
+    19), Ana and Ben in; the cards are asked from the dealer's left (Ben first): Ben's
+    queens beat Ana's ace high, Ben takes 3 (22) and Ana matches 3 (16). A player named
+    Help is a name, not the help: Help alone in takes the pot of 2 (21)."""
+    result = guts("companion", "--players", "Ana,Ben,Cleo", "--chips", "20", "--db",
+                  str(tmp_path / "h.db"),
+                  input="help\n\n?\nAna Ben\nhelp\nQh Qc 3d\nAh Kd 2c\nend\n")
+    assert result.exit_code == 0, result.output
+    text = " ".join(result.output.split())
+    assert "not an answer" not in text
+    assert text.count("Between rounds: Enter (or deal) deals the next round;") == 3
+    assert "Stacks: Ana 16 · Ben 22 · Cleo 19" in text
+    named = guts("companion", "--players", "Help,Ben", "--chips", "20", "--db",
+                 str(tmp_path / "n.db"), input="\nhelp\nend\n")
+    assert named.exit_code == 0, named.output
+    assert "Between rounds:" not in named.output
+    assert "Stacks: Help 21 · Ben 19" in " ".join(named.output.split())

@@ -30,6 +30,7 @@ from rich.markup import escape
 from rich.rule import Rule
 
 from gutskit.cli.terminal import (
+    HELP_WORDS,
     MAX_ECHO,
     HistorySink,
     Narrator,
@@ -68,6 +69,15 @@ from gutskit.io.location import StorageError
 __all__ = ["CompanionResult", "companion_session", "parse_names"]
 
 _STOP = frozenset({"end", "quit", "q"})
+
+COMPANION_HELP = (
+    "Between rounds: Enter (or deal) deals the next round; undo takes back the last round; "
+    "rebuy NAME CHIPS where the rules allow rebuys; end (or quit, q) stops and prints the "
+    "ledger. Declarations: the names of the players who are in (Ana Ben), none for nobody; "
+    "Hi-Lo Ana=high Ben=low; in turn, in or out. Showdown: each hand as dealt (Ah Kd 2c), "
+    "or winner: NAME when the table agrees not to enter cards. Any time in a round: "
+    "misdeal, undo, end. docs/companion.md has the whole list.")
+"""What ``help`` or ``?`` at any prompt of companion mode prints (docs/companion.md)."""
 _NOBODY = frozenset({"none", "nobody", "ghost", ""})
 
 
@@ -144,10 +154,17 @@ class _Session:
     # -- input ----------------------------------------------------------------------------
 
     def ask(self, prompt: str) -> str:
-        answer = self._read(prompt).strip()
-        if self.echo:
-            self.console.print(echoed(answer))
-        return answer
+        """The next line typed at ``prompt``, stripped; ``help`` or ``?`` (unless it is a
+        player's name) prints :data:`COMPANION_HELP` and asks again."""
+        while True:
+            answer = self._read(prompt).strip()
+            if self.echo:
+                self.console.print(echoed(answer))
+            word = answer.lower()
+            if word in HELP_WORDS and word not in (n.lower() for n in self.state.names):
+                self.console.print(escape(COMPANION_HELP))
+                continue
+            return answer
 
     def warn(self, message: str) -> None:
         self.console.print(f"[yellow]{escape(message)}[/]")
