@@ -14,12 +14,12 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 import httpx
 import pytest
-from server_support import DB_KINDS, make_db_url
+from server_support import DB_KINDS, Server, make_db_url
 from test_cluster import (
     REDIS_SERVER,
     free_port,
@@ -317,3 +317,48 @@ def test_a_worker_puts_the_mark_back_only_where_there_is_none(tmp_path: Path,
             assert client.get(CLUSTER_MARK_KEY) == mark
     finally:
         client.close()
+
+
+def test_a_cluster_goes_on_relaying_after_redis_restarted(tmp_path: Path) -> None:
+    """Redis restarted without persistence while two workers ran: the cluster's mark and
+    the room's lease come back (the workers' renewals), and a request relayed from one
+    worker to the room's owner is answered again. Before, each worker's subscription to its
+    channel ended with the lost connection (nothing received any more: every relayed
+    request answered 503 ``room_moving``) and each pooled connection failed one command
+    (500) until the workers were restarted."""
+    import redis
+
+    path = tmp_path / "r.sock"
+    url = f"unix://{path}"
+    db = f"sqlite:///{tmp_path / 'restart.db'}"
+    with ExitStack() as redis_process:
+        redis_process.enter_context(redis_on_socket(path))
+        mark, _ = cluster_mark(url)
+        with (in_process_worker(db, url, mark=mark) as (owner, app),
+              in_process_worker(db, url, mark=mark) as (relay, _)):
+            here = Server(port=owner, manager=app.node.manager, store=app.node.manager.store)
+            room_id = here.create_room("Ana")["room_id"]
+            lease = f"gutskit:room:{room_id}"
+            redis_process.close()  # stopped: its data gone
+            redis_process.enter_context(redis_on_socket(path))
+            client = redis.Redis.from_url(url, decode_responses=True)
+            try:
+                deadline = time.monotonic() + 60
+                while (client.get(CLUSTER_MARK_KEY), client.get(lease)) != (
+                        mark, app.node.worker_id):  # the owner's next renewal
+                    assert time.monotonic() < deadline, "the mark and lease did not return"
+                    time.sleep(0.05)
+            finally:
+                client.close()
+            answers = []
+            deadline = time.monotonic() + 120  # (a relayed request waits up to 10 s)
+            while True:  # the relay asks the owner (its channel subscribed again)
+                answer = httpx.get(f"http://127.0.0.1:{relay}/api/rooms/{room_id}",
+                                   timeout=60)
+                answers.append(answer.status_code)
+                if answer.status_code == 200:
+                    break
+                assert time.monotonic() < deadline, f"not answered: {answers}"
+                time.sleep(0.1)
+            assert answer.json()["seats"][0]["name"] == "Ana"
+            assert room_id in app.node.manager.rooms  # still run by its owner

@@ -172,11 +172,17 @@ def connect_redis(url: str) -> Any:
         ValueError: ``url`` is not a Redis URL.
     """
     import redis.asyncio as aioredis
+    from redis.asyncio.retry import Retry
+    from redis.backoff import ExponentialBackoff
 
+    # A command on a connection Redis closed (Redis restarted) connects again and is sent
+    # once more (redis-py's asyncio default is not to: every pooled connection then failed
+    # one command, a relayed request answered 500); once only, so a Redis that does not
+    # answer fails a command within twice REDIS_SOCKET_SECONDS.
     pool = aioredis.BlockingConnectionPool.from_url(
         url, max_connections=REDIS_CONNECTIONS, timeout=REDIS_WAIT_SECONDS,
         socket_timeout=REDIS_SOCKET_SECONDS, socket_connect_timeout=REDIS_SOCKET_SECONDS,
-        decode_responses=True)
+        decode_responses=True, retry=Retry(ExponentialBackoff(cap=1.0, base=0.1), 1))
     return aioredis.Redis.from_pool(pool)
 
 
@@ -795,14 +801,24 @@ class Node:
                 log.warning("worker %s could not publish: %s", self.worker_id, error)
 
     async def _listen(self, pubsub: Any) -> None:
-        async for item in pubsub.listen():
-            if item.get("type") != "message":
-                continue
-            for message in json.loads(item["data"]):
-                try:
-                    self._receive(message)
-                except Exception:  # a bad message must not stop the listener
-                    log.exception("worker %s: bad cluster message", self.worker_id)
+        """Receive this worker's messages for ever: a lost connection to Redis (Redis
+        restarted) is made again, subscribed again, every renewal period until it is (it
+        ended the listener, and the worker then received nothing more: every request it
+        relayed answered 503 ``room_moving`` until it was restarted)."""
+        while True:
+            try:
+                async for item in pubsub.listen():
+                    if item.get("type") != "message":
+                        continue
+                    for message in json.loads(item["data"]):
+                        try:
+                            self._receive(message)
+                        except Exception:  # a bad message must not stop the listener
+                            log.exception("worker %s: bad cluster message", self.worker_id)
+            except Exception as error:  # (CancelledError is not one: stop() ends it)
+                log.warning("worker %s lost its channel in Redis (%s); subscribing again",
+                            self.worker_id, error)
+                await asyncio.sleep(self.renew_seconds)
 
     def _receive(self, message: dict[str, Any]) -> None:
         op = message["op"]
