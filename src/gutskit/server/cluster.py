@@ -818,7 +818,7 @@ class Node:
             except Exception as error:  # (CancelledError is not one: stop() ends it)
                 log.warning("worker %s lost its channel in Redis (%s); subscribing again",
                             self.worker_id, error)
-                await asyncio.sleep(self.renew_seconds)
+            await asyncio.sleep(self.renew_seconds)  # (never a busy loop)
 
     def _receive(self, message: dict[str, Any]) -> None:
         op = message["op"]
