@@ -27,10 +27,10 @@ from gutskit.cli.options import (
 )
 from gutskit.core.limits import MAX_NAME
 
-__all__ = ["companion", "register"]
+__all__ = ["companion", "odd_characters", "register"]
 
 
-def _odd_characters(name: str, other: str) -> str:
+def odd_characters(name: str, other: str) -> str:
     """The characters of ``name`` that are not plain letters of ``other`` (a Cyrillic А
     beside a Latin A, a combining accent, an invisible space), named
     (``" (U+0410 CYRILLIC CAPITAL LETTER A)"``), or ``""`` when they differ only by
@@ -74,8 +74,15 @@ def companion(
     from gutskit.server.names import confusable_with
 
     rules = resolve_rules(preset_name, rules_file, rule, buy_in=chips)
+    from gutskit.cli.companion_loop import name_clash
+
     names = [check_name("--players", name, players)
              for name in comma_list("--players", players, "name")]
+    for name in names:  # "Ana Lee", "none", "end": typed at a prompt, not read as the name
+        clash = name_clash(name)
+        if clash is not None:
+            raise UsageProblem(f"--players {players!r}: name {name!r} {clash}; give each "
+                               "player a one-word name that is not an answer")
     if len(names) < 2:
         raise UsageProblem(f"--players {players!r}: name 2 to 10 players separated by commas")
     for position, name in enumerate(names):
@@ -85,7 +92,7 @@ def companion(
                                "player a different name")
         if other is not None:  # "ANA" typed at the table could not tell them apart
             raise UsageProblem(f"--players {players!r}: {name!r} looks like {other!r}"
-                               f"{_odd_characters(name, other)}; give each player a name the "
+                               f"{odd_characters(name, other)}; give each player a name the "
                                "table can tell apart")
     seat = 0
     if dealer is not None:

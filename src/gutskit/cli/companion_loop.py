@@ -66,7 +66,7 @@ from gutskit.core.rules import Rules
 from gutskit.core.table import Step
 from gutskit.io.location import StorageError
 
-__all__ = ["CompanionResult", "companion_session", "parse_names"]
+__all__ = ["ANSWER_WORDS", "CompanionResult", "companion_session", "name_clash", "parse_names"]
 
 _STOP = frozenset({"end", "quit", "q"})
 
@@ -79,6 +79,38 @@ COMPANION_HELP = (
     "misdeal, undo, end. docs/companion.md has the whole list.")
 """What ``help`` or ``?`` at any prompt of companion mode prints (docs/companion.md)."""
 _NOBODY = frozenset({"none", "nobody", "ghost", ""})
+
+ANSWER_WORDS = frozenset({*_STOP, *_NOBODY, "deal", "d", "undo", "misdeal", "rebuy",
+                          "winner", "winners"}) - {""}
+"""Every word a companion prompt takes as a command (lower case): no player may be named
+one of them (:func:`name_clash`), even where the prompt that takes it asks no name, so the
+rule is one list. Not ``help`` or ``?`` (:data:`~gutskit.cli.terminal.HELP_WORDS`):
+:meth:`_Session.ask` reads them as the player's name when a player is so named, so a
+prompt never reads such a name as anything else (the table keeps the other help word)."""
+
+_NAME_SEPARATORS = {",": "a comma", "=": "an =", ":": "a colon"}
+"""The characters the "Who is in?" line splits a name on (besides whitespace): ``Ana
+Ben``, ``Ana,Ben``, Hi-Lo ``Ana=high`` or ``Ana:high``."""
+
+
+def name_clash(name: str) -> str | None:
+    """Why the companion's prompts could not tell ``name`` (a player's name, stripped) from
+    another answer, or ``None`` when they can.
+
+    >>> name_clash("Ana Lee")
+    'contains whitespace, and a line of names is split at whitespace'
+    >>> name_clash("END"), name_clash("Ana")
+    ('is a word the prompts take as an answer (end)', None)
+    """
+    if any(ch.isspace() for ch in name):
+        return "contains whitespace, and a line of names is split at whitespace"
+    for ch, what in _NAME_SEPARATORS.items():
+        if ch in name:
+            return (f"contains {what}, and the prompts split names and calls at "
+                    f"{', '.join(repr(c) for c in _NAME_SEPARATORS)}")
+    if name.lower() in ANSWER_WORDS:
+        return f"is a word the prompts take as an answer ({name.lower()})"
+    return None
 
 
 @dataclass(frozen=True, slots=True)

@@ -155,10 +155,32 @@ def play(
     kinds = parse_bot_kinds(bots) if bots is not None else None
     table = play_table(players - 1, kinds)  # more kinds than seats: an error before play
     names = bot_names(table)
-    if name in names:  # the engine refuses two players of one name at the table
+    labels = [bot.name for bot in table]
+    # "ava" or "Аva" beside the bot Ava, or "Ava (equilibrium)" (its label): the same
+    # look-alike rule as guts companion -n Ana,ana and the server (gutskit.server.names)
+    from gutskit.cli.companion import odd_characters
+    from gutskit.server.names import confusable_with
+
+    other = confusable_with(name, [*names, *labels])
+    inside = name.rpartition("(")[2].removesuffix(")") if name.endswith(")") else ""
+    kind = confusable_with(inside.strip(), [*BOT_KIND_NAMES, *(label.partition(" (")[2][:-1]
+                                                               for label in labels)])
+    if other is None and kind is not None:  # "Zed (loose)": a bot's label, not a person's
+        raise UsageProblem(f"--name {name!r} reads as a bot's label (a name with the bot's "
+                           f"kind, {kind!r}, beside it, as the bots "
+                           f"{', '.join(labels)}): choose another name with --name")
+    if other == name and name in labels:
+        raise UsageProblem(f"--name {name!r} is the label of the bot {names[labels.index(name)]!r}"
+                           f" at this table (the bots are {', '.join(names)}, named in seat "
+                           "order): choose another name with --name")
+    if other == name:  # the engine refuses two players of one name at the table
         raise UsageProblem(f"--name {name!r} is a bot's name at this table (the bots are "
                            f"{', '.join(names)}, named in seat order): choose another "
                            "name with --name")
+    if other is not None:
+        raise UsageProblem(f"--name {name!r} looks like the bot {other!r}"
+                           f"{odd_characters(name, other)} (the bots are {', '.join(names)}, "
+                           "named in seat order): choose another name with --name")
     check_location(db, writable=True)  # before the first deal: a file that can be written
     store = BackgroundStore(db)
     if db is not None and is_url(db):
