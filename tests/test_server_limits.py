@@ -408,8 +408,9 @@ def _client_frame(text: str) -> bytes:
         byte ^ mask[i % 4] for i, byte in enumerate(data))
 
 
+@pytest.mark.parametrize("limit", ["frames", "bytes"])
 @pytest.mark.parametrize("loop", ["uvloop", "asyncio"])
-def test_a_client_that_stops_reading_is_dropped(db_url: str, loop: str,
+def test_a_client_that_stops_reading_is_dropped(db_url: str, loop: str, limit: str,
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     """attack6 (t2c_slow_queue.py): a client that sent pings and read nothing was cut off
     by the keepalive ping's timeout after about 40 s (1011), not by the documented queue
@@ -417,8 +418,14 @@ def test_a_client_that_stops_reading_is_dropped(db_url: str, loop: str,
     connection's queue past QUEUE_LIMIT and the close waited behind them for ever). Past
     the limit the connection is now dropped (its transport aborted, SLOW_GRACE seconds
     after the close was queued); the room goes on for the others. On both event loops
-    ``guts serve --loop`` runs (session 11: uvloop's transport is the one kept too)."""
-    monkeypatch.setattr(server_app, "QUEUE_LIMIT", 20)
+    ``guts serve --loop`` runs (session 11: uvloop's transport is the one kept too). The
+    limit is the frames waiting (QUEUE_LIMIT) or their characters (QUEUE_BYTES, attack11
+    H1: a frame may hold many messages)."""
+    if limit == "frames":
+        monkeypatch.setattr(server_app, "QUEUE_LIMIT", 20)
+    else:  # the frames never reach the count: their characters do
+        monkeypatch.setattr(server_app, "QUEUE_LIMIT", 10**9)
+        monkeypatch.setattr(server_app, "QUEUE_BYTES", 2000)
     monkeypatch.setattr(server_app, "SLOW_GRACE", 0.2)
     # Every ping answered with a pong: no message limit in the way (a flood past it gets
     # one rate_limited error per window, too few frames to fill the queue).

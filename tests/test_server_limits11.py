@@ -216,13 +216,41 @@ def test_action_id_of_a_dropped_message() -> None:
     action_id_of = server_app._action_id_of
     assert action_id_of(b'{"type": "declare", "action_id": "x-1"}') == "x-1"
     assert action_id_of('{"type": "ping"}') is None
-    assert action_id_of('{"action_id": ""}') is None  # not one the server would take
-    assert action_id_of('{"action_id": "' + "y" * 65 + '"}') is None
-    assert action_id_of('{"action_id": 7}') is None
-    assert action_id_of('{"action_id": "a", "x": ' + "[" * 40 + "]" * 40
+    assert action_id_of('{"type": "declare", "action_id": ""}') is None  # not one taken
+    assert action_id_of('{"type": "declare", "action_id": "' + "y" * 65 + '"}') is None
+    assert action_id_of('{"type": "declare", "action_id": 7}') is None
+    assert action_id_of('{"type": "pass_card", "action_id": "a", "x": ' + "[" * 40 + "]" * 40
                         + "}") is None  # too deep: not parsed
-    assert action_id_of('{"action_id": "a"' + " " * 5000 + "}") is None  # too large
+    assert action_id_of('{"type": "declare", "action_id": "a"' + " " * 5000
+                        + "}") is None  # too large
     assert action_id_of("action_id") is None  # not JSON
+    assert action_id_of('{"action_id": "a"}') is None  # not an action: no type
+    assert action_id_of('{"type": "chat", "action_id": "a"}') is None  # not an action
+
+
+def test_dropped_actions_are_answered_by_name_at_most_burst_a_window() -> None:
+    """attack11 H1: a flood of dropped messages each naming an action_id got an error
+    each (62.7 MB of errors for 10 MB in). In a window of 3 s (30 messages: BURST) the
+    first 30 dropped actions are answered by name, the 31st and later share the window's
+    one error with every other dropped message; a message with an action_id but no
+    action type (``{"action_id": ...}``) is not an action. A new window answers by name
+    again."""
+    answers = server_app.DroppedAnswers()
+    declare = '{{"type": "declare", "round": 1, "action_id": "a{}", "declaration": "in"}}'
+    named = [answers.answer(declare.format(n), 100.0 + n / 100) for n in range(30)]
+    assert [a.action_id for a in named if a is not None] == [f"a{n}" for n in range(30)]
+    over = answers.answer(declare.format(30), 100.5)
+    assert over is not None and over.action_id is None and over.message.startswith(
+        "more than 30 messages in 3 seconds: this one and the next are dropped")
+    assert answers.answer(declare.format(31), 100.6) is None
+    assert answers.answer('{"action_id": "x"}', 100.7) is None
+    assert answers.answer('{"type": "ping"}', 102.9) is None
+    again = answers.answer(declare.format(32), 103.0)  # 3 s after the window opened
+    assert again is not None and again.action_id == "a32"
+    bare = server_app.DroppedAnswers()
+    first = bare.answer('{"action_id": "x"}', 0.0)
+    assert first is not None and first.action_id is None
+    assert [bare.answer('{"action_id": "x"}', t / 10) for t in range(1, 30)] == [None] * 29
 
 
 class _Transport:

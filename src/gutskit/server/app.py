@@ -26,8 +26,10 @@ bots) are accepted.
 Each connection may send :data:`MESSAGE_LIMIT` (a moving window kept with the connection:
 :data:`RATE` messages per second on average, bursts of :data:`BURST`); extra messages are
 dropped, with one ``rate_limited`` error per window however many are dropped in it; a
-dropped message with an ``action_id`` (an action) gets its own ``rate_limited`` error
-naming that ``action_id``, so its client knows to send it again.
+dropped action (a message of :data:`~gutskit.server.protocol.ACTION_TYPES` with an
+``action_id``) gets its own ``rate_limited`` error naming that ``action_id``, so its
+client knows to send it again: at most :data:`BURST` of those a window, the others
+dropped as the rest are.
 
 Every limit of :class:`~gutskit.server.rooms.ServerConfig` answers with a clear error
 (``docs/protocol.md``, "Limits"): :class:`HttpGuard` (body size, JSON content type and
@@ -75,6 +77,7 @@ from gutskit.core.rules import PRESETS, Rules
 from gutskit.server.exports import history_jsonl, ledger_csv
 from gutskit.server.gctuning import RECLAIM_SECONDS, GcTuning
 from gutskit.server.protocol import (
+    ACTION_TYPES,
     MAX_CHIPS,
     MAX_MESSAGE_BYTES,
     NOTICES_HELD_FROM,
@@ -127,6 +130,11 @@ QUEUE_LIMIT = 1000
 """Frames waiting for a slow client (behind what its connection's buffers hold: uvicorn's
 send waits once 64 KiB are unread) before the server closes the connection (1008 "too
 slow") and drops it :data:`SLOW_GRACE` seconds later if the client has not taken them."""
+QUEUE_BYTES = 4 * 1024 * 1024
+"""Characters of frames (JSON text: about as many bytes) waiting for a slow client, as
+:data:`QUEUE_LIMIT` counts frames: past either the connection is closed "too slow"
+(attack11 H1: errors of one loop turn share a frame, so a client that never read held
+thousands of them in each of its frames, 190 MB in all, under the frame count)."""
 SLOW_GRACE = 5.0
 """Seconds a client past :data:`QUEUE_LIMIT` has to read what was sent to it and the close
 before its connection is dropped (the transport aborted: a client that reads nothing gets
@@ -429,7 +437,8 @@ class WsClient:
     and return), so it needs no task switch. Only when a send does suspend (uvicorn's
     waits while the transport holds more than 64 KiB the client has not read) do the frames
     after it wait in :attr:`queue` for the writer task (:meth:`writer`), which sends them
-    in order; more than :data:`QUEUE_LIMIT` waiting close the connection (1008 "too slow",
+    in order; more than :data:`QUEUE_LIMIT` waiting (or :data:`QUEUE_BYTES` of them) close
+    the connection (1008 "too slow",
     after the frames already queued) and drop it :data:`SLOW_GRACE` seconds later (its
     transport aborted, :func:`transport_of`): a client that stopped reading is cut off
     then, not by the keepalive ping's timeout (about 40 s, code 1011).
@@ -446,6 +455,8 @@ class WsClient:
         self.recent: collections.deque[float] = collections.deque(maxlen=MESSAGE_LIMIT.amount)
         """When the last accepted messages came (monotonic seconds; :meth:`allow`)."""
         self.overflow = False
+        self.queued_bytes = 0
+        """Characters of the frames in :attr:`queue` (:data:`QUEUE_BYTES`)."""
         self.busy = False
         """A send suspended: it and the frames after it are the writer task's until its
         queue is empty."""
@@ -533,12 +544,14 @@ class WsClient:
         if not self.busy:
             self._send_now(frame)
             return
-        if self.queue.qsize() >= QUEUE_LIMIT:
+        if (self.queue.qsize() >= QUEUE_LIMIT
+                or self.queued_bytes + len(frame) > QUEUE_BYTES):
             self.overflow = True
             self.queue.put_nowait(None)
             if self.transport is not None:  # a client that reads nothing more is dropped
                 asyncio.get_running_loop().call_later(SLOW_GRACE, self.transport.abort)
             return
+        self.queued_bytes += len(frame)
         self.queue.put_nowait(frame)
 
     def _send_now(self, frame: str) -> None:
@@ -585,6 +598,7 @@ class WsClient:
                 if isinstance(item, _Resume):
                     await item.finish()
                 else:
+                    self.queued_bytes -= len(item)
                     await self._sending(item)
             except Exception:
                 self.failed = True
@@ -1161,14 +1175,17 @@ def _replace(seat: list[WsClient], oldest: WsClient) -> None:
 
 def _action_id_of(data: str | bytes) -> str | None:
     """The ``action_id`` of a client message dropped by :data:`MESSAGE_LIMIT` (``None``:
-    it names none, or is not a message the server would read: too large, too deep, not a
-    JSON object, an ``action_id`` that is not 1 to 64 characters). Parsed only when the
-    text holds the word ``action_id``.
+    it names none, or is not an action the server would read: too large, too deep, not a
+    JSON object, a ``type`` not among :data:`~gutskit.server.protocol.ACTION_TYPES`, an
+    ``action_id`` that is not 1 to 64 characters). Parsed only when the text holds the
+    word ``action_id``.
 
     >>> _action_id_of('{"type": "declare", "round": 1, "action_id": "a7", "declaration": "in"}')
     'a7'
     >>> _action_id_of('{"type": "ping"}') is None, _action_id_of('["action_id"]') is None
     (True, True)
+    >>> _action_id_of('{"action_id": "a7"}') is None  # no action: no answer of its own
+    True
     """
     if len(data) > MAX_MESSAGE_BYTES:
         return None
@@ -1180,10 +1197,56 @@ def _action_id_of(data: str | bytes) -> str | None:
         message = json.loads(text)
     except (ProtocolError, ValueError):
         return None
-    action_id = message.get("action_id") if isinstance(message, dict) else None
+    if not isinstance(message, dict) or message.get("type") not in ACTION_TYPES:
+        return None
+    action_id = message.get("action_id")
     if isinstance(action_id, str) and 1 <= len(action_id) <= 64:
         return action_id
     return None
+
+
+class DroppedAnswers:
+    """How one connection answers the messages :data:`MESSAGE_LIMIT` drops.
+
+    A dropped action (:func:`_action_id_of`: a message of
+    :data:`~gutskit.server.protocol.ACTION_TYPES` with an ``action_id``) gets its own
+    ``rate_limited`` error naming that ``action_id``, so its client knows to send it again
+    (attack10 LOW-3: a declaration dropped in a flood went unanswered), at most
+    :data:`BURST` of those in a window of ``BURST / RATE`` seconds, as many as the
+    messages taken in one (attack11 H1: a flood of ``{"action_id": ...}`` got an error
+    each, about 8 times its bytes back, and a client that did not read them held them in
+    the server's memory: 190 MB for 1.2 M messages). Any other dropped message, and an
+    action past that budget, shares one ``rate_limited`` error per window, however many
+    are dropped in it (attack8 O3: 33,121 errors for 33,150 pings)."""
+
+    __slots__ = ("named", "named_until", "told_until")
+
+    def __init__(self) -> None:
+        self.told_until = -math.inf
+        """No error of the window before this (monotonic seconds)."""
+        self.named_until = -math.inf
+        """The end of the window of :attr:`named` (monotonic seconds)."""
+        self.named = 0
+        """Dropped actions answered by name in the window ending at :attr:`named_until`."""
+
+    def answer(self, data: str | bytes, now: float) -> Error | None:
+        """The error answering dropped message ``data`` at monotonic time ``now``
+        (seconds); ``None``: it is dropped unanswered (the window's error was sent)."""
+        window = MESSAGE_LIMIT.get_expiry()
+        action_id = _action_id_of(data)
+        if now >= self.named_until:
+            self.named_until, self.named = now + window, 0
+        if action_id is not None and self.named < BURST:
+            self.named += 1
+            return Error(code="rate_limited", action_id=action_id, message=(
+                f"more than {BURST} messages in {BURST // RATE} seconds: this action was "
+                "dropped, not taken; send it again"))
+        if now < self.told_until:
+            return None
+        self.told_until = now + window
+        return Error(code="rate_limited", message=(
+            f"more than {BURST} messages in {BURST // RATE} seconds: this one and the next "
+            f"are dropped (this error is sent at most once every {BURST // RATE} seconds)"))
 
 
 def _connection_refusal(config: ServerConfig, connections: Counter[str], room_id: str,
@@ -1210,7 +1273,7 @@ async def _serve(websocket: WebSocket, client: WsClient, room: Room,
     ``error`` ``too_many_connections`` quoting ``admit``'s reason)."""
     attached = False
     hello_deadline = asyncio.get_running_loop().time() + hello_timeout
-    told_until = -math.inf  # no rate_limited error before this (monotonic seconds)
+    dropped_answers = DroppedAnswers()
     chat_told_until = -math.inf  # the same for chat lines and reactions (chat_limit)
     while True:
         if attached:
@@ -1229,23 +1292,9 @@ async def _serve(websocket: WebSocket, client: WsClient, room: Room,
         if data is None:
             data = frame.get("bytes") or b""
         if not client.allow():
-            dropped = _action_id_of(data)
-            if dropped is not None:
-                # An action is answered, taken or not (attack10 LOW-3: a declaration in a
-                # flood went unanswered, its client could not tell it was dropped).
-                client.send(Error(code="rate_limited", action_id=dropped, message=(
-                    f"more than {BURST} messages in {BURST // RATE} seconds: this action "
-                    "was dropped, not taken; send it again")))
-                continue
-            # One error per window, however many messages are dropped in it: a flood is
-            # not answered frame for frame (attack8 O3: 33,121 errors for 33,150 pings).
-            now = time.monotonic()
-            if now >= told_until:
-                told_until = now + MESSAGE_LIMIT.get_expiry()
-                client.send(Error(code="rate_limited", message=f"more than {BURST} messages "
-                                  f"in {BURST // RATE} seconds: this one and the next are "
-                                  "dropped (this error is sent at most once every "
-                                  f"{BURST // RATE} seconds)"))
+            answer = dropped_answers.answer(data, time.monotonic())
+            if answer is not None:
+                client.send(answer)
             continue
         action_id = None
         message = None

@@ -35,7 +35,7 @@ gutskit.server.protocol.ProtocolError: bad_message: unknown message type 'fold'
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
 
@@ -97,6 +97,7 @@ Chips = Annotated[int, Field(ge=1, le=MAX_CHIPS)]
 """A chip amount a client sends: 1 to :data:`MAX_CHIPS`."""
 
 __all__ = [
+    "ACTION_TYPES",
     "CHAT_KEPT",
     "ERROR_CODES",
     "MAX_CHAT",
@@ -663,6 +664,12 @@ ClientMessage = Annotated[
 """Any message a client may send."""
 
 _CLIENT = TypeAdapter[ClientMessage](ClientMessage)
+
+ACTION_TYPES = frozenset(
+    model.model_fields["type"].default for model in get_args(get_args(ClientMessage)[0])
+    if "action_id" in model.model_fields)
+"""The ``type`` of every client message that carries an ``action_id`` (an action the
+client retries until it is answered: ``declare``, ``pass_card``, ``client_seed``)."""
 
 
 def check_json_depth(data: str | bytes, limit: int = MAX_JSON_DEPTH) -> None:
