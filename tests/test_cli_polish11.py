@@ -184,8 +184,8 @@ def test_analyze_reads_gutskit_db_as_history_does(tmp_path: Path) -> None:
 @pytest.mark.parametrize("value", ["", " "])
 def test_an_empty_rules_path_is_named_empty(value: str) -> None:
     assert assert_user_error(guts("play", "--rules", value)) == (
-        f"error: --rules {value!r}: the path is empty: give a TOML file of house rules "
-        "(key = value lines), or leave --rules out for the defaults (see 'guts play --help')")
+        f"error: --rules {value!r}: the path is empty: give a file name, or leave --rules out "
+        "(see 'guts play --help')")
 
 
 def test_rule_values_say_what_they_may_be(tmp_path: Path) -> None:

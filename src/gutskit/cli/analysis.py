@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
-from gutskit.cli.errors import DB_FROM_ENVIRONMENT, finite, note_db_source
+from gutskit.cli.errors import finite, note_db_source
 from gutskit.cli.options import JsonOpt, check_output_path
 from gutskit.cli.words import count
 
@@ -21,10 +21,24 @@ EPILOG = ("Examples:\n\n"
           "    guts analyze --db club.db --json")
 
 
+def _db_unless_history(ctx: Any, param: Any, value: str | None) -> str | None:
+    """``guts analyze --db``'s callback: with ``--history FILE`` and no ``--db``, the
+    database is not read at all, so ``GUTSKIT_DB`` is not either (``None``; set but empty
+    is then no mistake); otherwise :func:`gutskit.cli.errors.note_db_source`.
+
+    click processes the options given on the command line first, so ``--history`` is in
+    ``ctx.params`` by the time a ``--db`` that was not given is processed.
+    """
+    source = getattr(ctx.get_parameter_source(param.name), "name", "")
+    if source not in ("COMMANDLINE", "PROMPT") and ctx.params.get("history") is not None:
+        return None
+    return note_db_source(ctx, param, value)
+
+
 def analyze(
     db: Annotated[str | None, typer.Option(
         "--db", metavar="PATH|URL", envvar="GUTSKIT_DB", show_envvar=True,
-        callback=note_db_source,
+        callback=_db_unless_history,
         help="Database file (SQLite) or SQLAlchemy URL [default: gutskit.db in your data "
              "folder, unless --history is given (GUTSKIT_DB too); GUTSKIT_DB set but empty "
              "is refused].")] = None,
@@ -52,8 +66,6 @@ def analyze(
     from gutskit.strategy.analysis import analyze as run_analysis
 
     check_output_path(plot, "plot file", (".png", ".svg", ".pdf"))
-    if history is not None and db is not None and DB_FROM_ENVIRONMENT.get() == db:
-        db = None  # --history FILE is read instead of the database GUTSKIT_DB names
     if history is None and db is None:
         if not default_db_path().exists():
             raise AnalysisError(f"no saved sessions yet ({default_db_path()} does not "

@@ -46,10 +46,12 @@ from gutskit.cli import (
 from gutskit.cli.errors import (
     CLICK_EXCEPTION,
     DB_FROM_ENVIRONMENT,
+    DB_GIVEN,
     EXIT_USER_ERROR,
     FROM_ENVIRONMENT,
     USER_ERRORS,
     guard_numbers,
+    guard_paths,
     report_error,
 )
 
@@ -74,8 +76,10 @@ class GutsGroup(TyperGroup):
              complete_var: str | None = None, standalone_mode: bool = True,
              windows_expand_args: bool = True, **extra: Any) -> Any:
         DB_FROM_ENVIRONMENT.set(None)  # set again by --db's callback (in-process reruns)
+        DB_GIVEN.set(None)
         FROM_ENVIRONMENT.set(frozenset())  # as DB_FROM_ENVIRONMENT, for --loop, --redis
         guard_numbers(self)  # "1_0" is not 10
+        guard_paths(self)  # "" is not the folder "."
         try:
             result = super().main(args=args, prog_name=prog_name, complete_var=complete_var,
                                   standalone_mode=False, windows_expand_args=windows_expand_args,

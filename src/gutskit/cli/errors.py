@@ -21,7 +21,8 @@ import typer
 from gutskit.core.errors import GutsError, quoted
 
 __all__ = ["EXIT_INTERRUPTED", "EXIT_USER_ERROR", "USER_ERRORS", "UsageProblem", "finite",
-           "given", "guard_numbers", "message", "refuse_empty_environment", "report_error"]
+           "given", "guard_numbers", "guard_paths", "message", "refuse_empty_environment",
+           "report_error"]
 
 EXIT_USER_ERROR = 2
 """Exit status of a user mistake."""
@@ -118,8 +119,14 @@ def note_db_source(ctx: Any, param: Any, value: str | None) -> str | None:
         raise UsageProblem(f"--db {value!r} is {shown}: give a database file or URL, or "
                            "leave --db out for the default database")
     DB_FROM_ENVIRONMENT.set(value if _from_environment(ctx, param) else None)
+    DB_GIVEN.set(value)
     return value
 
+
+DB_GIVEN: ContextVar[str | None] = ContextVar("DB_GIVEN", default=None)
+"""The database location given by ``--db`` or ``GUTSKIT_DB`` (set by :func:`note_db_source`):
+an OSError about that file is reported as ``cannot open database '...'``, and a message
+quoting a long one quotes it shortened (:func:`message`)."""
 
 USER_ERRORS: tuple[type[BaseException], ...] = (GutsError, OSError)
 """Exceptions that mean "the user gave bad input": reported as ``error: <message>``,
@@ -132,23 +139,56 @@ CLICK_EXCEPTION: type[Exception] = next(
 
 def message(error: BaseException) -> str:
     """The one-line message for ``error`` (an OSError names its file; a usage error points
-    at ``--help``)."""
+    at ``--help``). A value typed or set in the environment is quoted at most
+    :data:`ECHOED` characters long (:func:`gutskit.core.errors.quoted`): a 5000-character
+    ``--db`` does not fill the terminal."""
+    db = DB_GIVEN.get()
     if isinstance(error, OSError) and error.strerror:
-        where = (f"{error.filename}: " if error.filename
-                 else "standard output: " if writing_stdout(error) else "")
-        text = f"{where}{error.strerror}"
+        filename = None if error.filename is None else os.fsdecode(error.filename)
+        if filename is not None and db is not None and _names_database(filename, db):
+            text = f"cannot open database {db!r}: {error.strerror}"
+        else:
+            where = (f"{_shortened(filename)}: " if filename
+                     else "standard output: " if writing_stdout(error) else "")
+            text = f"{where}{error.strerror}"
     elif isinstance(error, CLICK_EXCEPTION):
         text = (_bad_value(error) or _negative_number(error)
                 or str(error.format_message()))  # type: ignore[attr-defined]
         ctx = getattr(error, "ctx", None)
         if ctx is not None:
             text += f" (see '{ctx.command_path} --help')"
+        return text or type(error).__name__
     else:
         text = str(error)
-        from_env = DB_FROM_ENVIRONMENT.get()
-        if from_env is not None and repr(from_env) in text:  # about GUTSKIT_DB, not --db
-            text = f"GUTSKIT_DB={from_env!r}: {text.replace('--db takes', 'it takes')}"
+    from_env = DB_FROM_ENVIRONMENT.get()
+    if from_env is not None and repr(from_env) in text:  # about GUTSKIT_DB, not --db
+        text = (f"GUTSKIT_DB={quoted(from_env, ECHOED)}: "
+                f"{text.replace('--db takes', 'it takes')}")
+    if db is not None and len(db) > ECHOED:
+        text = text.replace(repr(db), quoted(db, ECHOED))
     return text or type(error).__name__
+
+
+ECHOED = 200
+"""The most characters of a path or database location quoted in a message (a longer one
+ends in ``…``): more than any path typed by hand (a temporary folder's file is ~130), far
+less than a pasted 5000-character value."""
+
+
+def _shortened(text: str) -> str:
+    """``text`` cut to :data:`ECHOED` characters (``xxx…``), unquoted."""
+    return text if len(text) <= ECHOED else text[:ECHOED - 1] + "…"
+
+
+def _names_database(filename: str, db: str) -> bool:
+    """Whether an OSError's ``filename`` is the database file ``db`` (as given or with
+    ``~`` expanded) or a folder of its path."""
+    from pathlib import Path
+
+    for form in {db, str(Path(db).expanduser())}:
+        if form == filename or form.startswith(filename.rstrip("/") + "/"):
+            return True
+    return False
 
 
 def writing_stdout(error: BaseException) -> bool:
@@ -296,6 +336,59 @@ def _guarded(param: Any, original: Any) -> Any:
                 name = max(opts, key=len) if opts else str(param.name).upper()
                 raise UsageProblem(f"{name} {quoted(item, 40)} is not a number: write digits "
                                    "only, without '_' (e.g. 1000, not 1_000)")
+        return original(ctx, value)
+
+    return process_value
+
+
+def _is_path(param: Any) -> bool:
+    """Whether ``param`` takes a file path: its annotation is :class:`~pathlib.Path` (or
+    ``Path | None``), or its metavar is ``FILE`` (``guts referee FILE``, read as text for
+    ``-``)."""
+    from pathlib import Path
+
+    descriptor = getattr(param, "type_descriptor", None)
+    if getattr(descriptor, "annotation", None) in (Path, Path | None):
+        return True
+    return str(getattr(param, "metavar", None) or "").strip("[]") == "FILE"
+
+
+def guard_paths(command: Any) -> None:
+    """Make every file-path option and argument of the click ``command`` (and its
+    subcommands) refuse an empty or blank value: ``Path("")`` is the folder ``.``, so
+    ``--history ''`` was reported as "cannot read '.': Is a directory", never naming the
+    option. Idempotent; the one check of every path (fresh user, session 11).
+
+    The check runs before typer converts the value: an empty or blank one raises
+    :class:`UsageProblem` (``--plot '': the path is empty: give a file name, or leave
+    --plot out (see 'guts analyze --help')``; an argument: ``FILE '': the path is empty:
+    give a file name (see 'guts referee --help')``).
+    """
+    for param in getattr(command, "params", ()):
+        if not _is_path(param) or getattr(param, "_gutskit_path_guarded", False):
+            continue
+        original = param.process_value
+        param.process_value = _path_guarded(param, original)
+        param._gutskit_path_guarded = True
+    for sub in getattr(command, "commands", {}).values():
+        guard_paths(sub)
+
+
+def _path_guarded(param: Any, original: Any) -> Any:
+    """``param.process_value`` with the empty-path check of :func:`guard_paths` first."""
+
+    def process_value(ctx: Any, value: Any) -> Any:
+        for item in value if isinstance(value, (list, tuple)) else (value,):
+            if isinstance(item, str) and not item.strip():
+                opts = [o for o in getattr(param, "opts", ()) if o.startswith("--")]
+                if opts:
+                    name = max(opts, key=len)
+                    hint = f"give a file name, or leave {name} out"
+                else:
+                    metavar = str(getattr(param, "metavar", None) or param.name)
+                    name, hint = metavar.strip("[]. ").upper(), "give a file name"
+                raise UsageProblem(f"{name} {item!r}: the path is empty: {hint} "
+                                   f"(see '{ctx.command_path} --help')")
         return original(ctx, value)
 
     return process_value

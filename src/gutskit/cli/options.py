@@ -31,22 +31,8 @@ PresetOpt = Annotated[str | None, typer.Option(
     help="Start from a named preset (see 'guts rules --list').")]
 
 
-def rules_path(text: str) -> Path:
-    """``--rules FILE``'s parser: the path typed (``Path("")`` would read as the folder
-    ``.``, so an empty value is refused here, naming it).
-
-    Raises:
-        ValueError: ``text`` is empty or blank (typer reports it as ``--rules '': the path
-            is empty: ...``, :func:`gutskit.cli.errors.message`).
-    """
-    if not text.strip():
-        raise ValueError("the path is empty: give a TOML file of house rules (key = value "
-                         "lines), or leave --rules out for the defaults")
-    return Path(text)
-
-
 RulesFileOpt = Annotated[Path | None, typer.Option(
-    "--rules", "-r", metavar="FILE", parser=rules_path,
+    "--rules", "-r", metavar="FILE",
     help="House rules from a TOML file of key = value lines.")]
 RuleOpt = Annotated[list[str] | None, typer.Option(
     "--rule", metavar="KEY=VALUE",

@@ -134,7 +134,7 @@ def play(
     With rebuys allowed (--rule rebuys=true, or --preset buy-in-limits), a stack below the
     minimum buy-in (below the ante when there is none) is asked **Rebuy C chips? [y/n/q]**
     between rounds (C: --chips, or the minimum buy-in if larger): **y** buys them, **n**
-    plays on with your stack, **q** quits.
+    plays on with your stack (at 0 it ends the session), **q** quits.
 
     At the end (or on quit, Ctrl-C or the end of the input) the ledger is
     printed. Every session is saved to the database (see 'guts history').

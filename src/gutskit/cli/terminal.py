@@ -324,7 +324,9 @@ class Narrator:
             self._resolved(before, event, after)
         elif isinstance(event, SessionEnded):
             out(Rule("Session over"))
-            out(f"The session ends: {escape(event.reason)}.")
+            if not (isinstance(self._last, RoundResolved) and self._last.session_over
+                    and before is not None and event.reason == before.end_reason):
+                out(f"The session ends: {escape(event.reason)}.")
             if any(event.payouts):
                 shares = ", ".join(f"{self.name(after, s)} +{p}"
                                    for s, p in enumerate(event.payouts) if p)
@@ -477,8 +479,8 @@ class Narrator:
         if event.outcome is not Outcome.VOID and event.pot_after == 0 and not event.session_over:
             out("The pot is empty: the next round starts a new game.")
         self._stacks(after)
-        if event.session_over:
-            out(f"[bold]The session is over[/]: {escape(after.end_reason or '')}.")
+        if event.session_over:  # said once: a SessionEnded that follows does not repeat it
+            out(f"The session ends: {escape(after.end_reason or '')}.")
 
     def _both_failed(self, state: GameState, event: RoundResolved, seat: int) -> str:
         """Hi-Lo: why a seat that declared both loses both ways: the side(s) the core found
@@ -780,6 +782,13 @@ def ask_rebuy(console: Console, read: Callable[[str], str], state: GameState, se
     left = ("" if rules.max_rebuys is None
             else f", {rules.max_rebuys - state.rebuys_used[seat]} of {rules.max_rebuys} left")
     console.print(f"Your stack is {state.stacks[seat]}: you may rebuy{left}.")
+    if state.stacks[seat] > 0:
+        no_means = ("n (no) to play on with your stack (you are asked again when it "
+                    "changes)")
+        no_short = "n (play on without)"
+    else:  # no chips to play on with: declining ends the session (play_session)
+        no_means = "n (no) to end the session: you have no chips to play on with"
+        no_short = "n (end the session)"
     while True:
         typed = read(f"Rebuy {chips} chips? \\[y/n/q] ").strip()
         answer = typed.lower()
@@ -794,11 +803,11 @@ def ask_rebuy(console: Console, read: Callable[[str], str], state: GameState, se
         if answer in HELP_WORDS:
             console.print(f"Your stack of {state.stacks[seat]} is low enough to buy chips "
                           f"again. Type y (yes) to buy {chips} chips now (the ledger adds "
-                          "them to your buy-in), n (no) to play on with your stack (you are "
-                          "asked again when it changes), or quit (q) to end the session.")
+                          f"them to your buy-in), {no_means}, or quit (q) to end the "
+                          "session.")
             continue
         console.print(f"{_not_an_answer(typed)} "
-                      "Type y (rebuy), n (play on without) or quit (q); help explains.")
+                      f"Type y (rebuy), {no_short} or quit (q); help explains.")
 
 
 def play_session(*, console: Console, read: Callable[[str], str], store: HistorySink,
