@@ -134,3 +134,12 @@ def test_the_rebuy_help_at_a_stack_of_0_says_n_ends_the_session(tmp_path: Path) 
             + "─" * 33 + " Session over " + "─" * 33 +
             " The session ends: you have no chips left.") in text
     assert "play on with your stack" not in text
+
+
+@pytest.mark.parametrize(("args", "start"), [
+    (["analyze", "--history", LONG], "cannot read hand history"),
+    (["referee", LONG], "cannot read"),
+])
+def test_a_long_file_name_is_quoted_cut(args: list[str], start: str) -> None:
+    assert assert_user_error(guts(*args)) == (
+        f"error: {start} {SHOWN}: File name too long")

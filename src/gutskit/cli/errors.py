@@ -166,6 +166,7 @@ def message(error: BaseException) -> str:
                 f"{text.replace('--db takes', 'it takes')}")
     if db is not None and len(db) > ECHOED:
         text = text.replace(repr(db), quoted(db, ECHOED))
+    text = _LONG_QUOTED.sub(lambda long: quoted(long.group(1), ECHOED), text)
     return text or type(error).__name__
 
 
@@ -173,6 +174,12 @@ ECHOED = 200
 """The most characters of a path or database location quoted in a message (a longer one
 ends in ``…``): more than any path typed by hand (a temporary folder's file is ~130), far
 less than a pasted 5000-character value."""
+
+
+_LONG_QUOTED = re.compile(r"'([^'\\\n]{" + str(ECHOED + 1) + ",})'")
+"""A value quoted in a message (``'...'``, as ``repr`` quotes it) longer than
+:data:`ECHOED`: a 5000-character ``--history`` or ``FILE`` named by the reader that could
+not open it (``cannot read hand history '...'``)."""
 
 
 def _shortened(text: str) -> str:
