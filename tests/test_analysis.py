@@ -146,3 +146,30 @@ def test_cli_analyze(tmp_path: Path) -> None:
     assert text.exit_code == 0 and "Collusion" in text.stdout
     missing = runner.invoke(app, ["analyze", "--history", str(tmp_path / "nope.jsonl")])
     assert missing.exit_code == 2 and "error:" in missing.stderr
+
+
+def test_a_deal_after_an_ante_of_a_last_chip_is_analysed(tmp_path: Path) -> None:
+    """paths11 found ``guts analyze`` refusing a history ``guts referee`` and ``guts
+    verify`` replay: a deal was checked after its antes, where a seat whose last chip
+    went in as the ante has 0 chips and seems out of play (the engine checks a deal before
+    posting its antes). Seed 6, 2 chips each: round 1 You alone in take the antes' pot of 2
+    (You 3, Ava 1); round 2 both ante 1 (Ava all in, 0), both in, Ava's ace high beats
+    your king high: Ava takes 2, you match 2 (You 0, Ava 2); you quit at the rebuy and the
+    pot of 2 is shared (You 1, Ava 3). In rounds: You +1 then -3 (-2 in 2 rounds, net -1
+    with the share); Ava -1 then +1."""
+    from test_cli import guts
+
+    db = tmp_path / "a.db"
+    played = guts("play", "-n", "2", "--seed", "6", "--chips", "2", "--rule", "rebuys=true",
+                  "--rule", "max_rebuys=1", "--bots", "loose", "--db", str(db),
+                  input="i\ni\nquit\n")
+    assert played.exit_code == 0, played.output
+    analysed = guts("analyze", "--db", str(db), "--json")
+    assert analysed.exit_code == 0, analysed.output
+    players = json.loads(analysed.output)["players"]
+    assert {name: (p["net"], p["net_in_rounds"], p["in_rate"], p["showdowns"])
+            for name, p in players.items()} == {"You": (-1, -2, 1.0, 1),
+                                                "Ava": (1, 0, 0.5, 1)}
+    assert {n: {k: v["net"] for k, v in p["net_by_position"].items()}
+            for n, p in players.items()} == {"You": {"0": 1, "1": -3},
+                                             "Ava": {"0": 1, "1": -1}}

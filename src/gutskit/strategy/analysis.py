@@ -226,14 +226,25 @@ class _Checker:
     def __init__(self) -> None:
         self.before_declare: GameState | None = None
         self.expected: RoundResolved | None = None
+        self.before_antes: GameState | None = None
+        """The state before the :class:`AntesPosted` just replayed: the one its deal was
+        checked against (:func:`gutskit.core.engine.deal` posts the antes, then deals)."""
 
     def before(self, state: GameState | None, event: Event) -> str | None:
         """The problem with applying ``event`` to ``state`` (``None``: none found)."""
         if state is None:
             return None
+        if isinstance(event, AntesPosted):
+            self.before_antes = state
+            return None
         if isinstance(event, CardsDealt):
+            # The deal is checked where the engine checked it: before its antes (a seat
+            # whose last chip went in as the ante is dealt in).
+            dealt_from = state if self.before_antes is None else self.before_antes
+            self.before_antes = None
             self.expected = None
-            return can_deal(state, event.hands, ghost=event.ghost, community=event.community)
+            return can_deal(dealt_from, event.hands, ghost=event.ghost, community=event.community)
+        self.before_antes = None
         if isinstance(event, DeclarationsRevealed):
             self.expected = None
             start = self.before_declare
