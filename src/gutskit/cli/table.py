@@ -11,6 +11,7 @@ from typing import Annotated, Any
 
 import typer
 
+from gutskit.cli.errors import UsageProblem
 from gutskit.cli.options import JsonOpt, PresetOpt, RuleOpt, RulesFileOpt, resolve_rules
 from gutskit.cli.words import count, verb
 
@@ -377,7 +378,8 @@ def rules_command(
     rules_file: RulesFileOpt = None,
     rule: RuleOpt = None,
     list_presets: Annotated[bool, typer.Option("--list", "-l",
-                                               help="List the presets.")] = False,
+                                               help="List every preset (alone: not with --preset, "
+                                                    "--rules or --rule).")] = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Print the effective house rules (name, value, default, what it does), or the presets.
@@ -392,6 +394,12 @@ def rules_command(
     from gutskit.core.rules import PRESETS, Rules
 
     if list_presets:
+        given = [name for name, value in (("--preset", preset_name), ("--rules", rules_file),
+                                          ("--rule", rule)) if value]
+        if given:
+            raise UsageProblem(f"--list lists every preset and cannot be used with "
+                               f"{' or '.join(given)}; to see one preset's rules, leave "
+                               f"out --list (guts rules --preset NAME)")
         if as_json:
             _echo_json({name: {"description": text, "rules": overrides}
                         for name, (text, overrides) in PRESETS.items()})

@@ -1,0 +1,30 @@
+"""What a fresh user tripped on in session 11 and polish11b mended: options that were
+silently ignored and error messages that did not say what to type. Every message is
+asserted word for word."""
+
+from __future__ import annotations
+
+import json
+
+from test_cli import assert_user_error, guts
+
+
+def test_rules_list_refuses_preset() -> None:
+    """--list lists every preset; with --preset it used to ignore --preset silently."""
+    line = assert_user_error(guts("rules", "--list", "--preset", "social"))
+    assert line == ("error: --list lists every preset and cannot be used with --preset; to "
+                    "see one preset's rules, leave out --list (guts rules --preset NAME)")
+
+
+def test_rules_list_refuses_rule_and_preset_naming_both() -> None:
+    line = assert_user_error(guts("rules", "-l", "-p", "social", "--rule", "pot_cap=5"))
+    assert line == ("error: --list lists every preset and cannot be used with --preset or "
+                    "--rule; to see one preset's rules, leave out --list (guts rules "
+                    "--preset NAME)")
+
+
+def test_rules_list_alone_still_lists() -> None:
+    result = guts("rules", "--list", "--json")
+    assert result.exit_code == 0
+    listed = json.loads(result.stdout)
+    assert listed["social"]["description"].startswith("German rule book's advice for social play")
