@@ -28,3 +28,26 @@ def test_rules_list_alone_still_lists() -> None:
     assert result.exit_code == 0
     listed = json.loads(result.stdout)
     assert listed["social"]["description"].startswith("German rule book's advice for social play")
+
+
+def test_an_unquoted_hand_gets_a_hint_to_quote_it() -> None:
+    assert assert_user_error(guts("odds", "Ah", "Kh", "Qh")) == (
+        'error: Got unexpected extra argument(s) (Kh Qh); quote the hand: guts odds '
+        '"Ah Kh Qh"')
+    assert assert_user_error(guts("advise", "Qs", "Qh", "7d")) == (
+        'error: Got unexpected extra argument(s) (Qh 7d); quote the hand: guts advise '
+        '"Qs Qh 7d"')
+    assert assert_user_error(guts("compare", "Ah", "Kh", "Qh", "As", "Ks", "Qs")) == (
+        'error: Got unexpected extra argument(s) (Qh As Ks Qs); quote each hand: '
+        'guts compare "Ah Kh Qh" "As Ks Qs"')
+
+
+def test_extra_arguments_that_are_not_cards_get_no_hint() -> None:
+    assert assert_user_error(guts("odds", "Ah", "Kh", "Zz")) == (
+        "error: Got unexpected extra argument(s) (Kh Zz) (see 'guts odds --help')")
+
+
+def test_compare_one_card_hands_get_a_hint_to_quote_them() -> None:
+    assert assert_user_error(guts("compare", "Ah", "Kh")) == (
+        "error: hand 'Ah' has 1 card; Guts hands have 2 or 3; quote each hand, e.g. guts "
+        'compare "Ah Kh Qh" "As Ks Qs"')

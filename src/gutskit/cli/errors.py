@@ -156,7 +156,7 @@ def message(error: BaseException) -> str:
                 or str(error.format_message()))  # type: ignore[attr-defined]
         ctx = getattr(error, "ctx", None)
         if ctx is not None:
-            text += f" (see '{ctx.command_path} --help')"
+            text += _quote_hint(text, ctx) or f" (see '{ctx.command_path} --help')"
         return text or type(error).__name__
     else:
         text = str(error)
@@ -168,6 +168,37 @@ def message(error: BaseException) -> str:
         text = text.replace(repr(db), quoted(db, ECHOED))
     text = _LONG_QUOTED.sub(lambda long: quoted(long.group(1), ECHOED), text)
     return text or type(error).__name__
+
+
+_EXTRA = re.compile(r"unexpected extra argument(?:\(s\)|s)? \((.*)\)$")
+
+
+def _quote_hint(text: str, ctx: Any) -> str:
+    """``; quote the hand: guts odds "Ah Kh Qh"`` when ``text`` is click's "unexpected extra
+    argument(s) (Kh Qh)" and the extra arguments and the HAND arguments given are all cards
+    (a hand typed unquoted); ``""`` otherwise. ``guts compare`` with 4 or 6 cards is shown as
+    two hands of half each."""
+    from gutskit.core.cards import CardError, parse_cards
+
+    extra = _EXTRA.search(text)
+    if extra is None:
+        return ""
+    hands = [v for p, v in ctx.params.items()
+             if p in ("hand", "first", "second") and isinstance(v, str)]
+    tokens = " ".join([*hands, extra.group(1)]).split()
+    try:
+        parse_cards(" ".join(tokens))
+    except CardError:
+        return ""
+    if not hands or len(tokens) > 6:
+        return ""
+    if ctx.info_name == "compare":
+        half = len(tokens) // 2
+        if len(tokens) not in (4, 6):
+            return ""
+        typed = f'"{" ".join(tokens[:half])}" "{" ".join(tokens[half:])}"'
+        return f"; quote each hand: {ctx.command_path} {typed}"
+    return f'; quote the hand: {ctx.command_path} "{" ".join(tokens)}"'
 
 
 ECHOED = 200

@@ -49,7 +49,10 @@ def compare(
     if size is None and not overridden and preset_name is None:
         size = len(first.replace(",", " ").split())
         if size not in (2, 3):
-            raise CardError(f"hand {first!r} has {count(size, 'card')}; Guts hands have 2 or 3")
+            hint = ('; quote each hand, e.g. guts compare "Ah Kh Qh" "As Ks Qs"'
+                    if size == 1 else "")
+            raise CardError(f"hand {first!r} has {count(size, 'card')}; Guts hands have 2 "
+                            f"or 3{hint}")
     if size is not None:
         rules = rules.replace(cards_per_hand=size)
     k = rules.cards_per_hand
