@@ -25,23 +25,10 @@ from gutskit.cli.options import (
     comma_list,
     resolve_rules,
 )
+from gutskit.cli.words import odd_characters
 from gutskit.core.limits import MAX_NAME
 
-__all__ = ["companion", "odd_characters", "register"]
-
-
-def odd_characters(name: str, other: str) -> str:
-    """The characters of ``name`` that are not plain letters of ``other`` (a Cyrillic А
-    beside a Latin A, a combining accent, an invisible space), named
-    (``" (U+0410 CYRILLIC CAPITAL LETTER A)"``), or ``""`` when they differ only by
-    case."""
-    import unicodedata
-
-    odd = [ch for ch in dict.fromkeys(name + other)
-           if not ch.isascii() and ch.casefold() not in (name.casefold() if ch in other
-                                                          else other.casefold())]
-    return (" (" + ", ".join(f"U+{ord(ch):04X} {unicodedata.name(ch, 'unnamed')}"
-                             for ch in odd) + ")") if odd else ""
+__all__ = ["companion", "register"]
 
 
 def companion(

@@ -34,7 +34,7 @@ from gutskit.cli.options import (
     resolve_rules,
 )
 from gutskit.cli.tournament import BOT_KIND_NAMES
-from gutskit.cli.words import bot_names
+from gutskit.cli.words import bot_names, odd_characters
 from gutskit.core.limits import MAX_NAME
 
 if TYPE_CHECKING:
@@ -158,7 +158,6 @@ def play(
     labels = [bot.name for bot in table]
     # "ava" or "Аva" beside the bot Ava, or "Ava (equilibrium)" (its label): the same
     # look-alike rule as guts companion -n Ana,ana and the server (gutskit.server.names)
-    from gutskit.cli.companion import odd_characters
     from gutskit.server.names import confusable_with
 
     other = confusable_with(name, [*names, *labels])

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-__all__ = ["YOU", "bot_names", "count", "second_person", "verb"]
+__all__ = ["YOU", "bot_names", "count", "odd_characters", "second_person", "verb"]
 
 YOU = "You"
 """The name that takes the second-person verb (``guts play``'s default name)."""
@@ -66,3 +66,17 @@ def bot_names(bots: Iterable[Any]) -> list[str]:
     ['Ava', 'Bruno']
     """
     return [bot.name.partition(" (")[0] for bot in bots]
+
+
+def odd_characters(name: str, other: str) -> str:
+    """The characters of ``name`` that are not plain letters of ``other`` (a Cyrillic А
+    beside a Latin A, a combining accent, an invisible space), named
+    (``" (U+0410 CYRILLIC CAPITAL LETTER A)"``), or ``""`` when they differ only by
+    case."""
+    import unicodedata
+
+    odd = [ch for ch in dict.fromkeys(name + other)
+           if not ch.isascii() and ch.casefold() not in (name.casefold() if ch in other
+                                                          else other.casefold())]
+    return (" (" + ", ".join(f"U+{ord(ch):04X} {unicodedata.name(ch, 'unnamed')}"
+                             for ch in odd) + ")") if odd else ""
