@@ -5,8 +5,13 @@ asserted word for word."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from test_cli import assert_user_error, guts
+from test_verify_replay import build_session
+
+from gutskit.core.history import event_to_dict
+from gutskit.server.exports import history_jsonl
 
 
 def test_rules_list_refuses_preset() -> None:
@@ -51,3 +56,18 @@ def test_compare_one_card_hands_get_a_hint_to_quote_them() -> None:
     assert assert_user_error(guts("compare", "Ah", "Kh")) == (
         "error: hand 'Ah' has 1 card; Guts hands have 2 or 3; quote each hand, e.g. guts "
         'compare "Ah Kh Qh" "As Ks Qs"')
+
+
+def test_verify_history_summary_fits_80_columns(tmp_path: Path) -> None:
+    """The summary of a history without commitments (~140 characters) is wrapped to the
+    console's 80 columns when piped, words intact."""
+    _, _, events = build_session()
+    path = tmp_path / "h.jsonl"
+    path.write_text(history_jsonl([event_to_dict(e) for e in events]))
+    result = guts("verify", str(path), columns=80)
+    assert (result.exit_code, result.stderr) == (0, "")
+    lines = result.stdout.splitlines()
+    assert max(len(line) for line in lines) <= 80
+    assert lines[-2:] == [
+        "4 rounds replay through the engine; fairness is not provable for this history:",
+        "it has no commitments (a server room's fairness.json has them)"]

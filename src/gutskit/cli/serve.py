@@ -398,6 +398,7 @@ def verify(
     consistency: its fairness is not provable. Exit status 1 when a check fails
     (FAILED: ...), 2 for unreadable input (error: ...).
     """
+    from gutskit.cli.console import game_console
     from gutskit.core.errors import quoted
     from gutskit.io.files import read_text
     from gutskit.server.fairness import (
@@ -475,10 +476,11 @@ def verify(
             for check in checks:
                 typer.echo(f"{check.detail}: replays through the engine")
             replay = "replays" if len(checks) == 1 else "replay"
-            typer.echo(f"{count(len(checks), 'round')} {replay} through the engine; fairness "
-                       "is not "
-                       "provable for this history: it has no commitments (a server room's "
-                       "fairness.json has them)")
+            # Wrapped to the console's width (80 columns when piped): it is ~130 long.
+            game_console().print(f"{count(len(checks), 'round')} {replay} through the "
+                                 "engine; fairness is not provable for this history: it has "
+                                 "no commitments (a server room's fairness.json has them)",
+                                 markup=False, highlight=False)
             return
         other = _not_fairness(data)
         if other is not None:
