@@ -71,3 +71,14 @@ def test_verify_history_summary_fits_80_columns(tmp_path: Path) -> None:
     assert lines[-2:] == [
         "4 rounds replay through the engine; fairness is not provable for this history:",
         "it has no commitments (a server room's fairness.json has them)"]
+
+
+def test_advise_writes_plus_minus_one_way() -> None:
+    """The method line said "+/-" where every figure said "±"."""
+    result = guts("advise", "Qs Qh 7d", "--players", "5", "--pot", "5", columns=80)
+    assert result.exit_code == 0, result.stderr
+    text = " ".join(result.stdout.split())
+    assert "+/-" not in text
+    assert ("declarations averaged exactly per deal; every figure ± its standard error"
+            in text)
+    assert "+1.162 ± 0.013 chips" in text

@@ -78,7 +78,7 @@ IntArray = npt.NDArray[np.int64]
 EXACT_METHOD = ("exact (joint card removal among all hands: inclusion-exclusion over "
                 "shared cards; no sampling)")
 MONTE_CARLO_METHOD = ("Monte Carlo: {deals:,} deals of the opponents' hands (seed {seed}), "
-                      "declarations averaged exactly per deal; every figure +/- its "
+                      "declarations averaged exactly per deal; every figure ± its "
                       "standard error")
 
 
