@@ -82,3 +82,13 @@ def test_advise_writes_plus_minus_one_way() -> None:
     assert ("declarations averaged exactly per deal; every figure ± its standard error"
             in text)
     assert "+1.162 ± 0.013 chips" in text
+
+
+def test_chips_help_says_what_the_limit_bounds() -> None:
+    """1,000,000 bounds a buy-in or rebuy, not every amount at a table (a stack may grow
+    past it up to MAX_TABLE_CHIPS, which guts referee names)."""
+    result = guts("play", "--help")
+    assert result.exit_code == 0
+    text = " ".join(result.stdout.replace("│", " ").split())
+    assert ("Everyone's buy-in, in chips (1..1000000, gutskit's largest buy-in or rebuy; a "
+            "stack that wins pots may grow past it)." in text)

@@ -51,8 +51,8 @@ TournamentSeedOpt = Annotated[int, typer.Option(
     "--seed", min=SEED_MIN, help="The tournament's seed: a whole number, 0 or more.")]
 ChipsOpt = Annotated[int, typer.Option(
     "--chips", min=1, max=MAX_CHIPS,
-    help=f"Everyone's buy-in, in chips (1..{MAX_CHIPS}, gutskit's largest chip amount at a "
-         "table).")]
+    help=f"Everyone's buy-in, in chips (1..{MAX_CHIPS}, gutskit's largest buy-in or "
+         "rebuy; a stack that wins pots may grow past it).")]
 MODEL_CHIPS = 10**12
 """The largest chip amount the strategy tools take (``guts odds`` / ``solve`` / ``advise``
 ``--pot``, ``guts tournament --chips``): they model a pot or a bankroll and play no table,
