@@ -23,6 +23,7 @@ import pytest
 import uvicorn
 from server_support import Player, Server, read_until_closed, running_server
 from uvicorn.server import ServerState
+from websockets.exceptions import ConnectionClosed
 
 from gutskit.server import app as server_app
 from gutskit.server.sockets import (
@@ -251,6 +252,50 @@ def test_dropped_actions_are_answered_by_name_at_most_burst_a_window() -> None:
     first = bare.answer('{"action_id": "x"}', 0.0)
     assert first is not None and first.action_id is None
     assert [bare.answer('{"action_id": "x"}', t / 10) for t in range(1, 30)] == [None] * 29
+
+
+def test_a_connection_flooding_past_ten_windows_is_closed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """attack11b F1: connections sending about 100,000 tiny messages a second, each read
+    and dropped, held every room back about 5 s until the keepalive closed them. Past
+    FLOOD (300) messages dropped in one window the connection is closed, 1008, after an
+    error saying so. Two messages per hour here: the hello and a ping are taken; of the
+    301 pings after them the first is answered by the window's one error, the 301st
+    closes the connection."""
+    monkeypatch.setattr(server_app, "MESSAGE_LIMIT", limits.RateLimitItemPerHour(2))
+    with running_server(_db(tmp_path)) as server:
+        room_id = server.create_room("Ana")["room_id"]
+        flooder = Player(server, room_id)
+        flooder.send({"type": "ping"})
+        assert flooder.expect("pong") == {"type": "pong"}
+        for _ in range(301):
+            flooder.send({"type": "ping"})
+        errors = []
+        with pytest.raises(ConnectionClosed):
+            while True:
+                message = flooder.recv()
+                if message["type"] == "error":
+                    errors.append(message["message"])
+        assert errors == [
+            "more than 30 messages in 3 seconds: this one and the next are dropped (this "
+            "error is sent at most once every 3 seconds)",
+            "more than 300 messages dropped in 3 seconds: the connection is closed"]
+        assert flooder.ws.close_code == 1008
+        watcher = Player(server, room_id)  # the room goes on
+        watcher.send({"type": "ping"})
+        assert watcher.expect("pong") == {"type": "pong"}
+        watcher.close()
+
+
+def test_flooding_counts_the_messages_dropped_in_one_window() -> None:
+    answers = server_app.DroppedAnswers()
+    for n in range(300):
+        answers.answer('{"type": "ping"}', 10.0 + n / 1000)
+    assert not answers.flooding  # 300: not more than FLOOD
+    answers.answer('{"type": "ping"}', 10.5)
+    assert answers.flooding
+    answers.answer('{"type": "ping"}', 13.0)  # a new window: counted afresh
+    assert not answers.flooding and answers.dropped == 1
 
 
 class _Transport:

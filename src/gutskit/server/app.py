@@ -1205,6 +1205,11 @@ def _action_id_of(data: str | bytes) -> str | None:
     return None
 
 
+FLOOD = 10 * BURST
+"""Messages dropped in one window of :data:`MESSAGE_LIMIT` past which the connection is
+closed (:attr:`DroppedAnswers.flooding`): ten times what the window takes."""
+
+
 class DroppedAnswers:
     """How one connection answers the messages :data:`MESSAGE_LIMIT` drops.
 
@@ -1219,7 +1224,7 @@ class DroppedAnswers:
     action past that budget, shares one ``rate_limited`` error per window, however many
     are dropped in it (attack8 O3: 33,121 errors for 33,150 pings)."""
 
-    __slots__ = ("named", "named_until", "told_until")
+    __slots__ = ("dropped", "named", "named_until", "told_until")
 
     def __init__(self) -> None:
         self.told_until = -math.inf
@@ -1228,6 +1233,16 @@ class DroppedAnswers:
         """The end of the window of :attr:`named` (monotonic seconds)."""
         self.named = 0
         """Dropped actions answered by name in the window ending at :attr:`named_until`."""
+        self.dropped = 0
+        """Messages dropped in that window (:attr:`flooding`)."""
+
+    @property
+    def flooding(self) -> bool:
+        """More than :data:`FLOOD` messages dropped in one window: the connection is
+        closed (1008 "message flood"), rather than read and dropped message by message
+        (attack11b F1: 20 connections sending about 100,000 tiny messages a second each
+        held every room's messages back about 5 s until the keepalive closed them)."""
+        return self.dropped > FLOOD
 
     def answer(self, data: str | bytes, now: float) -> Error | None:
         """The error answering dropped message ``data`` at monotonic time ``now``
@@ -1235,7 +1250,8 @@ class DroppedAnswers:
         window = MESSAGE_LIMIT.get_expiry()
         action_id = _action_id_of(data)
         if now >= self.named_until:
-            self.named_until, self.named = now + window, 0
+            self.named_until, self.named, self.dropped = now + window, 0, 0
+        self.dropped += 1
         if action_id is not None and self.named < BURST:
             self.named += 1
             return Error(code="rate_limited", action_id=action_id, message=(
@@ -1270,7 +1286,9 @@ async def _serve(websocket: WebSocket, client: WsClient, room: Room,
     """Read and handle the connection's messages until it closes (``True``) or sends no
     accepted ``hello`` within ``hello_timeout`` seconds of connecting (``False``, after an
     ``error`` ``hello_timeout``), or ``admit`` refuses its hello (``False``, after an
-    ``error`` ``too_many_connections`` quoting ``admit``'s reason)."""
+    ``error`` ``too_many_connections`` quoting ``admit``'s reason), or it floods: more
+    than :data:`FLOOD` messages dropped in a window (``False``, after an ``error``
+    ``rate_limited``; its transport is aborted :data:`SLOW_GRACE` seconds later)."""
     attached = False
     hello_deadline = asyncio.get_running_loop().time() + hello_timeout
     dropped_answers = DroppedAnswers()
@@ -1293,6 +1311,13 @@ async def _serve(websocket: WebSocket, client: WsClient, room: Room,
             data = frame.get("bytes") or b""
         if not client.allow():
             answer = dropped_answers.answer(data, time.monotonic())
+            if dropped_answers.flooding:  # closed (1008), reset if it reads nothing
+                client.send(Error(code="rate_limited", message=(
+                    f"more than {FLOOD} messages dropped in {BURST // RATE} seconds: the "
+                    "connection is closed")))
+                if client.transport is not None:
+                    asyncio.get_running_loop().call_later(SLOW_GRACE, client.transport.abort)
+                return False
             if answer is not None:
                 client.send(answer)
             continue
