@@ -13,6 +13,7 @@ import math
 import os
 import re
 import sys
+from collections.abc import Callable
 from contextvars import ContextVar
 from typing import Any, NoReturn
 
@@ -351,32 +352,62 @@ def guard_numbers(command: Any) -> None:
     :class:`UsageProblem` (``--players '1_0' is not a number: write digits only, without
     '_' (e.g. 10)``).
     """
+    _guard(command, _is_number, _no_underscore, "_gutskit_guarded")
+
+
+def guard_paths(command: Any) -> None:
+    """Make every file-path option and argument of the click ``command`` (and its
+    subcommands) refuse an empty or blank value: ``Path("")`` is the folder ``.``, so
+    ``--history ''`` was reported as "cannot read '.': Is a directory", never naming the
+    option. Idempotent; the one check of every path (fresh user, session 11).
+
+    The check runs before typer converts the value: an empty or blank one raises
+    :class:`UsageProblem` (``--plot '': the path is empty: give a file name, or leave
+    --plot out (see 'guts analyze --help')``; an argument: ``FILE '': the path is empty:
+    give a file name (see 'guts referee --help')``).
+    """
+    _guard(command, _is_path, _not_empty, "_gutskit_path_guarded")
+
+
+def _guard(command: Any, wanted: Callable[[Any], bool],
+           check: Callable[[Any, Any, str], None], flag: str) -> None:
+    """Run ``check(param, ctx, item)`` on each string given to every parameter of the click
+    ``command`` and its subcommands for which ``wanted(param)``, before the parameter's
+    own processing (``flag``: the attribute marking a parameter done, so it is idempotent)."""
     for param in getattr(command, "params", ()):
-        descriptor = getattr(param, "type_descriptor", None)
-        if getattr(descriptor, "annotation", None) not in _NUMBER_TYPES:
+        if not wanted(param) or getattr(param, flag, False):
             continue
-        if getattr(param, "_gutskit_guarded", False):
-            continue
-        original = param.process_value
-        param.process_value = _guarded(param, original)
-        param._gutskit_guarded = True
+        param.process_value = _checked(param, param.process_value, check)
+        setattr(param, flag, True)
     for sub in getattr(command, "commands", {}).values():
-        guard_numbers(sub)
+        _guard(sub, wanted, check, flag)
 
 
-def _guarded(param: Any, original: Any) -> Any:
-    """``param.process_value`` with the underscore check of :func:`guard_numbers` first."""
+def _checked(param: Any, original: Any, check: Callable[[Any, Any, str], None]) -> Any:
+    """``param.process_value`` with ``check`` of every string item first."""
 
     def process_value(ctx: Any, value: Any) -> Any:
         for item in value if isinstance(value, (list, tuple)) else (value,):
-            if isinstance(item, str) and "_" in item:
-                opts = [o for o in getattr(param, "opts", ()) if o.startswith("--")]
-                name = max(opts, key=len) if opts else str(param.name).upper()
-                raise UsageProblem(f"{name} {quoted(item, 40)} is not a number: write digits "
-                                   "only, without '_' (e.g. 1000, not 1_000)")
+            if isinstance(item, str):
+                check(param, ctx, item)
         return original(ctx, value)
 
     return process_value
+
+
+def _is_number(param: Any) -> bool:
+    """Whether ``param`` takes a number (its annotation is one of :data:`_NUMBER_TYPES`)."""
+    descriptor = getattr(param, "type_descriptor", None)
+    return getattr(descriptor, "annotation", None) in _NUMBER_TYPES
+
+
+def _no_underscore(param: Any, ctx: Any, item: str) -> None:
+    """The check of :func:`guard_numbers`."""
+    if "_" in item:
+        opts = [o for o in getattr(param, "opts", ()) if o.startswith("--")]
+        name = max(opts, key=len) if opts else str(param.name).upper()
+        raise UsageProblem(f"{name} {quoted(item, 40)} is not a number: write digits "
+                           "only, without '_' (e.g. 1000, not 1_000)")
 
 
 def _is_path(param: Any) -> bool:
@@ -391,45 +422,19 @@ def _is_path(param: Any) -> bool:
     return str(getattr(param, "metavar", None) or "").strip("[]") == "FILE"
 
 
-def guard_paths(command: Any) -> None:
-    """Make every file-path option and argument of the click ``command`` (and its
-    subcommands) refuse an empty or blank value: ``Path("")`` is the folder ``.``, so
-    ``--history ''`` was reported as "cannot read '.': Is a directory", never naming the
-    option. Idempotent; the one check of every path (fresh user, session 11).
-
-    The check runs before typer converts the value: an empty or blank one raises
-    :class:`UsageProblem` (``--plot '': the path is empty: give a file name, or leave
-    --plot out (see 'guts analyze --help')``; an argument: ``FILE '': the path is empty:
-    give a file name (see 'guts referee --help')``).
-    """
-    for param in getattr(command, "params", ()):
-        if not _is_path(param) or getattr(param, "_gutskit_path_guarded", False):
-            continue
-        original = param.process_value
-        param.process_value = _path_guarded(param, original)
-        param._gutskit_path_guarded = True
-    for sub in getattr(command, "commands", {}).values():
-        guard_paths(sub)
-
-
-def _path_guarded(param: Any, original: Any) -> Any:
-    """``param.process_value`` with the empty-path check of :func:`guard_paths` first."""
-
-    def process_value(ctx: Any, value: Any) -> Any:
-        for item in value if isinstance(value, (list, tuple)) else (value,):
-            if isinstance(item, str) and not item.strip():
-                opts = [o for o in getattr(param, "opts", ()) if o.startswith("--")]
-                if opts:
-                    name = max(opts, key=len)
-                    hint = f"give a file name, or leave {name} out"
-                else:
-                    metavar = str(getattr(param, "metavar", None) or param.name)
-                    name, hint = metavar.strip("[]. ").upper(), "give a file name"
-                raise UsageProblem(f"{name} {item!r}: the path is empty: {hint} "
-                                   f"(see '{ctx.command_path} --help')")
-        return original(ctx, value)
-
-    return process_value
+def _not_empty(param: Any, ctx: Any, item: str) -> None:
+    """The check of :func:`guard_paths`."""
+    if item.strip():
+        return
+    opts = [o for o in getattr(param, "opts", ()) if o.startswith("--")]
+    if opts:
+        name = max(opts, key=len)
+        hint = f"give a file name, or leave {name} out"
+    else:
+        metavar = str(getattr(param, "metavar", None) or param.name)
+        name, hint = metavar.strip("[]. ").upper(), "give a file name"
+    raise UsageProblem(f"{name} {item!r}: the path is empty: {hint} "
+                       f"(see '{ctx.command_path} --help')")
 
 
 _NEGATIVE = re.compile(r"-[0-9][0-9_.]*")
