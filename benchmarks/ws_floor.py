@@ -6,10 +6,13 @@ WebSocket stack together. This script measures the stack alone: a server with no
 it that exchanges the same traffic as a round of ``guts serve`` with the same number of
 clients over real loopback WebSockets. Per round of a table of ``--seats`` clients: a deal
 frame to every seat; every client answers with a declaration after a random think time;
-every declaration makes the server send a notice to each seat of the table; after the last
-declaration a reveal frame goes to every seat, and after ``--reveal`` seconds the next
-deal. Frames carry ``--frame-bytes`` bytes of JSON (``guts serve`` sends about 440 bytes
-per frame on average in load_server). Two stacks are measured in turn in the same run:
+every declaration makes the server send a notice to each seat of the table (``--protocol
+4``), or only an acknowledgement to the seat that declared (``--protocol 5``, the default:
+the others' notices are held for their next frame, as ``guts serve``'s protocol 5 does, so
+they cost no frame of their own); after the last declaration a reveal frame goes to every
+seat, and after ``--reveal`` seconds the next deal. Frames carry ``--frame-bytes`` bytes of
+JSON (``guts serve`` sends about 440 bytes per frame on average in load_server). The
+stacks are measured in turn in the same run:
 
 - ``fastapi``: FastAPI on uvicorn with the options ``guts serve`` uses
   (``gutskit.server.app.UVICORN_OPTIONS``) and asyncio's event loop: the stack of
@@ -98,12 +101,14 @@ def _frame(kind: str, size: int) -> str:
 class _Floor:
     """The server side: deal, notices and reveal, as a round of ``guts serve`` sends."""
 
-    def __init__(self, seats: int, reveal: float, size: int) -> None:
+    def __init__(self, seats: int, reveal: float, size: int, protocol: int = 5) -> None:
         self.tables: dict[str, _Table] = {}
         self.seats = seats
         self.reveal = reveal
+        self.protocol = protocol
         self.deal = _frame("deal", size)
         self.notice = _frame("notice", size)
+        self.ack = _frame("ack", size)
         self.revealed = _frame("reveal", size)
 
     async def joined(self, table_id: str, send: Any) -> None:
@@ -112,10 +117,18 @@ class _Floor:
         if len(table.senders) == table.seats:
             await self._send_all(table, self.deal)
 
-    async def declared(self, table_id: str) -> None:
+    async def declared(self, table_id: str, send: Any) -> None:
+        """A declaration from the connection whose send function is ``send``: protocol 4
+        sends a notice to every seat, protocol 5 an acknowledgement to the declarer only."""
         table = self.tables[table_id]
         table.declared += 1
-        await self._send_all(table, self.notice)
+        if self.protocol == 5:
+            try:
+                await send(self.ack)
+            except Exception:  # a closed client: the run is ending
+                return
+        else:
+            await self._send_all(table, self.notice)
         if table.declared == table.seats:
             table.declared = 0
             await self._send_all(table, self.revealed)
@@ -161,11 +174,12 @@ def make_app(floor: _Floor, path: str = "starlette") -> Any:
     @app.websocket("/ws/{table_id}")
     async def endpoint(ws: WebSocket, table_id: str) -> None:
         await ws.accept()
-        await floor.joined(table_id, _sender(ws, path))
+        send = _sender(ws, path)
+        await floor.joined(table_id, send)
         try:
             while True:
                 await ws.receive_text()
-                await floor.declared(table_id)
+                await floor.declared(table_id, send)
         except WebSocketDisconnect:
             return
 
@@ -178,14 +192,15 @@ def make_app(floor: _Floor, path: str = "starlette") -> Any:
 
 def granian_app() -> Any:
     """The app granian serves (its ``--factory`` target): the floor's settings come in the
-    ``GUTSKIT_FLOOR`` environment variable (seats, reveal seconds, frame bytes)."""
-    seats, reveal, size = os.environ["GUTSKIT_FLOOR"].split(",")
-    return make_app(_Floor(int(seats), float(reveal), int(size)))
+    ``GUTSKIT_FLOOR`` environment variable (seats, reveal seconds, frame bytes, protocol)."""
+    seats, reveal, size, protocol = os.environ["GUTSKIT_FLOOR"].split(",")
+    return make_app(_Floor(int(seats), float(reveal), int(size), int(protocol)))
 
 
-def serve(stack: str, port: int, seats: int, reveal: float, size: int) -> None:
+def serve(stack: str, port: int, seats: int, reveal: float, size: int,
+          protocol: int = 5) -> None:
     """Run the floor server on ``port`` with ``stack`` until killed."""
-    floor = _Floor(seats, reveal, size)
+    floor = _Floor(seats, reveal, size, protocol)
     if stack in FASTAPI_STACKS:
         import uvicorn
 
@@ -199,7 +214,7 @@ def serve(stack: str, port: int, seats: int, reveal: float, size: int) -> None:
         _serve_picows(floor, port)
         return
     if stack == "granian":
-        os.environ["GUTSKIT_FLOOR"] = f"{seats},{reveal},{size}"
+        os.environ["GUTSKIT_FLOOR"] = f"{seats},{reveal},{size},{protocol}"
         os.execvp(sys.executable, [
             sys.executable, "-m", "granian", "--interface", "asgi", "--host", HOST,
             "--port", str(port), "--workers", "1", "--runtime-threads", "1",
@@ -215,7 +230,7 @@ def serve(stack: str, port: int, seats: int, reveal: float, size: int) -> None:
         await floor.joined(table_id, ws.send)
         try:
             async for _ in ws:
-                await floor.declared(table_id)
+                await floor.declared(table_id, ws.send)
         except ConnectionClosed:
             return
 
@@ -250,16 +265,18 @@ def _serve_picows(floor: _Floor, port: int) -> None:
     class Seat(WSListener):
         def __init__(self, table_id: str) -> None:
             self.table_id = table_id
+            self.send: Any = None
 
         def on_ws_connected(self, transport: WSTransport) -> None:
             async def send(text: str) -> None:
                 transport.send(WSMsgType.TEXT, text.encode())
 
+            self.send = send
             run(floor.joined(self.table_id, send))
 
         def on_ws_frame(self, transport: WSTransport, frame: WSFrame) -> None:
             if frame.msg_type == WSMsgType.TEXT:
-                run(floor.declared(self.table_id))
+                run(floor.declared(self.table_id, self.send))
             elif frame.msg_type == WSMsgType.CLOSE:
                 transport.send_close(frame.get_close_code())
                 transport.disconnect()
@@ -354,7 +371,8 @@ def measure(args: argparse.Namespace, stack: str) -> dict[str, float]:
     server = subprocess.Popen(
         [sys.executable, __file__, "--serve", stack, "--port", str(port), "--seats",
          str(args.seats), "--reveal", str(args.reveal), "--frame-bytes",
-         str(args.frame_bytes)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+         str(args.frame_bytes), "--protocol", str(args.protocol)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 60
         while True:
@@ -415,6 +433,10 @@ def main() -> None:
                         help="pause between a reveal and the next deal (seconds)")
     parser.add_argument("--frame-bytes", type=int, default=440,
                         help="bytes of JSON per frame")
+    parser.add_argument("--protocol", type=int, choices=(4, 5), default=5,
+                        help="the traffic of guts serve's protocol 4 (a notice to every "
+                        "seat per declaration) or 5 (an acknowledgement to the declarer; "
+                        "notices ride on the next frame)")
     parser.add_argument("--clients", type=int, default=2,
                         help="load-client processes sharing the tables")
     parser.add_argument("--stacks", default=",".join(STACKS),
@@ -423,7 +445,8 @@ def main() -> None:
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve is not None:
-        serve(args.serve, args.port, args.seats, args.reveal, args.frame_bytes)
+        serve(args.serve, args.port, args.seats, args.reveal, args.frame_bytes,
+              args.protocol)
         return
     stacks = [s.strip() for s in args.stacks.split(",") if s.strip()]
     if (not 1 <= args.tables <= 500 or not 2 <= args.seats <= 10
@@ -434,7 +457,8 @@ def main() -> None:
                      f"processes, 2-60000 bytes per frame, stacks among {', '.join(STACKS)}")
     load_server.raise_fd_limit(args.tables * args.seats * 2 + 256)
     common.header(f"WebSocket stack floor: {args.tables} tables x {args.seats} seats, "
-                  f"{args.duration:g}s each, {args.frame_bytes}-byte frames")
+                  f"{args.duration:g}s each, {args.frame_bytes}-byte frames, protocol "
+                  f"{args.protocol}'s traffic")
     from importlib.metadata import version
 
     print("stack versions: " + ", ".join(
