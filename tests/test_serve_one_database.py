@@ -12,6 +12,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
@@ -34,6 +35,29 @@ from gutskit.server.serving import DatabaseServed, hold_database, redis_identity
 from gutskit.server.store import open_room_store
 
 __all__ = ["redis_url"]  # the fixture, imported for the tests below
+
+UNIX_PATH_MAX = 107
+"""The longest path a Unix socket may have (Linux's ``sun_path``: 108 bytes with the final
+NUL; macOS allows 103)."""
+
+
+@pytest.fixture
+def socket_dir() -> Iterator[Path]:
+    """A new directory with a short path (``/tmp/gk-XXXXXXXX``) for Unix sockets, removed
+    afterwards: pytest's ``tmp_path`` is about 75 characters here and may be 30 more on a
+    CI machine, past :data:`UNIX_PATH_MAX` with the socket's name."""
+    directory = Path(tempfile.mkdtemp(dir="/tmp", prefix="gk-"))
+    try:
+        yield directory
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)
+
+
+def short_socket(directory: Path, name: str) -> Path:
+    """``directory / name``, checked to fit a Unix socket's address."""
+    path = directory / name
+    assert len(os.fsencode(path)) < UNIX_PATH_MAX, path
+    return path
 
 
 def _serve(port: int, db: str, *extra: str) -> subprocess.Popen[bytes]:
@@ -208,7 +232,8 @@ def stopped(process: subprocess.Popen[bytes]) -> Iterator[None]:
         os.killpg(process.pid, signal.SIGCONT)
 
 
-def test_two_redis_servers_named_by_one_url_are_two_clusters(tmp_path: Path) -> None:
+def test_two_redis_servers_named_by_one_url_are_two_clusters(tmp_path: Path,
+                                                              socket_dir: Path) -> None:
     """attack10 M2: each machine given ``redis://127.0.0.1:6379/0`` names its own Redis.
     Here one URL, ``unix://PATH``, names a second Redis: the first one's socket is moved
     aside and another ``redis-server`` listens at ``PATH``. The first cluster's server is
@@ -218,7 +243,7 @@ def test_two_redis_servers_named_by_one_url_are_two_clusters(tmp_path: Path) -> 
     import redis
 
     db = str(tmp_path / "two.db")
-    path, aside = tmp_path / "r.sock", tmp_path / "r-first.sock"
+    path, aside = short_socket(socket_dir, "r.sock"), short_socket(socket_dir, "r-first.sock")
     url = f"unix://{path}"
     ports = free_port(), free_port()
     with redis_on_socket(path), serving(ports[0], db, "--redis", url) as first_server:
@@ -319,7 +344,8 @@ def test_a_worker_puts_the_mark_back_only_where_there_is_none(tmp_path: Path,
         client.close()
 
 
-def test_a_cluster_goes_on_relaying_after_redis_restarted(tmp_path: Path) -> None:
+def test_a_cluster_goes_on_relaying_after_redis_restarted(tmp_path: Path,
+                                                          socket_dir: Path) -> None:
     """Redis restarted without persistence while two workers ran: the cluster's mark and
     the room's lease come back (the workers' renewals), and a request relayed from one
     worker to the room's owner is answered again. Before, each worker's subscription to its
@@ -328,7 +354,7 @@ def test_a_cluster_goes_on_relaying_after_redis_restarted(tmp_path: Path) -> Non
     (500) until the workers were restarted."""
     import redis
 
-    path = tmp_path / "r.sock"
+    path = short_socket(socket_dir, "r.sock")
     url = f"unix://{path}"
     db = f"sqlite:///{tmp_path / 'restart.db'}"
     with ExitStack() as redis_process:
