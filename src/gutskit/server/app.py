@@ -811,7 +811,7 @@ def create_app(db: str | Path | None = None, *, config: ServerConfig | None = No
         if tuning is not None and reclaimer is not None:
             reclaimer.cancel()
             tuning.remove()
-        rooms.close()
+        await rooms.aclose()  # the rooms' tasks ended before the store closes
         rooms.store.close()
 
     settings = (manager.config if manager is not None else config) or ServerConfig()

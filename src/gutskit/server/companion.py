@@ -21,7 +21,7 @@ again.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -118,6 +118,8 @@ class Room(Protocol):
     def _broadcast_room(self) -> None: ...
 
     def _broadcast_state(self) -> None: ...
+
+    def spawn(self, coroutine: Coroutine[Any, Any, None]) -> asyncio.Task[None]: ...
 
 
 def _fail(code: str, message: str) -> ProtocolError:
@@ -401,7 +403,7 @@ def _start_count(room: Room, client: Client, state: GameState, number: int) -> N
 def _begin(room: Room, number: int) -> None:
     count = Count(round=number)
     room.count = count
-    count.task = asyncio.get_running_loop().create_task(_run_count(room, count))
+    count.task = room.spawn(_run_count(room, count))
 
 
 async def _run_count(room: Room, count: Count) -> None:

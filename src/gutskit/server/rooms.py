@@ -23,7 +23,7 @@ import random
 import secrets
 import time
 import unicodedata
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -671,6 +671,11 @@ class Room:
         self._timer: asyncio.Task[None] | None = None
         self._next_deal: asyncio.Task[None] | None = None
         self._bot_tasks: dict[int, asyncio.Task[None]] = {}
+        self._tasks: set[asyncio.Task[None]] = set()
+        """Every task of the room still running (:meth:`spawn`): :meth:`close` cancels
+        them all, also those already past their slot above (a bot's action that took
+        itself out of :attr:`_bot_tasks` and waits for its move, a timeout applying)."""
+        self._closed = False
         self._bots: dict[int, Strategy] = {}
         """Each bot seat's player (made at its first decision; an exploitative bot keeps
         what it learned for the session)."""
@@ -2075,7 +2080,7 @@ class Room:
         self._timer_key = key
         seconds = self.settings.decision_seconds
         self.deadline = time.monotonic() + seconds
-        self._timer = asyncio.get_running_loop().create_task(self._timeout(key, seconds))
+        self._timer = self.spawn(self._timeout(key, seconds))
 
     async def _timeout(self, key: tuple[int, str, int | None], seconds: float) -> None:
         await asyncio.sleep(seconds)
@@ -2106,7 +2111,7 @@ class Room:
                 continue
             low, high = self.manager.config.bot_delay
             delay = self._rng.uniform(low, high)
-            self._bot_tasks[seat.seat] = asyncio.get_running_loop().create_task(
+            self._bot_tasks[seat.seat] = self.spawn(
                 self._bot_act(seat.seat, seat.bot_style, self._current_key(), delay))
 
     async def _bot_act(self, seat: int, style: str, key: tuple[int, str, int | None],
@@ -2142,8 +2147,7 @@ class Room:
             return
         if self._next_deal is not None and not self._next_deal.done():
             return
-        self._next_deal = asyncio.get_running_loop().create_task(
-            self._deal_later(self.settings.reveal_seconds))
+        self._next_deal = self.spawn(self._deal_later(self.settings.reveal_seconds))
 
     async def _deal_later(self, delay: float) -> None:
         await asyncio.sleep(delay)
@@ -2176,12 +2180,39 @@ class Room:
             self.close()
             return True
 
+    def spawn(self, coroutine: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
+        """Run ``coroutine`` as a task of the room (its decision timer, a bot's action, the
+        next deal, a companion count) on the running loop: :meth:`close` cancels it
+        wherever it is, :meth:`RoomManager.aclose` waits for it. Once the room is closed
+        the task is cancelled before it starts. An exception it ends with is logged
+        (``gutskit.server``, an error with its traceback), not left to the loop's "Task
+        exception was never retrieved"."""
+        task = asyncio.get_running_loop().create_task(coroutine)
+        self._tasks.add(task)
+        task.add_done_callback(self._task_done)
+        if self._closed:
+            task.cancel()
+        return task
+
+    def _task_done(self, task: asyncio.Task[None]) -> None:
+        self._tasks.discard(task)
+        if not task.cancelled() and (error := task.exception()) is not None:
+            log.error("a task of room %s failed", self.room_id, exc_info=error)
+
     def close(self) -> None:
-        """Cancel the room's timers and bot tasks (server shutdown)."""
-        self._cancel(self._timer)
-        self._cancel(self._next_deal)
-        for task in self._bot_tasks.values():
+        """Cancel every task of the room (:meth:`spawn`: its timers, bots' actions, next
+        deal, companion count), also one half way through an action (it is not applied;
+        what it submitted to the store is committed, or not, as one write: the stored
+        events replay to a consistent table). For good: a task spawned later is cancelled
+        before it starts. Server shutdown (:meth:`RoomManager.aclose`), an archived room,
+        a cluster's room run elsewhere."""
+        self._closed = True
+        for task in list(self._tasks):
             self._cancel(task)
+
+    def running(self) -> list[asyncio.Task[None]]:
+        """The room's tasks not yet ended (:meth:`spawn`)."""
+        return [task for task in self._tasks if not task.done()]
 
     # -- sending -------------------------------------------------------------------------
 
@@ -2702,9 +2733,24 @@ class RoomManager:
         return room
 
     def close(self) -> None:
-        """Stop every room's tasks and the idle expiry."""
+        """Stop every room's tasks and the idle expiry (cancelled: :meth:`aclose` also
+        waits until they have ended)."""
         if self._sweeper is not None:
             self._sweeper.cancel()
-            self._sweeper = None
         for room in self.rooms.values():
             room.close()
+
+    async def aclose(self) -> None:
+        """:meth:`close`, then wait until the idle expiry and every room's tasks have
+        ended: what ``guts serve`` does before it closes the store, so no bot's action or
+        timeout still running writes to a closed store (session 12 F3: "Task exception was
+        never retrieved ... RuntimeError('the store is closed')" at SIGTERM)."""
+        self.close()
+        sweeper, self._sweeper = self._sweeper, None
+        for _ in range(100):  # a task ending may start another: cancelled at once (closed)
+            tasks = [t for room in self.rooms.values() for t in room.running()]
+            if sweeper is not None and not sweeper.done():
+                tasks.append(sweeper)
+            if not tasks:
+                return
+            await asyncio.gather(*tasks, return_exceptions=True)
