@@ -189,7 +189,7 @@ def main() -> None:
         results.append(result(
             f"server: resident memory per {'idle room' if what == 'room' else what}",
             per / 1024, "KiB", note=f"slope over {args.steps} steps to {count} "
-            f"{what}s, +/- {se / 1024:.1f} KiB (standard error); RSS {before / 2**20:.1f} "
+            f"{what}s, ± {se / 1024:.1f} KiB (standard error); RSS {before / 2**20:.1f} "
             f"-> {after / 2**20:.1f} MiB"))
     for kernel, per_table in simulator_figures(10_000, 110_000):
         results.append(result(
