@@ -136,12 +136,22 @@ function translateStatic() {
   document.title = S.roomId ? `${t("room")} · gutskit` : "gutskit";
 }
 
-/** Replace `el`'s HTML only when it changed; keep the focus on an element with an id. */
+/** Replace `el`'s HTML only when it changed; keep the focus on an element with an id.
+ * An element with an id that is the same as before (its HTML, attributes and children
+ * alike) is kept, not replaced by its copy: a button pressed while a frame re-renders its
+ * panel is still the one under the pointer at the release, so the click is made (the press
+ * on the old button and the release on its copy made no click: a join lost in CI). */
 function patch(el, html) {
   if (!el || el.dataset.html === html) return;
   const focused = document.activeElement;
   const focusId = focused && el.contains(focused) ? focused.id : null;
-  el.innerHTML = html;
+  const fresh = document.createElement("template");
+  fresh.innerHTML = html;
+  for (const node of fresh.content.querySelectorAll("[id]")) {
+    const old = el.querySelector(`#${CSS.escape(node.id)}`); // (none once moved with a kept parent)
+    if (old && old.outerHTML === node.outerHTML) node.replaceWith(old);
+  }
+  el.replaceChildren(fresh.content);
   el.dataset.html = html;
   // The Content-Security-Policy allows no inline style attribute: positions are set here.
   el.querySelectorAll("[data-x]").forEach((node) => {
@@ -149,6 +159,22 @@ function patch(el, html) {
     node.style.setProperty("--y", `${node.dataset.y}%`);
   });
   if (focusId) document.getElementById(focusId)?.focus();
+}
+
+/** Render `el` as `shell` (HTML with empty `<div data-part="NAME"></div>` slots, replaced
+ * only when it changed) and patch each slot with `parts[NAME]` on its own: a part that did
+ * not change keeps its elements. So a frame that changes one part (a seat's presence dot,
+ * the rules' words, a seat joining) never replaces a button of another part under the
+ * pointer: a click whose press and release straddle such a re-render was lost (the press
+ * on the old button, the release on its copy: no click; e2e, session 6 and 11). */
+function patchParts(el, shell, parts) {
+  if (!el) return;
+  if (el.dataset.shell !== shell) {
+    el.innerHTML = shell;
+    el.dataset.shell = shell;
+    delete el.dataset.html;
+  }
+  for (const slot of el.querySelectorAll("[data-part]")) patch(slot, parts[slot.dataset.part] ?? "");
 }
 
 function toast(text, kind = "error") {
@@ -428,7 +454,7 @@ function startRoom(roomId) {
   S.conn.open();
   companion.setup({ S, send, render: renderRoom, toast });
   getJson("/api/rules").then((meta) => { S.rulesMeta = meta; renderRoom(); }).catch(() => {});
-  window.gutskit = { state: S, drop: () => S.conn.drop(), sounds: played }; // for the end-to-end tests
+  window.gutskit = { state: S, drop: () => S.conn.drop(), sounds: played, patch }; // for the end-to-end tests
 }
 
 function onMessage(m) {
@@ -760,7 +786,7 @@ function renderRoom() {
   if (!room) return;
   const lobby = room.status === "lobby";
   $("#play").hidden = lobby;
-  patch($("#lobby"), lobby ? lobbyHtml() : "");
+  renderLobby(lobby);
   renderChat();
   if (!lobby && S.table) {
     patch($("#seats"), seatsHtml());
@@ -768,7 +794,7 @@ function renderRoom() {
     patch($("#me"), meHtml());
     const advice = $("#coach-advice");
     if (advice) advice.textContent = coachText();
-    patch($("#sit-panel"), sitPanelHtml());
+    renderSitPanel();
     patch($("#host-panel"), hostPanelHtml());
     patch($("#ledger"), ledgerHtml());
     patch($("#log"), logHtml());
@@ -860,8 +886,24 @@ function inviteUrl() {
   return `${location.origin}/r/${S.roomId}`;
 }
 
-function lobbyHtml() {
+/** The lobby (`lobby`: the room is in it; else emptied), in parts patched each on its
+ * own (patchParts): the seats, the host's or joiner's controls, the rules. */
+function renderLobby(lobby) {
+  const el = $("#lobby");
+  if (!lobby) {
+    if (el.dataset.shell) {
+      el.innerHTML = "";
+      delete el.dataset.shell;
+    }
+    return;
+  }
+  patchParts(el, `<div class="lobby panel"><div data-part="head"></div><div data-part="seats"></div>
+    <div data-part="actions"></div><div data-part="rules"></div></div>`, lobbyParts());
+}
+
+function lobbyParts() {
   const room = S.room;
+  const chairs = chairsHtml(); // (first: it forgets a chair picked that was taken meanwhile)
   const seats = room.seats.map((s) => `
     <li class="lobby-seat">
       <span class="dot ${s.connected ? "on" : "off"}" title="${esc(s.connected ? t("online") : t("offline"))}"></span>
@@ -888,8 +930,8 @@ function lobbyHtml() {
   } else {
     actions = `<p>${esc(t("wait_for_host"))}</p><button type="button" id="leave">${esc(t("leave_seat"))}</button>`;
   }
-  return `<div class="lobby panel">
-    <h2>${esc(t("lobby"))}${room.companion ? ` <span class="tag comp-badge" id="comp-badge">${esc(t("comp_badge"))}</span>` : ""}</h2>
+  return {
+    head: `<h2>${esc(t("lobby"))}${room.companion ? ` <span class="tag comp-badge" id="comp-badge">${esc(t("comp_badge"))}</span>` : ""}</h2>
     <div class="invite">
       <label for="invite">${esc(t("invite_link"))}</label>
       <div class="copyrow"><input id="invite" readonly value="${esc(inviteUrl())}">
@@ -897,23 +939,24 @@ function lobbyHtml() {
       <p class="hint">${esc(t("invite_hint"))}</p>
       <img id="invite-qr" class="qr" src="/api/rooms/${esc(S.roomId)}/qr.svg" width="164" height="164"
         alt="${esc(t("qr_title"))}" title="${esc(t("qr_title"))}">
-    </div>
-    <h3>${esc(tn("seats_taken", room.seats.length))}</h3>
-    ${chairsHtml()}
+    </div>`,
+    seats: `<h3>${esc(tn("seats_taken", room.seats.length))}</h3>
+    ${chairs}
     <ul class="lobby-seats">${seats}</ul>
-    ${S.host ? seatRequestsHtml() : ""}
-    ${actions}
-    <h3>${esc(t("rules_summary"))}</h3>
-    ${rulesHtml()}
-  </div>`;
+    ${S.host ? seatRequestsHtml() : ""}`,
+    actions,
+    rules: `<h3>${esc(t("rules_summary"))}</h3>
+    ${rulesHtml()}`,
+  };
 }
 
 /** The name field and the button that sends `join` with the chair picked (none: the lowest
- * free one). */
+ * free one). The name typed is not in the HTML (it would change it at every key, and the
+ * next frame would replace the form): bindRoom fills a new field with it. */
 function joinFormHtml(label) {
   const chosen = S.chair != null ? ` <span class="hint" id="chosen-chair">${esc(t("chair_picked", { n: S.chair + 1 }))}</span>` : "";
   return `<form id="join" class="join">
-      <label>${esc(t("your_name"))}<input id="join-name" required maxlength="24" autocomplete="nickname" value="${esc(S.joinName ?? (localStorage.getItem("gutskit.name") || ""))}"></label>
+      <label>${esc(t("your_name"))}<input id="join-name" required maxlength="24" autocomplete="nickname"></label>
       <button id="join-button" class="primary" type="submit">${esc(t(label))}</button>${chosen}</form>`;
 }
 
@@ -956,14 +999,22 @@ function chairsHtml() {
     <ol class="chairs" aria-label="${esc(t("chairs"))}">${out.join("")}</ol></div>`;
 }
 
-/** A spectator of a session in play (or over): ask for a seat at the next session. */
-function sitPanelHtml() {
+/** A spectator of a session in play (or over): ask for a seat at the next session (the
+ * chairs and the form patched each on its own, as the lobby's: patchParts). */
+function renderSitPanel() {
   const room = S.room;
-  if (S.seat != null || room.status === "lobby" || room.next_room) return "";
-  const body = S.request ? "" : joinFormHtml("ask_next_seat");
-  return `<details class="panel sit" id="sit-next" open><summary>${esc(t("sit_next"))}</summary>
+  const el = $("#sit-panel");
+  if (S.seat != null || room.status === "lobby" || room.next_room) {
+    if (el.dataset.shell) {
+      el.innerHTML = "";
+      delete el.dataset.shell;
+    }
+    return;
+  }
+  patchParts(el, `<details class="panel sit" id="sit-next" open><summary>${esc(t("sit_next"))}</summary>
     <p class="hint">${esc(t(room.approve_seats ? "sit_next_hint_host" : "sit_next_hint"))}</p>
-    ${chairsHtml()}${body}</details>`;
+    <div data-part="chairs"></div><div data-part="form"></div></details>`,
+  { chairs: chairsHtml(), form: S.request ? "" : joinFormHtml("ask_next_seat") });
 }
 
 /** The host's list of seat requests: approve or deny each one waiting. */
@@ -1643,6 +1694,10 @@ function bindRoom() {
   on("rematch-reset", () => send({ type: "rematch", ledger: "reset" }));
   const join = document.getElementById("join");
   const joinName = document.getElementById("join-name");
+  if (joinName && !joinName.dataset.filled) { // a new field: the name typed so far, or the last one used
+    joinName.value = S.joinName ?? (localStorage.getItem("gutskit.name") || "");
+    joinName.dataset.filled = "1";
+  }
   if (joinName) joinName.oninput = () => { S.joinName = joinName.value; }; // kept when the room re-renders
   if (join) {
     join.onsubmit = (event) => {
