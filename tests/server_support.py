@@ -115,9 +115,11 @@ class Server:
 def running_server(db_url: str, *, seed_numbers: Sequence[int] = (), dealer: int = 0,
                    bot_delay: tuple[float, float] = (0.0, 0.0),
                    allowed_origins: Sequence[str] = (), loop: str = "auto",
+                   uvicorn_extra: dict[str, Any] | None = None,
                    **limits: Any) -> Iterator[Server]:
     """Start ``guts serve``'s app on a random loopback port (on the event loop ``loop``,
-    ``guts serve --loop``); stop it on exit.
+    ``guts serve --loop``); stop it on exit. ``uvicorn_extra``: uvicorn settings over
+    ``guts serve``'s (a test's short keepalive, ``ws_ping_interval``).
 
     ``limits``: :class:`ServerConfig` fields; by default the tests' fast timers (floors of
     0.1 s / 0 s) and no room creation limit to speak of."""
@@ -129,7 +131,8 @@ def running_server(db_url: str, *, seed_numbers: Sequence[int] = (), dealer: int
     manager.first_dealer = lambda n: dealer
     app = create_app(manager=manager, allowed_origins=allowed_origins)
     config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="error",
-                            lifespan="on", **uvicorn_options(manager.config, loop))  # as guts serve
+                            lifespan="on", **{**uvicorn_options(manager.config, loop),
+                                              **(uvicorn_extra or {})})  # as guts serve
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

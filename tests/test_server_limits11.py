@@ -316,6 +316,9 @@ class _Transport:
     def get_write_buffer_size(self) -> int:
         return self.unread
 
+    def get_extra_info(self, name: str, default: Any = None) -> Any:
+        return default  # no socket: sockets.reset only aborts
+
     def abort(self) -> None:
         self.aborted.set()
 

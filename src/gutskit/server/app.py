@@ -97,7 +97,7 @@ from gutskit.server.protocol import (
 )
 from gutskit.server.quotas import CONNECTIONS, OVERFLOW, WAITING, ConnectionQuota, Held
 from gutskit.server.rooms import MAX_SEATS, Room, RoomManager, ServerConfig
-from gutskit.server.sockets import protocol_for
+from gutskit.server.sockets import GuardedWebSocketProtocol, protocol_for, reset
 from gutskit.server.store import SET_ASIDE, RoomStore, open_room_store
 from gutskit.server.web import (
     HandDescriptionError,
@@ -137,8 +137,9 @@ QUEUE_BYTES = 4 * 1024 * 1024
 thousands of them in each of its frames, 190 MB in all, under the frame count)."""
 SLOW_GRACE = 5.0
 """Seconds a client past :data:`QUEUE_LIMIT` has to read what was sent to it and the close
-before its connection is dropped (the transport aborted: a client that reads nothing gets
-no close frame, and its buffers are freed at once)."""
+before its connection is dropped (reset, :func:`~gutskit.server.sockets.reset`: a client
+that reads nothing gets no close frame, and its buffers, the kernel's too, are freed at
+once)."""
 
 NOTICE_DELAY = 0.3
 """Seconds a notice (:meth:`WsClient.notice`: that another seat declared, sealed, while the
@@ -173,7 +174,7 @@ own otherwise; ``asyncio`` falls back to the standard library's."""
 
 UVICORN_OPTIONS: dict[str, Any] = {
     "proxy_headers": False, "ws_max_size": 65536, "ws_per_message_deflate": False,
-    "http": "h11", "loop": "auto"}
+    "http": "h11", "loop": "auto", "ws": GuardedWebSocketProtocol}
 """The uvicorn settings ``guts serve`` runs the app with (one process or workers; the
 tests' servers too; ``loop`` is replaced by ``--loop``, :data:`LOOPS`). ``proxy_headers``
 off: uvicorn would otherwise believe an ``X-Forwarded-For`` from any local peer (its
@@ -189,7 +190,10 @@ handshake, never a frame, and under httptools a WebSocket opened with two ``Host
 headers (an allowed one and another) was refused 403 by the ``Origin`` check, not 400 by
 the allow-listed ``Host`` (``tests/test_server_limits.py``): not the same header wins.
 ``guts serve`` replaces ``http`` with its guarded h11 protocol (:func:`uvicorn_options`:
-request deadlines, connections per address)."""
+request deadlines, connections per address). The WebSocket protocol is uvicorn's
+sans-I/O one (what its ``auto`` chooses) resetting a client that has not read what it was
+sent when its keepalive ping goes unanswered or it does not answer the server's close
+(:class:`~gutskit.server.sockets.GuardedWebSocketProtocol`)."""
 
 
 def uvicorn_options(config: ServerConfig, loop: str = "auto") -> dict[str, Any]:
@@ -440,8 +444,10 @@ class WsClient:
     in order; more than :data:`QUEUE_LIMIT` waiting (or :data:`QUEUE_BYTES` of them) close
     the connection (1008 "too slow",
     after the frames already queued) and drop it :data:`SLOW_GRACE` seconds later (its
-    transport aborted, :func:`transport_of`): a client that stopped reading is cut off
-    then, not by the keepalive ping's timeout (about 40 s, code 1011).
+    transport reset, :func:`transport_of`): a client that stopped reading is cut off
+    then, not by the keepalive ping's timeout (about 40 s, code 1011; which resets a
+    client that left frames unread too:
+    :class:`~gutskit.server.sockets.GuardedWebSocketProtocol`).
     """
 
     def __init__(self, websocket: WebSocket) -> None:
@@ -549,7 +555,7 @@ class WsClient:
             self.overflow = True
             self.queue.put_nowait(None)
             if self.transport is not None:  # a client that reads nothing more is dropped
-                asyncio.get_running_loop().call_later(SLOW_GRACE, self.transport.abort)
+                asyncio.get_running_loop().call_later(SLOW_GRACE, reset, self.transport)
             return
         self.queued_bytes += len(frame)
         self.queue.put_nowait(frame)
@@ -1316,7 +1322,7 @@ async def _serve(websocket: WebSocket, client: WsClient, room: Room,
                     f"more than {FLOOD} messages dropped in {BURST // RATE} seconds: the "
                     "connection is closed")))
                 if client.transport is not None:
-                    asyncio.get_running_loop().call_later(SLOW_GRACE, client.transport.abort)
+                    asyncio.get_running_loop().call_later(SLOW_GRACE, reset, client.transport)
                 return False
             if answer is not None:
                 client.send(answer)

@@ -73,6 +73,7 @@ from gutskit.server import app as server_app
 from gutskit.server.protocol import CreateRoom
 from gutskit.server.quotas import ConnectionQuota, Held
 from gutskit.server.rooms import Room, RoomManager, RoomSettings, ServerConfig
+from gutskit.server.sockets import reset
 from gutskit.server.store import ARCHIVED, SET_ASIDE, RoomStore, SeatRow, open_room_store
 
 __all__ = [
@@ -360,8 +361,8 @@ class _Proxy:
         if self.inbox.qsize() >= server_app.QUEUE_LIMIT and out["type"] != "websocket.close":
             self.too_slow = True
             if self.transport is not None:
-                asyncio.get_running_loop().call_later(server_app.SLOW_GRACE,
-                                                      self.transport.abort)
+                asyncio.get_running_loop().call_later(server_app.SLOW_GRACE, reset,
+                                                      self.transport)
             out = {"type": "websocket.close", "code": 1008, "reason": "too slow"}
         self.inbox.put_nowait(out)
 

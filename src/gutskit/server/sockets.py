@@ -40,6 +40,14 @@ out. :class:`GuardedH11Protocol` is uvicorn's h11 protocol (``http=`` of
   while such a flood lasts (nothing before HTTP tells a seated player from a flood):
   that needs a reverse proxy or firewall in front (docs/deploy.md).
 
+The WebSocket side (:class:`GuardedWebSocketProtocol`, uvicorn's ``ws`` class): a
+connection the server closes while its client has not taken what was sent to it is reset
+(:func:`reset`), not closed, when the keepalive ping goes unanswered (20 s after it was
+sent, code 1011 otherwise) and when the client has not answered the server's close frame
+within uvicorn's 10 s: a close waits for the unread bytes, the socket left in FIN-WAIT-1
+holding them (session 12 F2: about 580 KB each, for over a minute, or with the transport's
+own buffer not empty the socket and its file for ever).
+
 Refusals and closes are logged (``gutskit.server``, a warning) once per
 :data:`LOG_SECONDS` per kind, with how many were not logged, never once per connection.
 Counts are per process: with ``--workers N`` each worker has its own.
@@ -48,22 +56,28 @@ Counts are per process: with ``--workers N`` each worker has its own.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import ipaddress
 import logging
 import math
+import socket
+import struct
+import sys
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
+from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
 from gutskit.server.rooms import ServerConfig
 
-__all__ = ["FILE_RESERVE", "FULL", "LOG_SECONDS", "NETWORK_REFUSAL", "REFUSAL",
-           "GuardedH11Protocol", "SocketGuard", "network_key", "peer_key", "protocol_for"]
+__all__ = ["FILE_RESERVE", "FULL", "LOG_SECONDS", "NETWORK_REFUSAL", "REFUSAL", "Abortable",
+           "GuardedH11Protocol", "GuardedWebSocketProtocol", "SocketGuard", "network_key",
+           "peer_key", "protocol_for", "reset", "unsent"]
 
 FILE_RESERVE = 256
 """Open files kept free of connections (the database, its journal, logs, a restart's
@@ -271,6 +285,98 @@ def _listed(address: str, proxies: tuple[str, ...]) -> bool:
                for net in _networks(proxies))
 
 
+_OUTQ: int | None = None
+"""Linux's ``SIOCOUTQ`` ioctl (``TIOCOUTQ``' number): bytes of a TCP socket's send queue the
+peer has not acknowledged. ``None`` elsewhere (only the transport's own buffer is known)."""
+if sys.platform.startswith("linux"):
+    import fcntl
+    import termios
+
+    _OUTQ = termios.TIOCOUTQ
+
+
+class Abortable(Protocol):
+    """What :func:`reset` uses of a transport (asyncio's, uvloop's)."""
+
+    def abort(self) -> None:
+        """Close the connection at once, dropping what is buffered."""
+
+    def get_extra_info(self, name: str, default: Any = None) -> Any:
+        """What the transport knows about the connection (``"socket"``)."""
+
+
+def unsent(transport: asyncio.WriteTransport) -> int:
+    """Bytes written to ``transport`` its peer has not taken: what the transport still holds
+    plus, on Linux, what the kernel's send queue holds, sent or not, unacknowledged (0 for
+    a transport already closed)."""
+    size = transport.get_write_buffer_size()
+    sock = transport.get_extra_info("socket")
+    if _OUTQ is None or sock is None:
+        return size
+    try:
+        fd = sock.fileno()
+        if fd < 0:
+            return size
+        held: int = struct.unpack("i", fcntl.ioctl(fd, _OUTQ, b"\0\0\0\0"))[0]
+    except (OSError, ValueError):
+        return size
+    return size + held
+
+
+def reset(transport: Abortable) -> None:
+    """Drop the connection of ``transport`` at once with what it and the kernel still hold:
+    ``SO_LINGER`` 0 (the socket's close sends a TCP reset and frees its buffers), then
+    ``abort`` (the transport's own buffer dropped; also after a ``close`` that waits for
+    it). ``abort`` alone closes the socket as ``close`` does: its kernel keeps trying to
+    deliver the send queue to a client that reads nothing, the socket in FIN-WAIT-1 for a
+    minute or more. Never raises (a connection already gone is left alone)."""
+    sock = transport.get_extra_info("socket")
+    if sock is not None:
+        with contextlib.suppress(OSError, ValueError):
+            if sock.fileno() >= 0:
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    transport.abort()
+
+
+class GuardedWebSocketProtocol(WebSocketsSansIOProtocol):
+    """uvicorn's WebSocket protocol (websockets' sans-I/O one, what its ``ws="auto"``
+    chooses) whose server-side closes reset a client that has not taken what was sent to
+    it (:func:`unsent`, counted before the close frame is written; :func:`reset`):
+
+    * the keepalive ping unanswered (``ws_ping_timeout`` after it was sent): reset where
+      uvicorn would write a close frame (1011) and close;
+    * the server's close frame (the application's ``websocket.close``) not answered within
+      ``close_timeout`` (10 s): reset where uvicorn would close.
+
+    A client that has read everything gets the close frames as before. Chosen by
+    :data:`gutskit.server.app.UVICORN_OPTIONS` (``ws``)."""
+
+    def keepalive_timeout(self) -> None:
+        held = 0 if self.close_sent or self.transport.is_closing() else unsent(self.transport)
+        super().keepalive_timeout()
+        if held:
+            reset(self.transport)
+
+    @property
+    def close_timer(self) -> asyncio.TimerHandle | None:
+        """The close timeout armed by the application's ``websocket.close``
+        (:meth:`_close_timed_out`: uvicorn's own would only close)."""
+        return self._close_timer
+
+    @close_timer.setter
+    def close_timer(self, timer: asyncio.TimerHandle | None) -> None:
+        if timer is not None:  # uvicorn's send of a close: call_later(timeout, close)
+            timer.cancel()
+            timer = self.loop.call_later(self.close_timeout, self._close_timed_out)
+        self._close_timer = timer
+
+    def _close_timed_out(self) -> None:
+        held = unsent(self.transport)
+        self.transport.close()
+        if held:
+            reset(self.transport)
+
+
 class GuardedH11Protocol(H11Protocol):
     """uvicorn's h11 protocol with the deadlines and the caps of ``guard`` (module
     docstring). Made by uvicorn as its ``http`` class (:func:`protocol_for`)."""
@@ -325,7 +431,7 @@ class GuardedH11Protocol(H11Protocol):
         self.guard.warn("unread", f"closed a connection from {who}: it did not read its "
                         f"answer within {self.guard.write_seconds:g} s "
                         f"({self.transport.get_write_buffer_size()} bytes unread)")
-        self.transport.abort()
+        reset(self.transport)
 
     def data_received(self, data: bytes) -> None:
         if self.deadline is None and self.conn.their_state is h11.IDLE:
