@@ -81,6 +81,8 @@ class Server:
     port: int
     manager: RoomManager
     store: RoomStore
+    uvicorn: uvicorn.Server | None = None
+    """The uvicorn server (:func:`running_server`; a test may stop it early)."""
 
     @property
     def http(self) -> str:
@@ -142,7 +144,7 @@ def running_server(db_url: str, *, seed_numbers: Sequence[int] = (), dealer: int
         time.sleep(0.01)
     port = server.servers[0].sockets[0].getsockname()[1]
     try:
-        yield Server(port=port, manager=manager, store=store)
+        yield Server(port=port, manager=manager, store=store, uvicorn=server)
     finally:
         server.should_exit = True
         thread.join(60)  # (a bound: it returns once the server has stopped)

@@ -86,6 +86,7 @@ def _read_to_the_end(sock: socket.socket) -> tuple[bytes, bool]:
 class _Unread:
     """A host connection that stopped reading in a table that keeps sending."""
 
+    server: Server
     room: Room
     host: WsClient
     transport: asyncio.WriteTransport
@@ -132,7 +133,7 @@ def _unread_host(db_url: str, loop: str, held_by: str, monkeypatch: pytest.Monke
                                                               socket.SO_SNDBUF, 4096)
             sock.sendall(b"".join(_client_frame(json.dumps(message)) for message in (
                 {"type": "add_bot"}, {"type": "add_bot"}, {"type": "start"})))
-            unread = _Unread(room, host, transport, protocol, sock, deadline)
+            unread = _Unread(server, room, host, transport, protocol, sock, deadline)
             unread.wait(lambda: _on_loop(protocol.loop, lambda: unsent(transport)) >= 16384,
                         "the table sent too little")
             yield unread
@@ -184,6 +185,30 @@ def test_a_client_that_does_not_answer_the_servers_close_is_reset(
         _on_loop(protocol.loop, close)
         unread.wait(lambda: protocol.disconnected, "the connection was not dropped")
         assert unread.transport.get_write_buffer_size() == 0
+        received, was_reset = _read_to_the_end(unread.sock)
+    assert received
+    assert was_reset, f"closed in order after {len(received)} bytes, not reset"
+
+
+@pytest.mark.parametrize("loop", ["uvloop", "asyncio"])
+def test_a_client_that_stopped_reading_does_not_keep_the_server_from_stopping(
+        db_url: str, loop: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The server stops (SIGTERM: uvicorn's shutdown writes a close frame, 1012, to every
+    WebSocket and closes it, then waits for every connection to end) while a client that
+    stopped reading has bytes in the transport's own buffer: that close waited for them,
+    and the server for it, for ever. The connection is reset once uvicorn's close timeout
+    (made 0.5 s here) has passed."""
+    with _unread_host(db_url, loop, "transport", monkeypatch) as unread:
+        protocol = unread.protocol
+
+        def shorten() -> None:
+            protocol.close_timeout = 0.5
+
+        _on_loop(protocol.loop, shorten)
+        assert unread.server.uvicorn is not None
+        unread.server.uvicorn.should_exit = True
+        unread.wait(lambda: protocol.disconnected,
+                    "the connection kept the server from stopping")
         received, was_reset = _read_to_the_end(unread.sock)
     assert received
     assert was_reset, f"closed in order after {len(received)} bytes, not reset"

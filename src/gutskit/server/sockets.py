@@ -43,10 +43,11 @@ out. :class:`GuardedH11Protocol` is uvicorn's h11 protocol (``http=`` of
 The WebSocket side (:class:`GuardedWebSocketProtocol`, uvicorn's ``ws`` class): a
 connection the server closes while its client has not taken what was sent to it is reset
 (:func:`reset`), not closed, when the keepalive ping goes unanswered (20 s after it was
-sent, code 1011 otherwise) and when the client has not answered the server's close frame
-within uvicorn's 10 s: a close waits for the unread bytes, the socket left in FIN-WAIT-1
-holding them (session 12 F2: about 580 KB each, for over a minute, or with the transport's
-own buffer not empty the socket and its file for ever).
+sent, code 1011 otherwise), when the client has not answered the server's close frame
+within uvicorn's 10 s, and 10 s after the server's close when it stops: a close waits for
+the unread bytes, the socket left in FIN-WAIT-1 holding them (session 12 F2: about 580 KB
+each, for over a minute), or, with the transport's own buffer not empty, the socket and
+its file for ever (and ``guts serve`` waited for it at SIGTERM).
 
 Refusals and closes are logged (``gutskit.server``, a warning) once per
 :data:`LOG_SECONDS` per kind, with how many were not logged, never once per connection.
@@ -348,6 +349,11 @@ class GuardedWebSocketProtocol(WebSocketsSansIOProtocol):
     * the server's close frame (the application's ``websocket.close``) not answered within
       ``close_timeout`` (10 s): reset where uvicorn would close.
 
+    * the server stopping (uvicorn's shutdown writes a close frame, 1012, and closes)
+      while the transport's own buffer holds bytes the client has not read: that close
+      waits for them, and uvicorn for it, so one client that reads nothing kept ``guts
+      serve`` from stopping; it is reset ``close_timeout`` later if it has not ended.
+
     A client that has read everything gets the close frames as before. Chosen by
     :data:`gutskit.server.app.UVICORN_OPTIONS` (``ws``)."""
 
@@ -369,6 +375,11 @@ class GuardedWebSocketProtocol(WebSocketsSansIOProtocol):
             timer.cancel()
             timer = self.loop.call_later(self.close_timeout, self._close_timed_out)
         self._close_timer = timer
+
+    def shutdown(self) -> None:
+        super().shutdown()
+        if not self.disconnected and self.transport.get_write_buffer_size():
+            self._close_timer = self.loop.call_later(self.close_timeout, self._close_timed_out)
 
     def _close_timed_out(self) -> None:
         held = unsent(self.transport)
