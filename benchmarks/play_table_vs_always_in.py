@@ -24,7 +24,7 @@ from gutskit.core.events import Event, Outcome, RoundResolved, SessionStarted
 from gutskit.core.rules import Rules
 from gutskit.strategy.strategies import PLAY_TABLE
 
-TABLES = {"before (bot_table)": ("cautious", "standard", "loose", "loose"),
+TABLES = {"before (bot_table)": ("cautious", "rule-of-thumb", "loose", "loose"),
           "now (PLAY_TABLE)": PLAY_TABLE[:4]}
 
 

@@ -169,7 +169,7 @@ def test_tighter_with_more_opponents() -> None:
 def test_styles_shift_the_threshold() -> None:
     view = view_with("Th Tc 9d", pot=8)
     cautious, standard, loose = (RuleOfThumbBot(style=STYLES[s])
-                                 for s in ("cautious", "standard", "loose"))
+                                 for s in ("cautious", "rule-of-thumb", "loose"))
     # a cautious bot raises the bar for the rule's hands; a loose one keeps the rule's bar
     # and also plays strong hands the rule does not name
     assert cautious.threshold(view) == pytest.approx(standard.threshold(view) + 0.04)
@@ -182,11 +182,11 @@ def test_styles_order_the_hands_played() -> None:
     """3-card, 4 players, pot 8: count the hands each style plays among all 22,100."""
     view = view_with("Th Tc 9d", pot=8)
     counts = {}
-    for style in ("cautious", "standard", "loose"):
+    for style in ("cautious", "rule-of-thumb", "loose"):
         bot = RuleOfThumbBot(style=STYLES[style])
         counts[style] = sum(bot.plays(combo, view)
                             for combo in itertools.combinations(range(52), 3))
-    assert counts["cautious"] < counts["standard"] < counts["loose"]
+    assert counts["cautious"] < counts["rule-of-thumb"] < counts["loose"]
 
 
 def test_standard_bot_plays_exactly_the_rule_at_an_ante_pot() -> None:
@@ -257,11 +257,11 @@ def test_bot_table() -> None:
     bots = bot_table(5)
     assert len(bots) == 5
     assert all(isinstance(b, Strategy) for b in bots)
-    assert [b.name for b in bots] == ["Ava (cautious)", "Bruno (standard)", "Chen (loose)",
+    assert [b.name for b in bots] == ["Ava (cautious)", "Bruno (rule-of-thumb)", "Chen (loose)",
                                       "Dara (loose)",
                                       "Emil (cautious)"]
     styles = {b.style for b in bots if isinstance(b, RuleOfThumbBot)}
-    assert styles == {STYLES["cautious"], STYLES["standard"], STYLES["loose"]}
+    assert styles == {STYLES["cautious"], STYLES["rule-of-thumb"], STYLES["loose"]}
     assert [b.name for b in bot_table(5, random.Random(3))] == [
         b.name for b in bot_table(5, random.Random(3))]
     assert len(bot_table(10)) == 10

@@ -102,7 +102,7 @@ def test_default_table_has_an_equilibrium_bot_and_mixed_styles() -> None:
         assert isinstance(bots[0], EquilibriumBot)
         assert bots[0].name == "Ava (equilibrium)"
     kinds = [b.name.partition(" (")[2].rstrip(")") for b in play_table(4)]
-    assert kinds == ["equilibrium", "loose", "standard", "exploitative"]
+    assert kinds == ["equilibrium", "loose", "rule-of-thumb", "exploitative"]
     assert [b.name for b in play_table(3, ("random",))] == [
         "Ava (random)", "Bruno (random)", "Chen (random)"]
     with pytest.raises(UnknownBotError, match="no bot kind"):

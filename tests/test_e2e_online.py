@@ -183,8 +183,8 @@ def test_bots_chosen_by_style_show_it_beside_the_name(browser: Browser, shots: P
         # (wait for the lobby: all_inner_texts does not wait, and a loaded machine renders late)
         expect(page.locator("#bot-style option")).to_have_count(5, timeout=WAIT)
         options = page.locator("#bot-style option").all_inner_texts()
-        assert options == ["equilibrium (strongest)", "standard", "exploitative (learns your play)",
-                           "cautious", "loose"], options
+        assert options == ["equilibrium (strongest)", "rule of thumb",
+                           "exploitative (learns your play)", "cautious", "loose"], options
         for style in ("equilibrium", "exploitative"):
             page.select_option("#bot-style", style)
             page.click("#add-bot")

@@ -235,6 +235,6 @@ def test_make_bot_names_an_empty_percentile_and_an_unknown_name_with_an_argument
     with pytest.raises(UnknownBotError) as unknown:
         make_bot("THRESHOLD:70%")
     assert str(unknown.value) == (
-        "unknown bot 'THRESHOLD:70%' (known: equilibrium, rule-of-thumb, standard, cautious, "
-        "loose, exploitative, random, threshold)")
+        "unknown bot 'THRESHOLD:70%' (known: equilibrium, rule-of-thumb, cautious, loose, "
+        "exploitative, random, threshold)")
     assert isinstance(make_bot("threshold"), ThresholdBot)

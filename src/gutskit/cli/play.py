@@ -117,7 +117,7 @@ def play(
         help="Your opponents, repeated to fill the seats: " + ", ".join(BOT_KIND_NAMES)
              + " (threshold:P plays percentile P or better: P from 0 to 1 or 0% to 100%, "
                "e.g. threshold:0.7 or threshold:70%; a percentile, not a hand) "
-               "[default: equilibrium,loose,standard,exploitative,...].")] = None,
+               "[default: equilibrium,loose,rule-of-thumb,exploitative,...].")] = None,
     coach: Annotated[bool, typer.Option(
         "--coach", help="After each declaration, show what the equilibrium does with your "
                         "hand, with the EV of in vs out behind it.")] = False,

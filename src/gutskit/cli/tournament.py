@@ -26,8 +26,8 @@ from gutskit.cli.words import count
 
 __all__ = ["BOT_KIND_NAMES", "EPILOG", "register", "tournament"]
 
-BOT_KIND_NAMES = ("equilibrium", "rule-of-thumb", "standard", "cautious", "loose",
-                  "exploitative", "random", "threshold")
+BOT_KIND_NAMES = ("equilibrium", "rule-of-thumb", "cautious", "loose", "exploitative",
+                  "random", "threshold")
 """The bot kinds named in ``--help`` (the keys of
 :data:`gutskit.strategy.strategies.BOT_KINDS`, written here so that the help does not load
 the strategies; a test checks they agree)."""

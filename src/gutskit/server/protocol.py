@@ -419,19 +419,28 @@ class PassCard(_Message):
     card: str = Field(min_length=2, max_length=3)
 
 
-BotStyle = Literal["equilibrium", "standard", "exploitative", "cautious", "loose"]
+BotStyle = Literal["equilibrium", "standard", "rule-of-thumb", "exploitative", "cautious",
+                   "loose"]
 """The bots a host may seat, by style and strength (:data:`gutskit.strategy.strategies.BOT_KINDS`):
 ``equilibrium`` (the solver's symmetric equilibrium; the rule of thumb where the solver does
-not model the rules), ``standard`` (the rule books' rule of thumb), ``exploitative``
+not model the rules), ``standard`` (the rule-of-thumb bot: the rule books' rule of thumb;
+``rule-of-thumb``, the name the CLI and the browser show, is accepted and read as
+``standard``, the value stored and sent as ``LobbySeat.bot_style``), ``exploitative``
 (learns each opponent and best-responds), ``cautious`` / ``loose`` (the rule of thumb,
 tighter / looser)."""
 
 
 class AddBot(_Message):
-    """Host: seat a bot (before the session starts) of ``style`` (:data:`BotStyle`)."""
+    """Host: seat a bot (before the session starts) of ``style`` (:data:`BotStyle`;
+    ``rule-of-thumb`` is read as ``standard``)."""
 
     type: Literal["add_bot"] = "add_bot"
     style: BotStyle = "standard"
+
+    @field_validator("style")
+    @classmethod
+    def _one_wire_name(cls, value: str) -> str:
+        return "standard" if value == "rule-of-thumb" else value  # the one translation
 
 
 class Kick(_Message):

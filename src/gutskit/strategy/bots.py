@@ -648,14 +648,14 @@ class RandomBot:
         return rng.choice(view.hand)
 
 
-STYLES: dict[str, float] = {"cautious": 0.04, "standard": 0.0, "loose": -0.08}
+STYLES: dict[str, float] = {"cautious": 0.04, "rule-of-thumb": 0.0, "loose": -0.08}
 """Named styles for :class:`RuleOfThumbBot`."""
 
 BOT_NAMES = ("Ava", "Bruno", "Chen", "Dara", "Emil", "Fay", "Gus", "Hana", "Ivo", "Jun")
 
 
 def bot_table(n: int, rng: random.Random | None = None) -> list[Strategy]:
-    """``n`` rule-of-thumb bots with a realistic spread of styles (cautious, standard,
+    """``n`` rule-of-thumb bots with a realistic spread of styles (cautious, rule-of-thumb,
     loose), named from :data:`BOT_NAMES`.
 
     The styles are drawn with ``rng`` (default: a fixed order, no randomness).

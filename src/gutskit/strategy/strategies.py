@@ -467,7 +467,6 @@ BOT_KINDS: dict[str, str] = {
     "equilibrium": "plays the solver's symmetric equilibrium (gutskit.strategy.solver)",
     "rule-of-thumb": ("the rule books' rules of thumb, tighter as the pot grows "
                       "(gutskit.strategy.bots)"),
-    "standard": "rule of thumb (the same as rule-of-thumb)",
     "cautious": "rule of thumb, 4 percentile points tighter",
     "loose": "rule of thumb, 8 percentile points looser",
     "exploitative": "learns opponents' in-rates and shown hands, best-responds",
@@ -477,8 +476,13 @@ BOT_KINDS: dict[str, str] = {
 }
 """Bot kinds for ``guts tournament --bots`` and ``guts play --bots``."""
 
-PLAY_TABLE = ("equilibrium", "loose", "standard", "exploitative", "cautious", "equilibrium",
-              "random", "loose", "standard")
+BOT_KIND_ALIASES: dict[str, str] = {"standard": "rule-of-thumb"}
+"""Other names accepted for a kind of :data:`BOT_KINDS` and never shown: ``standard`` is the
+rule-of-thumb bot (the server's wire value, :data:`gutskit.server.protocol.BotStyle`, and
+the name of earlier versions)."""
+
+PLAY_TABLE = ("equilibrium", "loose", "rule-of-thumb", "exploitative", "cautious",
+              "equilibrium", "random", "loose", "rule-of-thumb")
 """The default opponents of ``guts play``, seat by seat (the first ``players - 1``): at least
 one equilibrium bot, and a mix of looser and tighter rule-of-thumb players."""
 
@@ -532,6 +536,7 @@ def make_bot(kind: str) -> Strategy:
     from gutskit.strategy.bots import STYLES
 
     name, colon, arg = kind.partition(":")
+    name = BOT_KIND_ALIASES.get(name, name)
     if name not in BOT_KINDS:
         raise UnknownBotError(f"unknown bot {kind!r} (known: {', '.join(BOT_KINDS)})")
     if name == "threshold":
@@ -551,8 +556,6 @@ def make_bot(kind: str) -> Strategy:
         return EquilibriumBot()
     if name == "rule-of-thumb":
         return RuleOfThumbBot()
-    if name == "standard":
-        return RuleOfThumbBot(name="standard")
     if name in ("cautious", "loose"):
         return RuleOfThumbBot(style=STYLES[name], name=name)
     if name == "exploitative":
@@ -580,8 +583,19 @@ def _solver_models(rules: Rules, players: int) -> bool:
     return True
 
 
+def bot_kind(kind: str) -> str:
+    """The name shown for the bot kind ``kind``: an alias (:data:`BOT_KIND_ALIASES`) becomes
+    its kind, any other text is returned as it is.
+
+    >>> bot_kind("standard"), bot_kind("loose"), bot_kind("threshold:0.7")
+    ('rule-of-thumb', 'loose', 'threshold:0.7')
+    """
+    return BOT_KIND_ALIASES.get(kind, kind)
+
+
 def parse_bot_kinds(text: str) -> tuple[str, ...]:
-    """``"equilibrium,loose"`` -> ``("equilibrium", "loose")``, every kind checked.
+    """``"equilibrium,loose"`` -> ``("equilibrium", "loose")``, every kind checked; an alias
+    is read as its kind (``"standard"`` -> ``"rule-of-thumb"``).
 
     Raises:
         UnknownBotError: an empty list or an unknown kind (the message lists the known ones).
@@ -591,7 +605,7 @@ def parse_bot_kinds(text: str) -> tuple[str, ...]:
         raise UnknownBotError(f"no bot kind in {text!r} (known: {', '.join(BOT_KINDS)})")
     for kind in kinds:
         make_bot(kind)
-    return kinds
+    return tuple(bot_kind(kind) for kind in kinds)
 
 
 def play_table(n: int, kinds: tuple[str, ...] | None = None,
@@ -618,7 +632,7 @@ def play_table(n: int, kinds: tuple[str, ...] | None = None,
     for i in range(n):
         kind = kinds[i % len(kinds)]
         bot = make_bot(kind)
-        label = kind
+        label = bot_kind(kind)
         if isinstance(bot, EquilibriumBot) and not modelled:
             bot = RuleOfThumbBot()
             label = "equilibrium not modelled here: rule of thumb"

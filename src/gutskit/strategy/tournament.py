@@ -431,10 +431,10 @@ def run_tournament(kinds: Sequence[str], *, players: int | None = None, sessions
         TournamentError: bad settings, an unknown bot kind, or a cluster that cannot be
             reached or used.
     """
-    from gutskit.strategy.strategies import UnknownBotError
+    from gutskit.strategy.strategies import UnknownBotError, bot_kind
 
     rules = rules or Rules()
-    kinds = [k.strip() for k in kinds if k.strip()]
+    kinds = [bot_kind(k.strip()) for k in kinds if k.strip()]  # "standard": rule-of-thumb
     if not kinds:
         raise TournamentError("no bots given")
     try:

@@ -11,7 +11,8 @@ import * as companion from "./companion.js";
 // table view, only what changed in it ("patch"); version 4: no fairness "opening" pushed
 // (the table never shows it; fairness.json, the download, has them)
 const PROTOCOL = 5;
-// The bots a host may seat, by style and strength (protocol.BotStyle).
+// The bots a host may seat, by style and strength (protocol.BotStyle): "standard" is the
+// rule-of-thumb bot's wire value, shown as its i18n label bot.standard ("rule of thumb").
 const BOT_STYLES = ["equilibrium", "standard", "exploitative", "cautious", "loose"];
 const KEYS = { in: "i", out: "o", high: "h", low: "l", both: "b" };
 const REVEAL_MS = 1400; // the fists open, then the showdown hands turn over
