@@ -35,6 +35,16 @@ def _db_unless_history(ctx: Any, param: Any, value: str | None) -> str | None:
     return note_db_source(ctx, param, value)
 
 
+def _column(table: Any, header: str, *, wrap: bool | None = None) -> None:
+    """Add the column ``header`` to the rich ``table``: a name column (``player``, ``pair``)
+    is left-justified, the others right; only ``wrap`` columns (default: the name column)
+    are narrowed to fit the console, folding a long value over lines rather than cutting
+    it with "…"; the other columns keep their width (short numbers)."""
+    name = header in ("player", "pair")
+    table.add_column(header, justify="left" if name else "right", overflow="fold",
+                     no_wrap=not (name if wrap is None else wrap))
+
+
 def analyze(
     db: Annotated[str | None, typer.Option(
         "--db", metavar="PATH|URL", envvar="GUTSKIT_DB", show_envvar=True,
@@ -95,9 +105,9 @@ def analyze(
                             "sessions), as guts referee and the server's ledger show it; "
                             "net/round*: in the rounds only (pots won minus antes and "
                             "matches; not the pot and reserve shared at a session's end)")
-    for col in ("player", "rounds", "in-rate", "win rate", "net", "net/round*",
+    for col in ("player", "rounds", "in-rate", "win\nrate", "net", "net/round*",
                 "net/round* by position (0 = dealer)"):
-        players.add_column(col, justify="left" if col == "player" else "right")
+        _column(players, col, wrap=col.startswith(("player", "net/round* by")))
     for name, s in report.players.items():
         by_pos = " ".join(f"{p}:{v['net_per_round']:+.2f}"
                           for p, v in s["net_by_position"].items())
@@ -122,24 +132,25 @@ def analyze(
     out.print(f"Games whose pot grew fivefold within three rounds: {report.fivefold_games}")
     coll = Table(title=f"Collusion: does a player's call depend on the partner's cards? "
                        f"(flag: Holm-adjusted p < {report.alpha:g})",
-                 caption="z cards: the first player's calls against the second's cards / "
-                         "the reverse; '-' = hands not recorded, p from the calls "
-                         "(agreement test)")
-    for col in ("pair", "rounds", "both in", "expected", "z agree", "z cards", "p",
-                "p (Holm)", "flag"):
-        coll.add_column(col, justify="left" if col == "pair" else "right")
+                 caption="z cards: the first player's calls against the second's cards, "
+                         "then the reverse; '-' = hands not recorded, p from the calls "
+                         "(agreement test); COLLUSION? under a pair: flagged")
+    for col in ("pair", "rounds", "both\nin", "expected", "z\nagree", "z\ncards", "p",
+                "p\n(Holm)"):  # 80 columns hold them: the pair and z cards take two lines
+        _column(coll, col)
     for c in report.collusion:
-        signal = "/".join(f"{z:+.2f}" if n else "-"
-                          for z, n in zip(c["signal"]["z"], c["signal"]["rounds"],
-                                          strict=True))
-        coll.add_row(" & ".join(c["players"]), str(c["rounds"]), str(c["both_in"]),
+        signal = "\n".join(f"{z:+.2f}" if n else "-"
+                           for z, n in zip(c["signal"]["z"], c["signal"]["rounds"],
+                                           strict=True))
+        pair = " &\n".join(c["players"]) + ("\nCOLLUSION?" if c["flagged"] else "")
+        coll.add_row(pair, str(c["rounds"]), str(c["both_in"]),
                      f"{c['expected_both_in']:.1f}", f"{c['z']:+.2f}", signal,
-                     f"{c['p_value']:.2g}", f"{c['p_adjusted']:.2g}",
-                     "COLLUSION?" if c["flagged"] else "")
+                     f"{c['p_value']:.2g}", f"{c['p_adjusted']:.2g}")
     out.print(coll)
     bluff = Table(title="Bluff signals: hands shown at showdowns")
     for col in ("player", "shown", "below median", "below rule of thumb", "weakest shown"):
-        bluff.add_column(col, justify="left" if col in ("player", "weakest shown") else "right")
+        bluff.add_column(col, justify="left" if col in ("player", "weakest shown") else "right",
+                         overflow="fold")
     for name, b in report.bluffs.items():
         weakest = b["weakest"]
         bluff.add_row(name, str(b["shown"]), str(b["below_median"]),

@@ -5,12 +5,18 @@ rich pads a table's title or caption with (:class:`TrimmedLines`)."""
 
 from __future__ import annotations
 
+import re
 import sys
 from typing import Any, TextIO, cast
 
+from rich.cells import cell_len
 from rich.console import Console
+from rich.text import Text
 
-__all__ = ["TrimmedLines", "game_console"]
+__all__ = ["ESTIMATE", "TrimmedLines", "game_console", "print_estimates"]
+
+ESTIMATE = re.compile(r"[-+]?\d[\d.,]*%? ± [-+]?\d[\d.]*\S*|\S+")
+"""A word of :func:`print_estimates`: ``value ± error`` (``48.16% ± 0.16,``) is one."""
 
 
 class TrimmedLines:
@@ -42,3 +48,21 @@ def game_console() -> Console:
     if sys.stdout.isatty():
         return Console(highlight=False)
     return Console(highlight=False, file=cast(TextIO, TrimmedLines(sys.stdout)))
+
+
+def print_estimates(out: Console, markup: str) -> None:
+    """Print the rich ``markup`` on ``out`` wrapped to its width as rich wraps it (at
+    spaces), but never inside ``value ± error``: ``-0.184 ± 0.016`` stays on one line
+    (rich would break at any space, a non-breaking one too)."""
+    text = Text.from_markup(markup)
+    plain = text.plain
+    breaks: list[int] = []
+    start = 0  # where the current line starts
+    for word in ESTIMATE.finditer(plain):
+        if word.start() > start and cell_len(plain[start:word.end()]) > out.width:
+            breaks.append(word.start())
+            start = word.start()
+    lines = text.divide(breaks)
+    for line in lines:
+        line.rstrip()
+    out.print(Text("\n").join(lines), highlight=False, overflow="fold")

@@ -501,8 +501,9 @@ def verify(
         raise SystemExit(1) from None
     ok = [c for c in results if c.status == "ok"]
     dealt = [c for c in results if c.status != "pending"]
-    typer.echo(header or "session header: not committed (a room not started yet, or from "
-               "an older server)")
+    # Wrapped to the console's width as the summary of a history alone: it is ~120 long.
+    game_console().print(header or "session header: not committed (a room not started yet, "
+                         "or from an older server)", markup=False, highlight=False)
     for check in results:
         if check.status == "ok" and check.top_cards:
             extra = (f", {count(check.cards_checked, 'card')} of the history "

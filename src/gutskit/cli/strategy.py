@@ -149,11 +149,12 @@ def _percentile_strategy(percentile: float, rules: Rules) -> OpponentStrategy:
     return ThresholdStrategy(key=int(table.rank_keys[rank]), name=label)
 
 
-def _pct(x: float | None, se: float | None = None) -> str:
+def _pct(x: float | None, se: float | None = None, split: bool = False) -> str:
+    """``x`` as a percent, ``± se`` beside it (on the next line with ``split``)."""
     if x is None or x != x:
         return "-"
     text = f"{100 * x:.2f}%"
-    return text if se is None else f"{text} ± {100 * se:.2f}"
+    return text if se is None else f"{text}{chr(10) if split else ' '}± {100 * se:.2f}"
 
 
 def _chips(x: float, se: float | None) -> str:
@@ -194,7 +195,7 @@ def odds_command(
     """
     from rich.table import Table
 
-    from gutskit.cli.console import game_console
+    from gutskit.cli.console import game_console, print_estimates
     from gutskit.core.cards import parse_cards, pretty_cards
     from gutskit.strategy.odds import odds
 
@@ -209,23 +210,39 @@ def odds_command(
     out = game_console()
     out.print(f"{pretty_cards(cards)}  {result.description}   {players} players, opponents "
               f"play: {opp.name}   ({_how(result)})")
-    table = Table("opponents in", "probability", "win", "tie", "lose")
-    for row in data["opponents_in"]:
-        table.add_row(str(row["k"]), _pct(row["probability"], row["probability_se"]),
-                      _pct(row["win"], row["win_se"]), _pct(row["tie"], row["tie_se"]),
-                      _pct(row["lose"], row["lose_se"]))
+
+    def odds_table(header: str, split: bool) -> Table:
+        table = Table(header)
+        for key in ("probability", "win", "tie", "lose"):
+            table.add_column(key, no_wrap=True)  # a figure never wraps
+        for row in data["opponents_in"]:
+            table.add_row(str(row["k"]),
+                          *(_pct(row[key], row[f"{key}_se"], split)
+                            for key in ("probability", "win", "tie", "lose")))
+        return table
+
+    # "value ± error" on one line (the header over two lines at 80 columns); where the
+    # console is too narrow for that (60 columns), "± error" on the line under its value,
+    # whole: never "100.00% ±" / "0.00", never cut.
+    wide = out.options.update_width(1000)
+    for header, split in (("opponents in", False), ("opponents\nin", False),
+                          ("opponents\nin", True)):
+        table = odds_table(header, split)
+        if out.measure(table, options=wide).maximum <= out.width:
+            break
     out.print(table)
-    out.print(f"If you go in: win {_pct(result.win_total, data['win_se'])}, tie "
-              f"{_pct(result.tie_total, data['tie_se'])}, lose "
-              f"{_pct(result.lose_total, data['lose_se'])} "
-              f"(k = 0 counts as a win: uncontested).")
+    print_estimates(out, f"If you go in: win {_pct(result.win_total, data['win_se'])}, tie "
+                         f"{_pct(result.tie_total, data['tie_se'])}, lose "
+                         f"{_pct(result.lose_total, data['lose_se'])} "
+                         f"(k = 0 counts as a win: uncontested).")
     if pot is not None:
         if result.ev:
             se = result.ev_se or {}
-            out.print(f"Pot {pot}: in minus out = "
-                      f"{_chips(result.ev['recursive'], se.get('recursive'))} chips "
-                      f"(recursive game), {_chips(result.ev['one_round'], se.get('one_round'))}"
-                      f" (one round){'; exact' if result.exact else ''}.")
+            print_estimates(out, f"Pot {pot}: in minus out = "
+                            f"{_chips(result.ev['recursive'], se.get('recursive'))} chips "
+                            f"(recursive game), "
+                            f"{_chips(result.ev['one_round'], se.get('one_round'))}"
+                            f" (one round){'; exact' if result.exact else ''}.")
         else:
             out.print(f"Pot {pot}: {result.ev_note}.")
     out.print(f"Method: {result.method}.")
@@ -465,7 +482,7 @@ def advise(
     minus staying out, in chips, in the recursive game (matches come back as shares of later
     pots) and in the one-round game.
     """
-    from gutskit.cli.console import game_console
+    from gutskit.cli.console import game_console, print_estimates
     from gutskit.core.cards import parse_cards, pretty_cards
     from gutskit.core.evaluation import evaluate
     from gutskit.core.events import Declaration
@@ -523,18 +540,20 @@ def advise(
     out.print(f"{pretty_cards(cards)}  {value.description}   {players} players, pot {pot}"
               f"   ({_how(result)})")
     if gain is not None and gain_one is not None:
-        out.print(f"[bold]Advice: {verdict.upper()}[/]  (in minus out: "
-                  f"{_chips(gain, ses.get('recursive'))} chips over the game, your share of "
-                  f"the pots a match builds counted; "
-                  f"{_chips(gain_one, ses.get('one_round'))} counting this round only)")
+        print_estimates(out, f"[bold]Advice: {verdict.upper()}[/]  (in minus out: "
+                             f"{_chips(gain, ses.get('recursive'))} chips over the game, your "
+                             f"share of the pots a match builds counted; "
+                             f"{_chips(gain_one, ses.get('one_round'))} counting this round "
+                             "only)")
     else:
         out.print(f"[bold]Advice: {verdict.upper()}[/]  (what the equilibrium does; "
                   f"{result.ev_note})")
-    out.print(f"  against equilibrium opponents: win "
-              f"{_pct(result.win_total, se.get('win_total'))}, tie "
-              f"{_pct(result.tie_total, se.get('tie_total'))}, lose "
-              f"{_pct(result.lose_total, se.get('lose_total'))} if you go in; "
-              f"nobody else in {_pct(result.in_count[0], se['in_count'][0] if se else None)}")
+    print_estimates(out, f"  against equilibrium opponents: win "
+                         f"{_pct(result.win_total, se.get('win_total'))}, tie "
+                         f"{_pct(result.tie_total, se.get('tie_total'))}, lose "
+                         f"{_pct(result.lose_total, se.get('lose_total'))} if you go in; "
+                         "nobody else in "
+                         f"{_pct(result.in_count[0], se['in_count'][0] if se else None)}")
     eq_text = ("in" if eq_p >= 1.0 else "out" if eq_p <= 0.0
                else f"in {100 * eq_p:.0f}% of the time")
     if "per-hand" in source:

@@ -177,6 +177,7 @@ class ReplayedRound:
 
     Attributes:
         session: 1-based session of the file; number: round number in its session.
+        several: the file holds several sessions (the label then names the session).
         before: the state before the deal (what the deal order depends on).
         dealt: the dealt hands as recorded (``()``: dealt, not shown to this copy).
         result: the round's result (``None``: thrown in by a misdeal or the end).
@@ -192,12 +193,14 @@ class ReplayedRound:
     result: RoundResolved | None = None
     givers: dict[int, int] = field(default_factory=dict)
     shown_after: dict[int, Hand] = field(default_factory=dict)
+    several: bool = False
 
     @property
     def label(self) -> str:
-        """``"round 3"`` (``"session 2, round 3"`` in a file of several sessions)."""
-        return f"round {self.number}" if self.session == 1 else \
-            f"session {self.session}, round {self.number}"
+        """``"round 3"`` (``"session 1, round 3"``, ``"session 2, round 3"`` in a file of
+        several sessions)."""
+        return f"session {self.session}, round {self.number}" if self.several or \
+            self.session > 1 else f"round {self.number}"
 
 
 def _differences(recorded: object, produced: object) -> str:
@@ -232,6 +235,7 @@ class _Replay:
 
     def __init__(self, records: Sequence[Record]) -> None:
         self.records = list(records)
+        self.several = sum(isinstance(r, SessionStarted) for r in self.records) > 1
         self.rounds: list[ReplayedRound] = []
         self.sessions_over: list[bool] = []
         self.state: GameState | None = None
@@ -393,7 +397,8 @@ class _Replay:
         community = extra(dealt.community, result.community if result else None)
         number = state.round_number + 1
         self.dealt_at = index
-        self.current = ReplayedRound(len(self.sessions_over), number, state, dealt.hands)
+        self.current = ReplayedRound(len(self.sessions_over), number, state, dealt.hands,
+                                     several=self.several)
         self.rounds.append(self.current)
         new, produced = engine.deal(state, hands, ghost=ghost, community=community)
         recorded_antes = [self.antes] if self.antes is not None else []
