@@ -52,9 +52,9 @@ def test_ten_rounds_typed_through_a_pipe(tmp_path: Path) -> None:
     out = " ".join(result.output.split())  # long lines wrap at the console's width
     assert result.exit_code == 0, out
     # bad entries are quoted back with the reason, and asked again
-    assert "'Zed' is not a player at this table (Ana, Ben, Cleo)" in out
+    assert "'Zed' is not a player at this table (Ana, Ben, Cleo)." in out
     assert "Ben: hand 'Qh Qc' has 2 cards, expected 3. Type Ben's cards again." in out
-    assert "card Qh is given to both 'Ben' and 'Ana'. The showdown is entered again." in out
+    assert "Card Qh is given to both 'Ben' and 'Ana'. Type the showdown again." in out
     # the stacks of tests/test_companion.py, round by round
     for line in ("Stacks: Ana 16 · Ben 22 · Cleo 19",  # 1
                  "Stacks: Ana 16 · Ben 25 · Cleo 19",  # 2
@@ -67,7 +67,7 @@ def test_ten_rounds_typed_through_a_pipe(tmp_path: Path) -> None:
                  "Stacks: Ana 8 (out) · Ben 29 · Cleo 21"):  # 10
         assert line in out, line
     assert "Pot: 3 · next dealer: Ben" in out
-    assert "Round 8 is undone (undone by the host): every chip goes back; pot 2." in out
+    assert "Round 8 is undone (at the table): every chip goes back; pot 2." in out
     assert "Settle up: Ana pays Ben 10; Ana pays Cleo 2." in out
     # the history saved, as played
     events = open_store(db).events(1)
@@ -102,9 +102,9 @@ def test_hi_lo_winners_named_and_a_rule_refused(tmp_path: Path) -> None:
     out = " ".join(result.output.split())  # long lines wrap at the console's width
     assert result.exit_code == 0, out
     assert "'Ana=high Ben=lo'" not in out  # quoted per word:
-    assert "'Ben=lo': 'lo' is not high, low or both" in out
+    assert "'Ben=lo': 'lo' is not high, low or both." in out
     assert ("'Cleo' declared both: they win both ways or neither (a both player who does "
-            "not win or tie both ways loses both). The showdown is entered again.") in out
+            "not win or tie both ways loses both). Type the showdown again.") in out
     # antes 1 -> 29 each, pot 3: high 2 to Ana (31), low 1 to Ben (30); Cleo failed both
     # ways and matches both pots, 2 + 1 = 3 (26). Next pot 3.
     assert "Stacks: Ana 31 · Ben 30 · Cleo 26" in out
@@ -144,7 +144,7 @@ def test_a_misdeal_is_counted_among_the_rounds_dealt_and_a_rebuy_says_why_not(
                   str(tmp_path / "m.db"), input="\nmisdeal\nrebuy Ana 5\n\nBen\nend\n")
     assert result.exit_code == 0, result.output
     text = result.output
-    assert "the rules allow no rebuys (rebuys = false)" in text
+    assert "The rules allow no rebuys (rebuys = false)." in text  # as every warning reads
     assert "not an answer here" not in text
     assert "Stacks: Ana 19 · Ben 22 · Cleo 19" in text
     assert "Enter = deal round 3" in text

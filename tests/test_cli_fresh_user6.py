@@ -84,10 +84,10 @@ def test_the_companion_refuses_a_rebuy_above_the_bound(tmp_path: Path) -> None:
                   input=f"rebuy Ana {too_many}\nrebuy Ana {digits}\nrebuy Ana ²\nend\n")
     assert result.exit_code == 0, result.stderr
     out = result.stdout
-    assert "'1000001' chips: a rebuy must be at most 1000000\n" in out
+    assert "'1000001' chips: a rebuy must be at most 1000000.\n" in out  # a sentence
     # a number longer than int() reads is too many chips too (quoted cut, not a traceback)
     assert "chips: a rebuy must be at most 1000000" in out.split(too_many)[-1]
-    assert "'²' is not a number of chips\n" in out  # a digit to str.isdigit, not to int()
+    assert "'²' is not a number of chips.\n" in out  # a digit to str.isdigit, not to int()
     events = open_store(str(db)).events(1)
     assert not any(type(e).__name__ == "RebuyMade" for e in events)
     assert events[-1].__class__.__name__ == "SessionEnded"

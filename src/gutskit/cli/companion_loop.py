@@ -199,7 +199,12 @@ class _Session:
             return answer
 
     def warn(self, message: str) -> None:
-        self.console.print(f"[yellow]{escape(message)}[/]")
+        """Print what is wrong in one form: a sentence (capital first, full stop last),
+        then what to type, if anything (``Type X again.``)."""
+        text = message[:1].upper() + message[1:]
+        if text and text[-1] not in ".?!":
+            text += "."
+        self.console.print(f"[yellow]{escape(text)}[/]")
 
     def ask_in_round(self, prompt: str) -> str:
         """A line asked during a round: ``misdeal``, ``undo`` and ``end`` always work."""
@@ -271,7 +276,7 @@ class _Session:
         if problem is not None:
             self.warn(problem)
             return
-        self.apply(driver.undo_round(self.state))
+        self.apply(driver.undo_round(self.state, "undone at the table"))
         self.console.print("Stacks: " + " · ".join(
             f"{escape(n)} {s}" for n, s in zip(self.state.names, self.state.stacks,
                                                strict=True))
@@ -343,8 +348,9 @@ class _Session:
             named.add(seat)
             choice = words.get(value.lower()) if sep else Declaration.IN
             if choice is None or choice not in IN_DECLARATIONS:
-                raise ValueError(f"{_shown(word)!r}: {_shown(value)!r} is not high, low "
-                                 "or both")
+                raise ValueError(f"{_shown(word)!r}: {_shown(value)!r} is not " + (
+                    "high, low or both" if hi_lo else
+                    "a call here: type only the names of the players who are in"))
             calls[seat] = choice
         return calls
 
@@ -387,7 +393,7 @@ class _Session:
                     self.warn(f"{label}: {error}. Type the {label.lower()} again.")
         self.try_apply(lambda: driver.show_cards(state, hands, ghost=extras.get("ghost"),
                                                  community=extras.get("community")),
-                       again="The showdown is entered again.")
+                       again="Type the showdown again.")
 
     def named(self, answer: str) -> None:
         """``winner: NAME[, NAME]`` (``none``: nobody beat the ghost hand)."""
@@ -407,11 +413,11 @@ class _Session:
                 reply = self.ask_in_round("Who holds the worst hand (matches the pot)? ")
                 losers = parse_names(state, reply)
         except ValueError as error:
-            self.warn(f"{error}. The showdown is entered again.")
+            self.warn(f"{error}. Type the showdown again.")
             return
         self.try_apply(lambda: driver.name_winners(state, winners, low_winners=low,
                                                    losers=losers),
-                       again="The showdown is entered again.")
+                       again="Type the showdown again.")
 
     def misdeal(self) -> None:
         problem = driver.can_misdeal(self.state)

@@ -267,8 +267,10 @@ class Narrator:
         elif isinstance(event, CardsPassed):
             self._passed(event, after)
         elif isinstance(event, Misdealt):
-            out(f"Misdeal ({escape(event.reason)}): the cards are thrown in, the antes stay in "
-                "the pot and the same dealer deals again.")
+            # one form for every source: "misdeal called at the table" (guts companion),
+            # "misdeal called by the host" (a server room) -> "Misdeal (called ...)"
+            out(f"Misdeal ({escape(event.reason.removeprefix('misdeal '))}): the cards are "
+                "thrown in; the antes stay in the pot and the same dealer deals again.")
         elif isinstance(event, Rebought):
             chips = count(event.chips, "more chip", "more chips")
             out(f"{self.subject(after, event.seat, 'buys', 'buy')} {chips}.")
@@ -317,8 +319,10 @@ class Narrator:
                                                       for s in event.losers)
             out(text + ".")
         elif isinstance(event, RoundUndone):
-            out(f"[bold]Round {event.round} is undone[/] ({escape(event.reason)}): every chip "
-                f"goes back; pot {event.pot}.")
+            # "undone at the table" (guts companion), "undone by the host" (a server room)
+            out(f"[bold]Round {event.round} is undone[/] "
+                f"({escape(event.reason.removeprefix('undone '))}): every chip goes back; "
+                f"pot {event.pot}.")
         elif isinstance(event, RoundResolved):
             assert before is not None
             self._resolved(before, event, after)
