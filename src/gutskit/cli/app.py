@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from typing import Annotated, Any
 
 import typer
-from typer.core import TyperGroup, TyperOption
+from typer.core import TyperCommand, TyperGroup, TyperOption
 
 from gutskit.cli import (
     analysis,
@@ -115,6 +115,72 @@ def _value_shown(option: Any, ctx: Any) -> str | None:
 
 _TYPER_VALUE_SHOWN = TyperOption.display_type_rich
 TyperOption.display_type_rich = _value_shown  # type: ignore[method-assign,assignment]
+
+
+def _whole_option_names() -> None:
+    """Make typer's options tables (``--help``'s Options and Arguments panels) show every
+    option name whole: the name columns never wrap nor shrink (rich cuts a column that
+    cannot wrap with "…" when a table is too wide for the console, e.g. at 80 columns,
+    ``--max-connections-per…``); the type column wraps at its spaces and the description
+    column takes the rest, a word longer than it (a URL) folded onto the next line rather
+    than cut. typer builds these tables with ``rich.table.Table`` and adds rows without
+    columns; the commands table adds its own columns and is left alone. Done once, when
+    the first help is printed (typer imports its rich helpers only then)."""
+    from typer import rich_utils
+
+    if getattr(rich_utils.Table, "whole_option_names", False):  # type: ignore[attr-defined]
+        return
+    from rich.columns import Columns
+    from rich.measure import Measurement
+    from rich.table import Table
+
+    class Folded:
+        """An option's help (typer's ``Columns`` of the text, the env var, the default):
+        side by side as typer shows it when it fits, else one below the other, a word
+        longer than the column folded (a ``Columns`` cuts it with "…")."""
+
+        def __init__(self, items: list[Any]) -> None:
+            self.items = items
+
+        def __rich_console__(self, console: Any, options: Any) -> Any:
+            widths = [Measurement.get(console, options, item).maximum for item in self.items]
+            if len(widths) > 1 and sum(widths) + len(widths) - 1 <= options.max_width:
+                yield Columns(self.items)
+            else:
+                yield from self.items
+
+    class OptionsTable(Table):
+        whole_option_names = True
+
+        def add_row(self, *renderables: Any, **options: Any) -> None:
+            if renderables and isinstance(renderables[-1], Columns):
+                renderables = (*renderables[:-1], Folded(list(renderables[-1].renderables)))
+            if not self.columns:
+                last = len(renderables) - 1
+                for index in range(len(renderables)):
+                    if index == last:
+                        self.add_column(overflow="fold")
+                    else:  # the names (and the "*" of a required one); the type wraps
+                        self.add_column(no_wrap=index < last - 1)
+            super().add_row(*renderables, **options)
+
+    rich_utils.Table = OptionsTable  # type: ignore[attr-defined]
+
+
+def _help_with_whole_names(original: Any) -> Any:
+    """``format_help`` of a typer command or group, with :func:`_whole_option_names` first."""
+
+    def format_help(self: Any, ctx: Any, formatter: Any) -> Any:
+        _whole_option_names()
+        return original(self, ctx, formatter)
+
+    return format_help
+
+
+TyperCommand.format_help = _help_with_whole_names(  # type: ignore[method-assign]
+    TyperCommand.format_help)
+TyperGroup.format_help = _help_with_whole_names(  # type: ignore[method-assign]
+    TyperGroup.format_help)
 
 
 def build() -> typer.Typer:
