@@ -14,8 +14,12 @@ PG_VERSION=$(ls /usr/lib/postgresql | sort -V | tail -1)
 if ! pg_sudo pg_lsclusters -h | awk '{print $2}' | grep -qx main; then
   pg_sudo pg_createcluster "$PG_VERSION" main >/dev/null
 fi
-if ! pg_sudo pg_lsclusters -h | awk '$2 == "main" {print $4}' | grep -qx online; then
-  pg_sudo pg_ctlcluster "$PG_VERSION" main start
+pg_online() { pg_sudo pg_lsclusters -h | awk '$2 == "main" {print $4}' | grep -qx online; }
+if ! pg_online && ! pg_sudo pg_ctlcluster "$PG_VERSION" main start; then
+  # Another run on this machine may be starting the same cluster at the same moment (its
+  # postmaster holds the lock file): wait up to 30 s for it to come online.
+  for _ in $(seq 60); do pg_online && break; sleep 0.5; done
+  pg_online || { echo "PostgreSQL's cluster main did not start" >&2; exit 1; }
 fi
 pg_as_postgres psql -q -v ON_ERROR_STOP=1 <<'SQL'
 SELECT 'CREATE ROLE gutskit LOGIN PASSWORD ''gutskit'''
