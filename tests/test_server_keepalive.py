@@ -114,7 +114,8 @@ def _unread_host(db_url: str, loop: str, held_by: str, monkeypatch: pytest.Monke
     monkeypatch.setattr(server_app, "QUEUE_BYTES", 10**12)
     keepalive: dict[str, Any] = {"ws_ping_interval": 3600.0, "ws_ping_timeout": ping_timeout}
     with running_server(db_url, loop=loop, uvicorn_extra=keepalive) as server:
-        created = server.create_room(decision_seconds=0.1)
+        # (1000 chips each: the session goes on for as long as any test needs)
+        created = server.create_room(decision_seconds=0.1, buy_in=1000)
         room = server.manager.rooms[created["room_id"]]
         sock = _opened(server, room.room_id)
         try:
