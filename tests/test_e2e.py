@@ -207,7 +207,8 @@ def test_three_browsers_play_a_session(browser: Browser, shots: Path, tmp_path: 
         assert invite == f"{server.http}/r/{room_id}"
         ana.click("#add-bot")
         expect(ana.locator(".lobby-seat")).to_have_count(2)
-        ana.click("#kick-1")  # the confirmation is accepted
+        ana.click("#kick-1")
+        ana.click("#confirm-ok")  # the confirmation in the page
         expect(ana.locator(".lobby-seat")).to_have_count(1)
 
         # --- Ben (French) and Cleo (German, phone) join by the link. ----------------------
@@ -249,7 +250,7 @@ def test_three_browsers_play_a_session(browser: Browser, shots: Path, tmp_path: 
         expect(ana.locator("#my-declaration")).to_contain_text("You declared In")
         # Ana's fist is closed on the others' screens: declared, not what.
         expect(ben.locator(f"{seat(ben, 0)} .fist.closed")).to_have_text("a déclaré")
-        expect(cleo.locator(f"{seat(cleo, 0)} .fist.closed")).to_have_text("hat erklärt")
+        expect(cleo.locator(f"{seat(cleo, 0)} .fist.closed")).to_have_text("hat angesagt")
         ben.locator("body").press("i")  # the keyboard shortcut
         expect(cleo.locator("#waiting")).to_have_text("Warten auf 1 Spieler")
         expect(ana.locator(".fist.open")).to_have_count(0)
@@ -343,7 +344,8 @@ def test_three_browsers_play_a_session(browser: Browser, shots: Path, tmp_path: 
 
         # --- Round 4: the host ends the session; the ledger. ------------------------------
         wait_for_round(ana, 4)
-        ana.click("#end-session")  # the confirmation is accepted
+        ana.click("#end-session")
+        ana.click("#confirm-ok")  # the confirmation in the page
         for page in everyone:
             expect(page.locator("#banner .state.over")).to_be_visible(timeout=WAIT)
             expect_stacks(page, [21, 15, 24])

@@ -162,6 +162,7 @@ def test_three_phones_play_companion_rounds_with_real_cards(
         # chip back, Ana deals round 5 again.
         expect(ben.locator("#comp-undo")).to_have_count(0)  # the host's alone
         ana.click("#comp-undo")
+        ana.click("#confirm-ok")  # the confirmation in the page
         at_round(everyone, 4, "deal")
         for page in everyone:
             expect_stacks(page, [8, 17, 23])
@@ -184,6 +185,7 @@ def test_three_phones_play_companion_rounds_with_real_cards(
 
         # --- The end: the pot of 12 shared, 4 each. Who pays whom. ------------------------
         ana.click("#end-session")
+        ana.click("#confirm-ok")  # the confirmation in the page
         for page in everyone:
             expect_stacks(page, [24, 9, 27])
         expect(cleo.locator("#transfers")).to_contain_text("Ben", timeout=WAIT)

@@ -181,6 +181,7 @@ def test_a_card_conflict_is_told_on_every_phone_and_the_host_picker_resets(
         ana.locator("#center").screenshot(path=str(shots / "companion-ux-suits.png"))
         # the host undoes round 3: every chip back, and no seat keeps its "In" of round 3
         ana.click("#comp-undo")
+        ana.click("#confirm-ok")  # the confirmation in the page
         for page in everyone:
             expect_stacks(page, [21, 19, 18])
             expect(page.locator("#center .round")).to_have_text(re.compile("^(Round|Runde|Käsi) 2"))

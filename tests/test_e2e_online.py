@@ -160,8 +160,9 @@ def test_away_and_back_next_game_in_the_browser(browser: Browser, shots: Path,
         expect(cleo.locator("#my-hand [data-card]")).to_have_count(3)
         expect(cleo.locator('[data-away="2"]')).to_have_count(0)
         expect(cleo.locator("#sit-out")).to_be_visible()
-        # Leave the table for good (the confirmation is accepted): she watches.
+        # Leave the table for good (confirmed in the page): she watches.
         cleo.click("#leave-table")
+        cleo.click("#confirm-ok")
         expect(cleo.locator("#banner .state.info")).to_be_visible(timeout=WAIT)
         assert server.get(f"/api/rooms/{room_id}/ledger.json").json()["rows"][2]["name"] \
             == "Cleo"  # her chips stay in the ledger

@@ -80,6 +80,7 @@ def test_timer_session_end_disconnect_and_form(browser: Browser, tmp_path: Path)
 
         # The host ends the session: the pot of 2 is shared, 1 each.
         page.click("#end-session")
+        page.click("#confirm-ok")  # the confirmation in the page
         expect(page.locator("#share-out")).to_have_text("Share-out: Ana 1, Ben 1.",
                                                         timeout=WAIT)
         expect(page.locator("#pot")).to_have_text("0")

@@ -33,6 +33,7 @@ const S = {
   deadline: null,
   revealAt: 0,
   revealRound: null,
+  roundDealer: null, // {round, seat}: the dealer of the round being played (setTable)
   ledger: null,
   rulesMeta: null,
   hands: new Map(),
@@ -184,6 +185,35 @@ function toast(text, kind = "error") {
   box.className = `toast show ${kind}`;
   clearTimeout(toast.timer);
   toast.timer = setTimeout(() => { box.className = "toast"; }, 4500);
+}
+
+/** Ask before what cannot be undone (end the session, remove a seat, leave the table, a
+ * companion's misdeal or undo): a dialog in the page, in the app's style (the page's
+ * Content-Security-Policy allows no inline script or style). Escape or Cancel answers no.
+ * `text`: the question; `okLabel`: the confirming button's words. Resolves to true when
+ * confirmed; false at once while another question is open. */
+function ask(text, okLabel) {
+  let box = document.getElementById("confirm");
+  if (!box) {
+    box = document.createElement("dialog");
+    box.id = "confirm";
+    box.className = "confirm";
+    box.setAttribute("aria-labelledby", "confirm-text");
+    box.innerHTML = `<p id="confirm-text"></p><form method="dialog" class="confirm-buttons">
+      <button type="submit" value="no" id="confirm-cancel"></button>
+      <button type="submit" value="yes" id="confirm-ok" class="danger"></button></form>`;
+    document.body.append(box);
+  }
+  if (box.open) return Promise.resolve(false);
+  box.querySelector("#confirm-text").textContent = text;
+  box.querySelector("#confirm-cancel").textContent = t("cancel");
+  box.querySelector("#confirm-ok").textContent = okLabel;
+  box.returnValue = "";
+  return new Promise((resolve) => {
+    box.addEventListener("close", () => resolve(box.returnValue === "yes"), { once: true });
+    box.showModal();
+    box.querySelector("#confirm-cancel").focus(); // Enter does not end anything by mistake
+  });
 }
 
 function errorText(code, message) {
@@ -453,7 +483,7 @@ function startRoom(roomId) {
     },
   });
   S.conn.open();
-  companion.setup({ S, send, render: renderRoom, toast });
+  companion.setup({ S, send, render: renderRoom, toast, ask });
   getJson("/api/rules").then((meta) => { S.rulesMeta = meta; renderRoom(); }).catch(() => {});
   window.gutskit = { state: S, drop: () => S.conn.drop(), sounds: played, patch }; // for the end-to-end tests
 }
@@ -633,6 +663,9 @@ function setTable(table, keepClock = false) {
   }
   if (!table) return;
   if (previous && previous.round !== table.round) S.revealRound = null;
+  // The dealer of the round being played: the table's moves to the next dealer when the
+  // round is resolved; the badge stays with this one while its result is on the table.
+  if (table.phase !== "deal" && table.phase !== "over") S.roundDealer = { round: table.round, seat: table.dealer };
   if (S.room?.companion) companion.onTable(previous, table);
   const wanted = [];
   if (table.hand?.length) wanted.push(table.hand.join(" "));
@@ -746,6 +779,7 @@ function passCard(card) {
 
 function onKey(event) {
   if (!S.table || event.ctrlKey || event.metaKey || event.altKey) return;
+  if (document.getElementById("confirm")?.open) return; // a question is asked: no key plays
   const target = event.target;
   if (target && (target.tagName === "INPUT" || target.tagName === "SELECT" || target.tagName === "TEXTAREA")) return;
   const key = event.key.toLowerCase();
@@ -1074,6 +1108,10 @@ function seatsHtml() {
   const result = freshResult(table);
   const payouts = table.phase === "over" ? lastEvent("SessionEnded")?.payouts : null;
   const animate = performance.now() - S.revealAt < REVEAL_MS + 600;
+  // Between rounds, while the last round's result is shown, the button stays with that
+  // round's dealer (the table's is already the next one): it moves with the next deal.
+  const dealer = table.phase === "deal" && S.roundDealer?.round === table.round && resultOfThisRound()
+    ? S.roundDealer.seat : table.dealer;
   const out = [];
   for (let seat = 0; seat < n; seat += 1) {
     const info = room.seats[seat] || {};
@@ -1131,7 +1169,7 @@ function seatsHtml() {
     }
     if (payouts?.[seat] > 0) delta += `<span class="delta plus share">+${payouts[seat]} ${esc(t("share_short"))}</span>`;
     const badges = [
-      seat === table.dealer ? `<span class="dealer" title="${esc(t("dealer"))}" aria-label="${esc(t("dealer"))}">D</span>` : "",
+      seat === dealer ? `<span class="dealer" title="${esc(t("dealer"))}" aria-label="${esc(t("dealer"))}">D</span>` : "",
       info.host ? `<span class="tag">${esc(t("host"))}</span>` : "",
       info.bot ? `<span class="tag bot-style" data-bot-style="${esc(info.bot_style ?? "")}">${esc(info.bot_style ? t(`bot.${info.bot_style}`) : t("bot"))}</span>` : "",
       info.away ? `<span class="tag away" data-away="${seat}">${esc(info.back_next_game ? t("back_next_game") : t("away"))}</span>` : "",
@@ -1190,7 +1228,7 @@ function centerHtml() {
   if (table.ghost) parts.push(`<div class="extra" id="ghost" data-extra="ghost">${esc(t("ghost"))} ${handHtml(table.ghost, "small")}</div>`);
   if (result) {
     const fresh = table.phase === "deal" || table.phase === "over";
-    // the round the result is of, named: the dealer badge has already moved to the next dealer
+    // the round the result is of, named (the dealer badge moves with the next deal)
     const label = fresh && table.round && resultOfThisRound() ? t("result_of_round", { n: table.round })
       : fresh ? t("this_round") : t("last_round");
     parts.push(`<div class="result${fresh ? " fresh" : ""}" id="result"><span class="label">${esc(label)}</span>
@@ -1241,8 +1279,12 @@ function shareOut(payouts, names) {
 }
 
 /** " (timer)" after a seat the declaration timer counted out in `round`. */
+function timedOut(round, seat) {
+  return Boolean(S.timedOut[round]?.includes(seat));
+}
+
 function timerMark(round, seat) {
-  return S.timedOut[round]?.includes(seat) ? ` ${t("by_timer")}` : "";
+  return timedOut(round, seat) ? ` ${t("by_timer")}` : "";
 }
 
 /** The declarations revealed before the last RoundResolved (Hi-Lo: who played which side). */
@@ -1357,7 +1399,7 @@ function resultLines(r, names, decls = null) {
 
 function meHtml() {
   const table = S.table;
-  if (S.seat == null) return `<p class="hint">${esc(t("watching"))}</p>`;
+  if (S.seat == null) return ""; // a spectator: "You are watching." is in the banner
   const parts = [];
   const hand = table.hand;
   if (S.room.companion) parts.push(companion.meHtml()); // a real table deals
@@ -1549,8 +1591,12 @@ function logLine(e, names, round, decls = null) {
       const own = S.seat != null ? e.hands[S.seat] : null;
       return t("log_dealt", { n: round }) + (own ? ` ${t("log_your_cards", { cards: handText(own) })}` : "");
     }
-    case "DeclarationSealed": return t("log_sealed", { name: who(e.seat) });
-    case "Declared": return t("log_declared", { name: who(e.seat), d: t(`decl.${e.declaration}`) }) + timerMark(round, e.seat);
+    // A seat the timer counted out did not act: its line says so (the "timeout" message
+    // follows the change's events; the deadline and to_act are everyone's, so it is public).
+    case "DeclarationSealed":
+      return timedOut(round, e.seat) ? t("log_timed_out", { name: who(e.seat) }) : t("log_sealed", { name: who(e.seat) });
+    case "Declared":
+      return timedOut(round, e.seat) ? t("log_timed_out", { name: who(e.seat) }) : t("log_declared", { name: who(e.seat), d: t(`decl.${e.declaration}`) });
     case "DeclarationsRevealed":
       return t("log_revealed", { list: e.declarations.map((d, s) => (d ? `${who(s)} ${t(`decl.${d}`)}${timerMark(round, s)}` : null)).filter(Boolean).join(", ") });
     case "RoundResolved": {
@@ -1646,14 +1692,14 @@ function bindRoom() {
   on("sit-out", () => send({ type: "sit_out" }));
   on("show-hand", () => send({ type: "show_hand" }));
   on("come-back", () => send({ type: "come_back" }));
-  on("leave-table", () => { if (confirm(t("confirm_leave"))) send({ type: "leave" }); });
+  on("leave-table", async () => { if (await ask(t("confirm_leave"), t("leave_table"))) send({ type: "leave" }); });
   on("pause", () => send({ type: "pause" }));
   on("resume", () => send({ type: "resume" }));
-  on("end-session", () => { if (confirm(t("confirm_end"))) send({ type: "end_session" }); });
+  on("end-session", async () => { if (await ask(t("confirm_end"), t("end_session"))) send({ type: "end_session" }); });
   for (const el of document.querySelectorAll("[data-kick]")) {
-    el.onclick = () => {
+    el.onclick = async () => {
       const seat = Number(el.dataset.kick);
-      if (confirm(t("confirm_kick", { name: S.room.seats[seat]?.name ?? seat }))) send({ type: "kick", seat });
+      if (await ask(t("confirm_kick", { name: S.room.seats[seat]?.name ?? seat }), t("kick"))) send({ type: "kick", seat });
     };
   }
   for (const el of document.querySelectorAll("[data-declare]")) el.onclick = () => declare(el.dataset.declare);

@@ -11,7 +11,7 @@ import { t, tn } from "./i18n.js";
 const RANKS = ["A", "K", "Q", "J", "T", "9", "8", "7", "6", "5", "4", "3", "2"];
 const SUITS = [["s", "♠"], ["h", "♥"], ["d", "♦"], ["c", "♣"]];
 
-let ctx = null; // { S, send, render, toast }
+let ctx = null; // { S, send, render, toast, ask }
 // The card picker: what is being entered (a seat, "ghost" or "community"), the cards picked
 // so far and the rank waiting for its suit. Reset when the round changes.
 let pick = { round: null, conflicts: 0, target: null, cards: [], rank: null, chosen: false };
@@ -238,8 +238,14 @@ export function bind() {
   const S = ctx.S;
   on("comp-count-start", (event) => ctx.send({ type: "count", round: Number(event.currentTarget.dataset.round) }));
   on("comp-dealt", (event) => ctx.send({ type: "deal", round: Number(event.currentTarget.dataset.round) }));
-  on("comp-misdeal", () => { if (confirm(t("comp_confirm_misdeal"))) ctx.send({ type: "misdeal", round: S.table.round }); });
-  on("comp-undo", () => { if (confirm(t("comp_confirm_undo", { n: S.table.round }))) ctx.send({ type: "undo_round", round: S.table.round }); });
+  on("comp-misdeal", async () => { // the round asked about, not one dealt meanwhile
+    const round = S.table.round;
+    if (await ctx.ask(t("comp_confirm_misdeal"), t("comp_misdeal"))) ctx.send({ type: "misdeal", round });
+  });
+  on("comp-undo", async () => {
+    const round = S.table.round;
+    if (await ctx.ask(t("comp_confirm_undo", { n: round }), t("comp_undo", { n: round }))) ctx.send({ type: "undo_round", round });
+  });
   on("comp-send", sendCards);
   on("comp-clear", () => { pick = { ...pick, cards: [], rank: null }; ctx.render(); });
   on("comp-confirm-winners", () => {
