@@ -1110,7 +1110,8 @@ function seatsHtml() {
   const animate = performance.now() - S.revealAt < REVEAL_MS + 600;
   // Between rounds, while the last round's result is shown, the button stays with that
   // round's dealer (the table's is already the next one): it moves with the next deal.
-  const dealer = table.phase === "deal" && S.roundDealer?.round === table.round && resultOfThisRound()
+  // Not at a companion's real table: there the next dealer is asked to deal now.
+  const dealer = !room.companion && table.phase === "deal" && S.roundDealer?.round === table.round && resultOfThisRound()
     ? S.roundDealer.seat : table.dealer;
   const out = [];
   for (let seat = 0; seat < n; seat += 1) {
