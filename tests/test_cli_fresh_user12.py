@@ -40,3 +40,24 @@ def test_serve_help_folds_a_long_example_instead_of_cutting_it() -> None:
     lines = text.splitlines()
     at = lines.index("│" + " " * 59 + "postgresql+psycopg │")
     assert lines[at + 1] == "│" + " " * 59 + "://user:pw@host/db │"
+
+
+# --- 2. an unknown preset or house rule: one short line ------------------------------------
+
+def test_an_unknown_preset_or_rule_is_one_short_line_pointing_to_the_lists() -> None:
+    result = guts("play", "--preset", "nope", columns=80)
+    assert result.exit_code == 2
+    # was 317 characters: every preset
+    assert result.stderr == (
+        "error: unknown preset 'nope'; see 'guts rules --list'\n")
+    result = guts("play", "--rule", "foo=1", columns=80)
+    assert result.exit_code == 2
+    # was 343 characters: every house rule
+    assert result.stderr == (
+        "error: --rule foo=1: unknown house rule 'foo'; see 'guts rules'\n")
+    result = guts("sim", "--rule", "antes=1", columns=80)
+    assert result.stderr == ("error: --rule antes=1: unknown house rule 'antes' (did you mean "
+                             "'ante'?); see 'guts rules'\n")
+    # Both lists are where the line says.
+    assert "german-3card" in guts("rules", "--list").stdout
+    assert "pot_cap" in guts("rules").stdout

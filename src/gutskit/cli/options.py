@@ -81,6 +81,24 @@ def resolve_rules(preset_name: str | None = None, rules_file: Path | None = None
         RulesError: an unknown preset, an unreadable file, an unknown or invalid rule, an
             ante above ``buy_in`` or ``buy_in`` below ``min_buy_in``.
     """
+    from gutskit.core.rules import RulesError, preset_listing, rule_listing
+
+    if preset_name is not None and rules_file is not None:
+        raise UsageProblem("--preset and --rules cannot be used together; choose one")
+    try:
+        return _resolve_rules(preset_name, rules_file, assignments, buy_in)
+    except RulesError as error:
+        # The core lists every preset or house rule (300 characters): one short line
+        # points to the command that lists them instead.
+        message = str(error).replace(
+            preset_listing(), "; see 'guts rules --list'").replace(
+            rule_listing(), "; see 'guts rules'")
+        raise RulesError(message) from None
+
+
+def _resolve_rules(preset_name: str | None, rules_file: Path | None,
+                   assignments: Sequence[str] | None, buy_in: int | None) -> Rules:
+    """:func:`resolve_rules` once ``--preset`` and ``--rules`` are known not to clash."""
     from gutskit.core.rules import (
         Rules,
         RulesError,
@@ -91,8 +109,6 @@ def resolve_rules(preset_name: str | None = None, rules_file: Path | None = None
     )
     from gutskit.io.files import load_rules
 
-    if preset_name is not None and rules_file is not None:
-        raise UsageProblem("--preset and --rules cannot be used together; choose one")
     if preset_name is not None:
         rules = preset(preset_name)
     elif rules_file is not None:

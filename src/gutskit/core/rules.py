@@ -304,7 +304,7 @@ def _format_validation_error(error: ValidationError) -> str:
                                        difflib.get_close_matches(name, known, n=1))
                  for name in unknown]
         messages.append(f"unknown house rule{'s' if len(unknown) > 1 else ''} "
-                        f"{', '.join(hints)}; the house rules are {', '.join(known)}")
+                        f"{', '.join(hints)}{rule_listing()}")
     for item in error.errors():
         loc = ".".join(str(part) for part in item["loc"])
         value = item.get("input")
@@ -316,6 +316,19 @@ def _format_validation_error(error: ValidationError) -> str:
             messages.append(f"{loc}: {item['msg'].lower()} (got {_cut(json.dumps(value))})"
                             + _hint(loc, item["type"]))
     return "; ".join(messages)
+
+
+def rule_listing() -> str:
+    """What a message on an unknown house rule adds after the name(s): every house rule,
+    ``"; the house rules are ace_low_straight, all_out, ..."``. A front end that keeps
+    its lines short replaces exactly this text by a pointer to its own list."""
+    return f"; the house rules are {', '.join(sorted(Rules.model_fields))}"
+
+
+def preset_listing() -> str:
+    """What a message on an unknown preset adds after the name: every preset,
+    ``" (known: default, german-3card, ...)"`` (see :func:`rule_listing`)."""
+    return f" (known: {', '.join(PRESETS)})"
 
 
 def _hint(name: str, kind: str) -> str:
@@ -338,8 +351,7 @@ def preset(name: str) -> Rules:
     try:
         overrides = PRESETS[name][1]
     except KeyError:
-        raise RulesError(
-            f"unknown preset {name!r} (known: {', '.join(PRESETS)})") from None
+        raise RulesError(f"unknown preset {name!r}{preset_listing()}") from None
     return Rules(**overrides)
 
 
