@@ -61,3 +61,28 @@ def test_an_unknown_preset_or_rule_is_one_short_line_pointing_to_the_lists() -> 
     # Both lists are where the line says.
     assert "german-3card" in guts("rules", "--list").stdout
     assert "pot_cap" in guts("rules").stdout
+
+
+# --- 4. a database URL of an unknown scheme ------------------------------------------------
+
+def test_an_unknown_database_scheme_is_named_with_what_is_accepted() -> None:
+    expected = ("error: bad database URL 'notascheme://x': unknown scheme 'notascheme'; use "
+                "a file, sqlite:///FILE or postgresql+psycopg://...\n")
+    # was "Can't load plugin: sqlalchemy.dialects:notascheme"
+    for command in ("play", "history"):
+        result = guts(command, "--db", "notascheme://x", input="q\n", columns=80)
+        assert result.exit_code == 2
+        assert result.stderr == expected
+    result = guts("serve", "--db", "notascheme://x", "--port", "1", columns=80)
+    assert result.exit_code == 2
+    assert result.stderr == expected
+
+
+# --- 3. an empty --allowed-host ------------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["", "  "])
+def test_an_empty_allowed_host_is_refused_by_name(name: str) -> None:
+    result = guts("serve", "--allowed-host", name, "--port", "1", columns=80)
+    assert result.exit_code == 2
+    assert result.stderr == (f"error: --allowed-host {name!r}: the host name is empty "
+                             "(e.g. guts.example.org)\n")

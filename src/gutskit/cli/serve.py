@@ -147,6 +147,10 @@ def serve(
     proxies = _proxies(forwarded_allow_ips)
     base_url = _public_url(public_url) if public_url is not None else ""
     origins = tuple(_origin(text) for text in allow_origin or ())
+    for name in allowed_host or ():
+        if not name.strip():
+            raise UsageProblem(f"--allowed-host {name!r}: the host name is empty (e.g. "
+                               "guts.example.org)")
     hosts = allowed_hosts(host, base_url, allowed_host or ())
     listener = _listen(host, port)  # a busy port is one error line, before anything else
     try:

@@ -109,6 +109,19 @@ def is_url(location: str | Path) -> bool:
     return "://" in str(location)
 
 
+ACCEPTED_LOCATIONS = "a file, sqlite:///FILE or postgresql+psycopg://..."
+"""The database locations gutskit takes (README "Saving games", docs/deploy.md)."""
+
+
+def unknown_scheme(location: str | Path) -> str:
+    """The message for a URL whose scheme names no database SQLAlchemy knows
+    (``notascheme://x``; SQLAlchemy's words: "Can't load plugin:
+    sqlalchemy.dialects:notascheme"): the bad scheme, then what is taken."""
+    scheme = str(location).split("://", 1)[0]
+    return (f"bad database URL {shown(location)!r}: unknown scheme {scheme!r}; use "
+            f"{ACCEPTED_LOCATIONS}")
+
+
 def shown(location: str | Path) -> str:
     """``location`` as an error message may quote it: a URL with its password hidden
     (``postgresql+psycopg://u:***@host/db``), a path as it is."""

@@ -55,7 +55,7 @@ from sqlalchemy import (
     text,
 )
 from sqlalchemy.engine import Connection, Engine, make_url
-from sqlalchemy.exc import ArgumentError, SQLAlchemyError
+from sqlalchemy.exc import ArgumentError, NoSuchModuleError, SQLAlchemyError
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
 
 from gutskit.core.events import CardsDealt, Event, SessionEnded, SessionStarted
@@ -67,6 +67,7 @@ from gutskit.io.location import (
     default_db_path,
     shown,
     sqlite_url,
+    unknown_scheme,
 )
 
 __all__ = [
@@ -215,6 +216,8 @@ def open_store(url_or_path: str | Path | None = None, *, create: bool = True) ->
         if missing:
             with schema_lock(engine) as connection:
                 Base.metadata.create_all(connection)
+    except NoSuchModuleError:  # an unknown scheme (a subclass of ArgumentError)
+        raise StorageError(unknown_scheme(target)) from None
     except ArgumentError as error:
         raise StorageError(f"bad database URL {shown(target)!r}: {error}") from None
     except ImportError as error:  # a URL whose driver is not installed

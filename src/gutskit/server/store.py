@@ -63,13 +63,13 @@ from sqlalchemy import (
 )
 from sqlalchemy.dialects import sqlite
 from sqlalchemy.engine import Connection, Engine, make_url
-from sqlalchemy.exc import ArgumentError, DBAPIError, SQLAlchemyError
+from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, SQLAlchemyError
 from sqlalchemy.orm import Mapped, Session, mapped_column, sessionmaker
 from sqlalchemy.pool import PoolProxiedConnection
 
 from gutskit.core.events import Event, SessionEnded, SessionStarted
 from gutskit.core.history import event_from_dict, event_to_dict
-from gutskit.io.location import shown, sqlite_url
+from gutskit.io.location import shown, sqlite_url, unknown_scheme
 from gutskit.io.storage import (
     SQLITE_SCHEMA_WAIT_MS,
     Base,
@@ -310,6 +310,8 @@ def open_room_store(target: str | Path | None = None) -> RoomStore:
         if url.get_backend_name() == "sqlite":
             event.listen(engine, "connect", _sqlite_pragmas)
         upgrade(engine)
+    except NoSuchModuleError:  # an unknown scheme (a subclass of ArgumentError)
+        raise StorageError(unknown_scheme(location)) from None
     except ArgumentError as error:
         raise StorageError(f"bad database URL {shown(location)!r}: {error}") from None
     except (SQLAlchemyError, OSError) as error:
