@@ -86,3 +86,37 @@ def test_an_empty_allowed_host_is_refused_by_name(name: str) -> None:
     assert result.exit_code == 2
     assert result.stderr == (f"error: --allowed-host {name!r}: the host name is empty "
                              "(e.g. guts.example.org)\n")
+
+
+# --- 5. usage lines and the size of a typed hand -------------------------------------------
+
+@pytest.mark.parametrize(("command", "usage"), [
+    ("verify", "Usage: guts verify [OPTIONS] [FILE]"),  # was [[FILE]]
+    ("history", "Usage: guts history [OPTIONS] [SESSION_ID]"),
+    ("odds", "Usage: guts odds [OPTIONS] HAND"),  # was {HAND}
+    ("advise", "Usage: guts advise [OPTIONS] HAND"),
+    ("compare", "Usage: guts compare [OPTIONS] HAND HAND"),
+    ("referee", "Usage: guts referee [OPTIONS] FILE"),
+])
+def test_usage_lines_write_arguments_plainly(command: str, usage: str) -> None:
+    assert guts(command, "--help", columns=80).stdout.splitlines()[1].strip() == usage
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["odds", ""], "hand '' has 0 cards; Guts hands have 2 or 3"),  # was "expected 3"
+    (["odds", "7h 7d 2c 3c"], "hand '7h 7d 2c 3c' has 4 cards; Guts hands have 2 or 3"),
+    (["advise", "Ah"], "hand 'Ah' has 1 card; Guts hands have 2 or 3"),
+    (["compare", "Ah", "Kh Kd"], "hand 'Ah' has 1 card; Guts hands have 2 or 3; quote each "
+                                 'hand, e.g. guts compare "Ah Kh Qh" "As Ks Qs"'),
+    (["odds", "Zz 7d"], "unknown card 'Zz' (expected e.g. 'As', 'Td', '10d' or 'A♠')"),
+])
+def test_a_hand_of_another_size_gets_one_message(args: list[str], message: str) -> None:
+    result = guts(*args, columns=80)
+    assert result.exit_code == 2
+    assert result.stderr == f"error: {message}\n"
+
+
+def test_a_two_card_hand_is_still_read_as_two_card_guts() -> None:
+    result = guts("odds", "7h 7d", columns=80)
+    assert result.exit_code == 0
+    assert result.stdout.startswith("7♥ 7♦  Pair of sevens   2 players")

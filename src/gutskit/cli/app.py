@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from typing import Annotated, Any
 
 import typer
-from typer.core import TyperCommand, TyperGroup, TyperOption
+from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
 
 from gutskit.cli import (
     analysis,
@@ -115,6 +115,19 @@ def _value_shown(option: Any, ctx: Any) -> str | None:
 
 _TYPER_VALUE_SHOWN = TyperOption.display_type_rich
 TyperOption.display_type_rich = _value_shown  # type: ignore[method-assign,assignment]
+
+
+def _usage_name(argument: Any) -> str:
+    """An argument as the usage line shows it: ``HAND`` when it is required, ``[FILE]``
+    when it may be left out, ``...`` after one taking several (typer writes a required
+    one ``{HAND}``, which reads as a literal brace or a set)."""
+    name = str(argument.display_name_raw)
+    if not argument.required and not name.startswith("["):
+        name = f"[{name}]"
+    return name + ("..." if argument.nargs != 1 else "")
+
+
+TyperArgument._usage_display_name = _usage_name  # type: ignore[method-assign,assignment]
 
 
 def _whole_option_names() -> None:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from gutskit.cli.errors import UsageProblem, note_db_source
+from gutskit.cli.words import count
 from gutskit.core.limits import MAX_CHIPS, MAX_NAME, name_problem
 from gutskit.io.location import SQLITE_HEADER
 
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
 
 __all__ = ["MODEL_CHIPS", "MODEL_CHIPS_TEXT", "SEED_MIN", "ChipsOpt", "DbOpt", "JsonOpt",
            "PresetOpt", "RuleOpt", "RulesFileOpt", "SeedOpt", "TournamentSeedOpt", "check_name",
-           "check_output_path", "comma_list", "resolve_rules"]
+           "check_output_path", "comma_list", "resolve_rules", "typed_hand_size"]
 
 PresetOpt = Annotated[str | None, typer.Option(
     "--preset", "-p", metavar="NAME",
@@ -132,6 +133,24 @@ def _resolve_rules(preset_name: str | None, rules_file: Path | None,
     if buy_in is not None:
         check_buy_in(rules, buy_in)
     return rules
+
+
+def typed_hand_size(typed: str, hint: str = "") -> int:
+    """The number of cards of a hand as typed (``guts compare``, ``odds``, ``advise``, when
+    no option sets it): 2 or 3, the sizes of a Guts hand. Call it once the cards parse,
+    so that an unknown card is named first.
+
+    Raises:
+        CardError: another number of cards, in one message for every command
+            (``hand '7h 7d 2c 3c' has 4 cards; Guts hands have 2 or 3``), ``hint`` after.
+    """
+    size = len(typed.replace(",", " ").split())
+    if size not in (2, 3):
+        from gutskit.core.cards import CardError
+
+        raise CardError(f"hand {typed!r} has {count(size, 'card')}; Guts hands have 2 or "
+                        f"3{hint}")
+    return size
 
 
 def check_output_path(path: Path | None, what: str,

@@ -215,7 +215,7 @@ LEFT_COLUMNS = ("Started (UTC)", "Source", "Players", "Status")
 
 def history(
     session_id: Annotated[int | None, typer.Argument(
-        metavar="[SESSION_ID]", min=1,
+        metavar="SESSION_ID", min=1,
         help="Show this session's hand history (its number: 1 or more).")] = None,
     db: DbOpt = None,
     as_json: JsonOpt = False,

@@ -382,7 +382,7 @@ def _listen(host: str, port: int) -> socket.socket:
 
 def verify(
     file: Annotated[Path | None, typer.Argument(
-        metavar="[FILE]",
+        metavar="FILE",
         help="A room's /api/rooms/ROOM_ID/fairness.json, or any hand history gutskit "
              "writes.")] = None,
     history: Annotated[Path | None, typer.Option(

@@ -25,6 +25,7 @@ from gutskit.cli.options import (
     JsonOpt,
     check_output_path,
     resolve_rules,
+    typed_hand_size,
 )
 
 if TYPE_CHECKING:
@@ -59,7 +60,10 @@ def _rules(preset_name: str | None, rule: list[str] | None, hand_text: str | Non
     overridden = any(a.partition("=")[0].strip() == "cards_per_hand" for a in rule or [])
     size = cards
     if size is None and hand_text is not None and not overridden and preset_name is None:
-        size = len(hand_text.replace(",", " ").split())
+        from gutskit.core.cards import parse_cards
+
+        parse_cards(hand_text)  # an unknown card is named first
+        size = typed_hand_size(hand_text)
     if cards is not None and overridden and cards != rules.cards_per_hand:
         from gutskit.core.rules import RulesError
 

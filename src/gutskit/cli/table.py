@@ -12,7 +12,14 @@ from typing import Annotated, Any
 import typer
 
 from gutskit.cli.errors import UsageProblem
-from gutskit.cli.options import JsonOpt, PresetOpt, RuleOpt, RulesFileOpt, resolve_rules
+from gutskit.cli.options import (
+    JsonOpt,
+    PresetOpt,
+    RuleOpt,
+    RulesFileOpt,
+    resolve_rules,
+    typed_hand_size,
+)
 from gutskit.cli.words import count, verb
 
 __all__ = ["compare", "referee", "register", "rules_command"]
@@ -47,12 +54,9 @@ def compare(
     size = cards
     overridden = any(a.partition("=")[0].strip() == "cards_per_hand" for a in rule or [])
     if size is None and not overridden and preset_name is None:
-        size = len(first.replace(",", " ").split())
-        if size not in (2, 3):
-            hint = ('; quote each hand, e.g. guts compare "Ah Kh Qh" "As Ks Qs"'
-                    if size == 1 else "")
-            raise CardError(f"hand {first!r} has {count(size, 'card')}; Guts hands have 2 "
-                            f"or 3{hint}")
+        single = len(first.replace(",", " ").split()) == 1
+        size = typed_hand_size(first, '; quote each hand, e.g. guts compare "Ah Kh Qh" '
+                                      '"As Ks Qs"' if single else "")
     if size is not None:
         rules = rules.replace(cards_per_hand=size)
     k = rules.cards_per_hand
