@@ -4,6 +4,7 @@ cut in ``--help``, ... Every message is asserted word for word."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 import typer
@@ -120,3 +121,26 @@ def test_a_two_card_hand_is_still_read_as_two_card_guts() -> None:
     result = guts("odds", "7h 7d", columns=80)
     assert result.exit_code == 0
     assert result.stdout.startswith("7♥ 7♦  Pair of sevens   2 players")
+
+
+# --- 6. terminal play: every seat out of chips is marked (out), said once --------------------
+
+def test_every_seat_out_of_chips_is_marked_out_and_said_once(tmp_path: Path) -> None:
+    result = guts("play", "--players", "5", "--seed", "1", "--chips", "2", "--rule",
+                  "rebuys=true", "--db", str(tmp_path / "g.db"),
+                  input="i\ni\ny\ni\ni\nq\n", columns=80)
+    assert result.exit_code == 0, result.stderr
+    lines = result.stdout.splitlines()
+    # Round 2 (worked out from the seeded deal): Ava cannot match and is eliminated; You,
+    # Bruno and Dara lose their last chips (was: "Bruno 0 · Dara 0", never marked).
+    at = lines.index("Ava is eliminated for the rest of the session (keeping 0 chips).")
+    assert lines[at + 1:at + 5] == [
+        "You have no chips left: not dealt in (out).",
+        "Bruno has no chips left: not dealt in (out).",
+        "Dara has no chips left: not dealt in (out).",
+        "Stacks: You 0 (out) · Ava 0 (out) · Bruno 0 (out) · Chen 5 · Dara 0 (out)",
+    ]
+    # After your rebuy the others stay marked, and nobody is said to be out again.
+    assert "Stacks: You 7 · Ava 0 (out) · Bruno 0 (out) · Chen 5 · Dara 0 (out)" in lines
+    assert "Stacks: You 8 · Ava 0 (out) · Bruno 0 (out) · Chen 4 · Dara 0 (out)" in lines
+    assert sum("no chips left" in line for line in lines) == 3

@@ -112,7 +112,7 @@ def test_a_session_the_rules_end_says_so_once(tmp_path: Path) -> None:
                   columns=80)
     assert result.exit_code == 0, result.stderr
     text = " ".join(result.stdout.split())
-    assert ("Next pot: 2. Stacks: You 0 · Ava 4 The session ends: fewer than two players "
+    assert ("Next pot: 2. Stacks: You 0 (out) · Ava 4 The session ends: fewer than two players "
             "left with chips. " + "─" * 33 + " Session over " + "─" * 33 + " What was left "
             "in the pot and reserve is shared: You +1, Ava +1.") in text
     assert text.count("fewer than two players") == 1

@@ -225,6 +225,7 @@ class Narrator:
         self.console = console
         self.me = me
         self._last: Event | None = None
+        self._told_no_chips: set[int] = set()  # seats said to be out of chips (once each)
 
     def name(self, state: GameState, seat: int) -> str:
         """A seat's display name (markup-escaped)."""
@@ -480,6 +481,13 @@ class Narrator:
         for seat in event.eliminated:
             out(f"[red]{self.subject(after, seat, 'is', 'are')} eliminated[/] for the rest "
                 f"of the session (keeping {count(after.stacks[seat], 'chip')}).")
+        for seat in range(after.n_seats):
+            if not _out_of_chips(after, seat) or event.session_over:
+                self._told_no_chips.discard(seat)  # a rebuy: said again if broke again
+            elif seat not in self._told_no_chips:
+                self._told_no_chips.add(seat)
+                out(f"{self.subject(after, seat, 'has', 'have')} no chips left: not dealt "
+                    "in (out).")
         if event.outcome is not Outcome.VOID and event.pot_after == 0 and not event.session_over:
             out("The pot is empty: the next round starts a new game.")
         self._stacks(after)
@@ -508,10 +516,17 @@ class Narrator:
         parts = []
         for seat, stack in enumerate(state.stacks):
             text = f"{self.name(state, seat)} {stack}"
-            if state.eliminated[seat]:
+            if state.eliminated[seat] or _out_of_chips(state, seat):
                 text += " (out)"
             parts.append(text)
         self.console.print("Stacks: " + " · ".join(parts))
+
+
+def _out_of_chips(state: GameState, seat: int) -> bool:
+    """Whether ``seat`` is not dealt in for want of chips: not in play (the core's
+    ``in_play``), yet neither eliminated nor away."""
+    return not (state.in_play(seat) or state.eliminated[seat]
+                or (state.away and state.away[seat]))
 
 
 def show_ledger(console: Console, state: GameState) -> None:
