@@ -144,3 +144,12 @@ def test_every_seat_out_of_chips_is_marked_out_and_said_once(tmp_path: Path) -> 
     assert "Stacks: You 7 · Ava 0 (out) · Bruno 0 (out) · Chen 5 · Dara 0 (out)" in lines
     assert "Stacks: You 8 · Ava 0 (out) · Bruno 0 (out) · Chen 4 · Dara 0 (out)" in lines
     assert sum("no chips left" in line for line in lines) == 3
+
+
+# --- 7. the bots' rebuy policy is stated ---------------------------------------------------
+
+def test_play_help_says_the_bots_never_rebuy() -> None:
+    text = " ".join(guts("play", "--help", columns=80).stdout.split())
+    assert ("The bots never rebuy (rebuys=true allows a rebuy, it obliges no one): a bot out "
+            "of chips is out for the session, which ends when fewer than two players have "
+            "chips.") in text

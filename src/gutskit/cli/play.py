@@ -134,7 +134,9 @@ def play(
     With rebuys allowed (--rule rebuys=true, or --preset buy-in-limits), a stack below the
     minimum buy-in (below the ante when there is none) is asked **Rebuy C chips? [y/n/q]**
     between rounds (C: --chips, or the minimum buy-in if larger): **y** buys them, **n**
-    plays on with your stack (at 0 it ends the session), **q** quits.
+    plays on with your stack (at 0 it ends the session), **q** quits. The bots never
+    rebuy (rebuys=true allows a rebuy, it obliges no one): a bot out of chips is out for
+    the session, which ends when fewer than two players have chips.
 
     At the end (or on quit, Ctrl-C or the end of the input) the ledger is
     printed. Every session is saved to the database (see 'guts history').
