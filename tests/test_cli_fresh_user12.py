@@ -144,6 +144,16 @@ def test_every_seat_out_of_chips_is_marked_out_and_said_once(tmp_path: Path) -> 
     assert "Stacks: You 7 · Ava 0 (out) · Bruno 0 (out) · Chen 5 · Dara 0 (out)" in lines
     assert "Stacks: You 8 · Ava 0 (out) · Bruno 0 (out) · Chen 4 · Dara 0 (out)" in lines
     assert sum("no chips left" in line for line in lines) == 3
+    # A stack that cannot cover the match is told a loss puts it out (shortfall eliminate:
+    # the core's match_quotes); your rebought 2 chips against a pot of 5, then 6 against 2.
+    prompts = [line for line in lines if line.startswith("Pot ")]
+    assert prompts == [
+        "Pot 5 · if you go in and lose you match 5 · your stack 1 (losing puts you out)",
+        "Pot 5 · if you go in and lose you match 5 · your stack 5",
+        "Pot 5 · if you go in and lose you match 5 · your stack 2 (losing puts you out)",
+        "Pot 2 · if you go in and lose you match 2 · your stack 6",
+        "Pot 2 · if you go in and lose you match 2 · your stack 7",
+    ]
 
 
 # --- 7. the bots' rebuy policy is stated ---------------------------------------------------

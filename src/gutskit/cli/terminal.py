@@ -674,8 +674,12 @@ def ask_declaration(console: Console, read: Callable[[str], str], state: GameSta
             declaration).
     """
     owed = settlement.match_amount(state.pot, state.rules)
+    # The core says whether a loss would put you out (shortfall = eliminate, a short stack:
+    # after a rebuy, say); the prompt says it only then.
+    out = any(quote.eliminated for quote in driver.match_quotes(state, seat))
     console.print(f"Pot {state.pot} · if you go in and lose you match {owed} · "
-                  f"your stack {state.stacks[seat]}")
+                  f"your stack {state.stacks[seat]}"
+                  + (" (losing puts you out)" if out else ""))
     table = answers(state.rules)
     while True:
         typed = read(_question(state.rules)).strip()
