@@ -1,5 +1,8 @@
 """What a fresh user found in session 12 (cli12) in the terminal, at 80 columns: option names
-cut in ``--help``, ... Every message is asserted word for word."""
+cut in ``--help``; 300-character errors for an unknown preset or rule; an empty
+``--allowed-host`` accepted; SQLAlchemy's words for an unknown database scheme; ``{HAND}``
+and ``[[FILE]]`` in usage lines and "expected 3" for a hand of 4 cards; broke seats not
+marked out; the bots' rebuy policy unstated. Every message is asserted word for word."""
 
 from __future__ import annotations
 
