@@ -22,12 +22,18 @@ from gutskit.server.rooms import ServerConfig
 
 __all__ = ["local_redis", "redis_problem", "run_cluster"]
 
+SOCKET_PATH_LIMIT = 100
+"""Bytes a Unix socket's path may have here (the kernel's limit is 107 on Linux, 103 on
+macOS): :func:`local_redis` puts a socket whose path in the folder given would be longer in
+a short folder of ``/tmp`` (a long ``TMPDIR`` made ``redis-server`` fail to start)."""
+
 
 @contextlib.contextmanager
 def local_redis(folder: Path) -> Iterator[str]:
     """A private ``redis-server`` (from ``PATH``, e.g. Debian's ``redis-server``) on a
-    Unix socket in ``folder``, no persistence, stopped on exit and killed with this process
-    (:func:`gutskit.server.cluster.die_with_parent`); yields its URL.
+    Unix socket in ``folder`` (in a short folder of ``/tmp``, removed after, if that path
+    would pass :data:`SOCKET_PATH_LIMIT`), no persistence, stopped on exit and killed with
+    this process (:func:`gutskit.server.cluster.die_with_parent`); yields its URL.
 
     Raises:
         UsageProblem: ``redis-server`` is not installed, or did not start in 10 s.
@@ -39,6 +45,11 @@ def local_redis(folder: Path) -> Iterator[str]:
     from gutskit.server.cluster import die_with_parent
 
     path = folder / "redis.sock"
+    short: Path | None = None
+    if len(os.fsencode(path)) > SOCKET_PATH_LIMIT:  # a long TMPDIR: a short folder in /tmp
+        short = Path(tempfile.mkdtemp(prefix="gk-", dir="/tmp" if os.path.isdir("/tmp")
+                                      else None))
+        path = short / "redis.sock"
     # Its own session: Ctrl-C at the terminal (SIGINT to the whole process group) does not
     # stop it before the workers have released their leases (they warned "could not renew
     # its leases"); this process stops it once they have ended. And it ends with this
@@ -60,6 +71,8 @@ def local_redis(folder: Path) -> Iterator[str]:
         process.terminate()
         with contextlib.suppress(subprocess.TimeoutExpired):
             process.wait(10)
+        if short is not None:
+            shutil.rmtree(short, ignore_errors=True)
 
 
 def redis_problem(url: str) -> str | None:
