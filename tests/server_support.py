@@ -301,3 +301,51 @@ def read_until_closed(sock: socket.socket) -> bytes:
     except ConnectionResetError:
         pass
     return received
+
+
+def raw_websocket(server: Server, room_id: str) -> socket.socket:
+    """A WebSocket to ``room_id`` opened by hand (a client library would read, and answer
+    pings, by itself) on a socket with a 2 KiB receive buffer: the handshake done, nothing
+    said yet. For tests of clients that stop reading."""
+    sock = socket.socket()
+    sock.settimeout(WAIT)  # (a bound, not a clock)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 2048)  # (before the connect)
+    sock.connect(("127.0.0.1", server.port))
+    sock.sendall(f"GET /ws/{room_id} HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\n"
+                 "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\n"
+                 "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n".encode())
+    answer = b""
+    while b"\r\n\r\n" not in answer:
+        byte = sock.recv(1)
+        assert byte, f"closed before the handshake's answer ended: {answer!r}"
+        answer += byte
+    assert answer.startswith(b"HTTP/1.1 101"), answer
+    return sock
+
+
+class FrameSocket:
+    """An in-memory WebSocket for a :class:`gutskit.server.app.WsClient` whose frames are
+    kept, decoded (``frames``: one list of messages per frame)."""
+
+    def __init__(self) -> None:
+        self.scope: dict[str, Any] = {}  # no transport kept (app.transport_of)
+        self.frames: list[Any] = []
+
+    async def send_text(self, text: str) -> None:
+        self.frames.append(json.loads(text))
+
+    async def close(self, code: int = 1000, reason: str = "") -> None:
+        return None
+
+
+def held_table(frames: list[Any]) -> dict[str, Any]:
+    """The table a client applying ``frames`` (lists of messages) in order holds
+    (welcome/state whole, patch merged), without ``time_left`` (it counts down)."""
+    held: dict[str, Any] = {}
+    for message in (m for f in frames for m in f):
+        if message["type"] in ("welcome", "state") and message["table"]:
+            held = dict(message["table"])
+        elif message["type"] == "patch":
+            held.update(message["table"])
+    held.pop("time_left", None)
+    return held

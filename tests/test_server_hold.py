@@ -7,32 +7,19 @@ and fired by hand (``loop.call_at`` replaced), the loop's turns driven by ``slee
 from __future__ import annotations
 
 import asyncio
-import json
 import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from server_support import FrameSocket as _Socket
+from server_support import held_table
 
 from gutskit.server import app
 from gutskit.server.protocol import CreateRoom, Declare, Hello, Join, Start
 from gutskit.server.rooms import RoomManager, ServerConfig
 from gutskit.server.store import open_room_store
-
-
-class _Socket:
-    """A WebSocket whose frames are kept, decoded."""
-
-    def __init__(self) -> None:
-        self.scope: dict[str, Any] = {}  # no transport kept (app.transport_of)
-        self.frames: list[Any] = []
-
-    async def send_text(self, text: str) -> None:
-        self.frames.append(json.loads(text))
-
-    async def close(self, code: int = 1000, reason: str = "") -> None:
-        return None
 
 
 class _Timers:
@@ -246,17 +233,7 @@ def test_a_room_holds_the_notices_and_patches_once(tmp_path: Path) -> None:
                 assert [m["seq"] for m in events5] == list(range(
                     events5[0]["seq"], events5[0]["seq"] + len(events5)))
 
-                def table(frames: list[Any]) -> dict[str, Any]:
-                    held: dict[str, Any] = {}
-                    for message in (m for f in frames for m in f):
-                        if message["type"] in ("welcome", "state") and message["table"]:
-                            held = dict(message["table"])
-                        elif message["type"] == "patch":
-                            held.update(message["table"])
-                    held.pop("time_left", None)
-                    return held
-
-                assert table(five_socket.frames) == table(four_socket.frames)
+                assert held_table(five_socket.frames) == held_table(four_socket.frames)
                 assert timers.set  # the holds' timers (none fired)
             manager.close()
         finally:

@@ -19,10 +19,11 @@ from __future__ import annotations
 import asyncio
 import uuid
 from pathlib import Path
-from typing import Any
 
 import pytest
-from test_server_hold import _client, _Socket, _Timers
+from server_support import FrameSocket as _Socket
+from server_support import held_table
+from test_server_hold import _client, _Timers
 
 from gutskit.server.protocol import CreateRoom, Declare, Hello, Join, Kick, Leave, Start
 from gutskit.server.rooms import RoomManager, ServerConfig
@@ -67,21 +68,8 @@ def test_a_join_in_the_lobby_is_answered_in_the_same_turn(tmp_path: Path) -> Non
     asyncio.run(main())
 
 
-def _table(frames: list[Any]) -> dict[str, Any]:
-    """The table a client applying ``frames`` in order holds (welcome/state whole, patch
-    merged), without ``time_left`` (it counts down)."""
-    held: dict[str, Any] = {}
-    for message in (m for f in frames for m in f):
-        if message["type"] in ("welcome", "state") and message["table"]:
-            held = dict(message["table"])
-        elif message["type"] == "patch":
-            held.update(message["table"])
-    held.pop("time_left", None)
-    return held
-
-
 @pytest.mark.parametrize("how", ["kick", "leave"])
-def test_a_seat_that_watches_while_a_notice_is_held_ends_with_the_spectators_table(
+def test_a_seat_that_watches_while_a_notice_is_held_ends_with_the_spectatorsheld_table(
         tmp_path: Path, how: str) -> None:
     """Protocol 5: seat 2 holds another seat's sealed declaration (a notice, its table
     change deferred) when it leaves the table or the host kicks it: its connection now
@@ -131,8 +119,8 @@ def test_a_seat_that_watches_while_a_notice_is_held_ends_with_the_spectators_tab
                 assert spectator is not None
                 truth = spectator.model_dump(mode="json")
                 truth.pop("time_left", None)
-                assert _table(sockets[2].frames) == truth
-                assert _table(four_socket.frames) == truth
+                assert held_table(sockets[2].frames) == truth
+                assert held_table(four_socket.frames) == truth
                 # P1 declared, P2's declaration made for it as it left (sealed), Ana to act;
                 # antes 1 from 40 each
                 assert (truth["seat"], truth["declared"], truth["to_act"], truth["stacks"],

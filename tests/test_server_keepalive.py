@@ -19,7 +19,14 @@ from pathlib import Path
 from typing import Any, TypeVar, cast
 
 import pytest
-from server_support import DB_KINDS, WAIT, Server, make_db_url, running_server
+from server_support import (
+    DB_KINDS,
+    WAIT,
+    Server,
+    make_db_url,
+    raw_websocket,
+    running_server,
+)
 
 from gutskit.server import app as server_app
 from gutskit.server.app import WsClient
@@ -41,25 +48,6 @@ def _client_frame(text: str) -> bytes:
     mask = b"\x01\x02\x03\x04"
     return bytes([0x81, 0x80 | len(data)]) + mask + bytes(
         byte ^ mask[i % 4] for i, byte in enumerate(data))
-
-
-def _opened(server: Server, room_id: str) -> socket.socket:
-    """A WebSocket opened by hand (a client library would read, and answer pings, by
-    itself) on a socket with a 2 KiB receive buffer."""
-    sock = socket.socket()
-    sock.settimeout(WAIT)  # (a bound, not a clock)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 2048)  # (before the connect)
-    sock.connect(("127.0.0.1", server.port))
-    sock.sendall(f"GET /ws/{room_id} HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\n"
-                 "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\n"
-                 "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n".encode())
-    answer = b""
-    while b"\r\n\r\n" not in answer:
-        byte = sock.recv(1)
-        assert byte, f"closed before the handshake's answer ended: {answer!r}"
-        answer += byte
-    assert answer.startswith(b"HTTP/1.1 101"), answer
-    return sock
 
 
 def _on_loop(loop: asyncio.AbstractEventLoop, call: Callable[[], _T]) -> _T:
@@ -117,7 +105,7 @@ def _unread_host(db_url: str, loop: str, held_by: str, monkeypatch: pytest.Monke
         # (1000 chips each: the session goes on for as long as any test needs)
         created = server.create_room(decision_seconds=0.1, buy_in=1000)
         room = server.manager.rooms[created["room_id"]]
-        sock = _opened(server, room.room_id)
+        sock = raw_websocket(server, room.room_id)
         try:
             sock.sendall(_client_frame(json.dumps(
                 {"type": "hello", "protocol": 1, "token": created["token"]})))

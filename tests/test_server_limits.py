@@ -22,7 +22,15 @@ from typing import Any, cast
 import httpx
 import limits
 import pytest
-from server_support import DB_KINDS, Player, Server, make_db_url, running_server, seat_three
+from server_support import (
+    DB_KINDS,
+    Player,
+    Server,
+    make_db_url,
+    raw_websocket,
+    running_server,
+    seat_three,
+)
 from sqlalchemy import create_engine, text
 from typer.testing import CliRunner
 from websockets.exceptions import ConnectionClosed, InvalidStatus
@@ -381,21 +389,9 @@ def test_seat_tokens_do_not_lift_the_address_limit(db_url: str,
 
 
 def _raw_websocket(server: Server, room_id: str) -> socket.socket:
-    """A WebSocket opened by hand on a socket with a 2 KiB receive buffer, hello said (a
-    client library would read by itself)."""
-    sock = socket.socket()
-    sock.settimeout(60)  # (a bound, not a clock)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 2048)  # (before the connect)
-    sock.connect(("127.0.0.1", server.port))
-    sock.sendall(f"GET /ws/{room_id} HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\n"
-                 "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\n"
-                 "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n".encode())
-    answer = b""
-    while b"\r\n\r\n" not in answer:
-        byte = sock.recv(1)
-        assert byte, f"closed before the handshake's answer ended: {answer!r}"
-        answer += byte
-    assert answer.startswith(b"HTTP/1.1 101"), answer
+    """A WebSocket opened by hand on a socket with a 2 KiB receive buffer
+    (:func:`server_support.raw_websocket`), hello said."""
+    sock = raw_websocket(server, room_id)
     sock.sendall(_client_frame(json.dumps({"type": "hello", "protocol": 1, "token": None})))
     return sock
 

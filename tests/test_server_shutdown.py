@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import json
 import logging
 import threading
 from pathlib import Path
 from typing import Any
 
 import pytest
+from server_support import FrameSocket as _Socket
 
 from gutskit.server import app, rooms
 from gutskit.server.protocol import AddBot, CreateRoom, Hello, Start
@@ -26,20 +26,6 @@ from gutskit.strategy.bots import bot_action
 
 WAIT = 60.0
 """Seconds a wait for the bot's thread may take (a bound, never reached when passing)."""
-
-
-class _Socket:
-    """A WebSocket whose frames are kept, decoded."""
-
-    def __init__(self) -> None:
-        self.scope: dict[str, Any] = {}  # no transport kept (app.transport_of)
-        self.frames: list[Any] = []
-
-    async def send_text(self, text: str) -> None:
-        self.frames.append(json.loads(text))
-
-    async def close(self, code: int = 1000, reason: str = "") -> None:
-        return None
 
 
 def test_a_bot_action_pending_at_shutdown_ends_quietly(
