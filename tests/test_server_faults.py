@@ -194,6 +194,15 @@ def test_bad_messages_are_refused_and_change_nothing(db_url: str) -> None:
                 "stale_round", "round 0 is not open: round 1 is being declared")
         refused(ben, {"type": "declare", "round": 2, "action_id": "b2", "declaration": "in"},
                 "stale_round", "round 2")
+        # A 4000-digit round is refused without echoing it whole (attack12 F5): the message
+        # is cut to protocol.MESSAGE_LIMIT (300) characters, the last one "…".
+        ben.send({"type": "declare", "round": int("9" * 4000), "action_id": "b9",
+                  "declaration": "in"})
+        long_error = ben.expect_any(("error", "ack"))
+        assert long_error["code"] == "stale_round", long_error
+        assert long_error["message"].startswith("round 999")
+        assert len(long_error["message"]) == 300 and long_error["message"].endswith("…")
+        assert snapshot(server, room_id) == before
         refused(ben, {"type": "start"}, "not_host", "only the host")
         refused(ben, {"type": "kick", "seat": 0}, "not_host")
         refused(ben, {"type": "join", "name": "Ben2"}, "already_seated")

@@ -224,10 +224,19 @@ ERROR_CODES: dict[str, str] = {
 """Every :class:`Error` code and what it means."""
 
 
+MESSAGE_LIMIT = 300
+"""Characters an error message sent to a client may have: a longer one (it quoted a value
+the client sent, e.g. a 4000-digit round number) is cut, ending in "…", so an error never
+echoes a message's bulk back (attack12 F5)."""
+
+
 class ProtocolError(GutsError):
-    """A client message that cannot be accepted. ``code`` is one of :data:`ERROR_CODES`."""
+    """A client message that cannot be accepted. ``code`` is one of :data:`ERROR_CODES`;
+    ``message`` says why, cut to :data:`MESSAGE_LIMIT` characters."""
 
     def __init__(self, code: str, message: str) -> None:
+        if len(message) > MESSAGE_LIMIT:
+            message = message[:MESSAGE_LIMIT - 1] + "…"
         super().__init__(f"{code}: {message}")
         self.code = code
         self.message = message
